@@ -1,0 +1,41 @@
+// The contract every projection meets. A projection is a fold over the log: apply()
+// does no I/O; the runner owns reading, snapshot files and catch-up.
+import { createHash } from 'node:crypto';
+import { Packr } from 'msgpackr';
+import type { LogRecord } from '../src/events/index.js';
+
+export interface Projection {
+  /** stable name: the snapshot folder and the `--projection` argument */
+  readonly name: string;
+  /** bump when apply() changes meaning, so old snapshots are discarded and rebuilt */
+  readonly version: number;
+  /** fold one committed record into the state; unknown types must be skipped, not thrown on */
+  apply(record: LogRecord): void;
+  /** the state as plain msgpack-able data */
+  snapshot(): unknown;
+  /** replace the state with a snapshot() result */
+  load(state: unknown): void;
+  /** back to the empty state (before genesis) */
+  reset(): void;
+  /** hex digest of the state: equal digests mean equal states (rebuild vs catch-up) */
+  digest(): string;
+}
+
+const canonicalPackr = new Packr({ useRecords: false, moreTypes: false });
+
+/** Sort object keys recursively so equal states encode to equal bytes whatever the insertion order. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value instanceof Uint8Array) return value;
+  if (value instanceof Map) return canonical(Object.fromEntries([...value.entries()].map(([k, v]) => [String(k), v])));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = canonical((value as Record<string, unknown>)[key]);
+    return out;
+  }
+  return value;
+}
+
+export function canonicalDigest(value: unknown): string {
+  return createHash('sha256').update(canonicalPackr.pack(canonical(value))).digest('hex');
+}

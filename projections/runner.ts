@@ -1,0 +1,256 @@
+// The projection runner: loads snapshots that match the log, replays the tail,
+// follows new commits, snapshots periodically and on close, rebuilds on demand.
+import { KiokuError } from '../src/errors.js';
+import type { LogRecord } from '../src/events/index.js';
+import { GENESIS_HASH_HEX, type EventLog } from '../src/log/index.js';
+import type { Projection } from './projection.js';
+import { readSnapshotFile, writeSnapshotFile } from './snapshot-file.js';
+
+export interface RunnerOptions {
+  /** where snapshot files live; without it nothing is snapshotted (in-memory stores) */
+  snapshotDir?: string;
+  /** snapshot a projection once it is this many events past its last snapshot (default 10,000) */
+  snapshotEvery?: number;
+  onWarning?: (message: string) => void;
+}
+
+export interface ProjectionStatus {
+  name: string;
+  version: number;
+  /** last applied seq */
+  seq: number;
+  /** how the projection started: from a matching snapshot, or from genesis */
+  source: 'snapshot' | 'genesis';
+  snapshot_seq: number;
+  failed?: { code: string; message: string; seq: number };
+}
+
+export type ProgressFn = (done: number, total: number) => void;
+
+interface Slot {
+  projection: Projection;
+  seq: number;
+  hash: string;
+  source: 'snapshot' | 'genesis';
+  snapshotSeq: number;
+  failed: KiokuError | undefined;
+  failedSeq: number;
+}
+
+export class ProjectionRunner {
+  private readonly log: EventLog;
+  private readonly slots = new Map<string, Slot>();
+  private readonly options: RunnerOptions;
+  private queue: Promise<void> = Promise.resolve();
+  private unsubscribe: (() => void) | undefined;
+  private waiters: { seq: number; resolve: () => void }[] = [];
+  private opened = false;
+
+  constructor(log: EventLog, projections: readonly Projection[], options: RunnerOptions = {}) {
+    this.log = log;
+    this.options = options;
+    for (const projection of projections) {
+      if (this.slots.has(projection.name)) throw new Error(`projection registered twice: ${projection.name}`);
+      this.slots.set(projection.name, {
+        projection,
+        seq: 0,
+        hash: GENESIS_HASH_HEX,
+        source: 'genesis',
+        snapshotSeq: 0,
+        failed: undefined,
+        failedSeq: 0,
+      });
+    }
+  }
+
+  /** Load usable snapshots, replay the tail, then follow the log. */
+  async open(onProgress?: ProgressFn): Promise<ProjectionStatus[]> {
+    for (const slot of this.slots.values()) await this.loadSnapshot(slot);
+    this.unsubscribe = this.log.onCommit(() => void this.schedule(() => this.catchUp()));
+    await this.schedule(() => this.catchUp(onProgress));
+    this.opened = true;
+    return this.status();
+  }
+
+  private async loadSnapshot(slot: Slot): Promise<void> {
+    const dir = this.options.snapshotDir;
+    const name = slot.projection.name;
+    if (!dir) return;
+    const snap = readSnapshotFile(dir, name);
+    if ('missing' in snap) return;
+    const discard = (why: string): void => {
+      slot.projection.reset();
+      this.warn(`projection ${name}: snapshot discarded (${why}); rebuilding from genesis`);
+    };
+    if ('invalid' in snap) return discard(snap.invalid);
+    if (snap.name !== name || snap.version !== slot.projection.version) return discard(`written by ${snap.name} v${snap.version}, need v${slot.projection.version}`);
+    const head = this.log.head();
+    if (snap.seq > head.seq) return discard(`snapshot is at ${snap.seq}, the log ends at ${head.seq}`);
+    const at = snap.seq === 0 ? GENESIS_HASH_HEX : (await this.log.get(snap.seq))?.hash;
+    if (at !== snap.hash) return discard(`the log holds a different record at ${snap.seq}`);
+    try {
+      slot.projection.load(snap.state);
+    } catch (err) {
+      return discard(`load failed: ${(err as Error).message}`);
+    }
+    if (slot.projection.digest() !== snap.digest) return discard('digest mismatch (file damaged?)');
+    slot.seq = snap.seq;
+    slot.hash = snap.hash;
+    slot.source = 'snapshot';
+    slot.snapshotSeq = snap.seq;
+  }
+
+  // All reads and applies run one at a time, in seq order.
+  private schedule(task: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(task);
+    this.queue = run.catch((err: unknown) => this.warn(`projection runner: ${(err as Error).message}`));
+    return run;
+  }
+
+  private async catchUp(onProgress?: ProgressFn, only?: ReadonlySet<string>): Promise<void> {
+    const active = [...this.slots.values()].filter((s) => !s.failed && (!only || only.has(s.projection.name)));
+    if (active.length === 0) return this.settleWaiters();
+    const head = this.log.head().seq;
+    const from = Math.min(...active.map((s) => s.seq)) + 1;
+    if (from > head) return this.settleWaiters();
+    const total = head - from + 1;
+    let done = 0;
+    for await (const record of this.log.read({ from, to: head })) {
+      for (const slot of active) {
+        if (slot.failed || slot.seq >= record.seq) continue;
+        this.applyTo(slot, record);
+      }
+      done += 1;
+      if (onProgress && done % 5_000 === 0) onProgress(done, total);
+    }
+    onProgress?.(done, total);
+    this.maybeSnapshot();
+    this.settleWaiters();
+  }
+
+  private applyTo(slot: Slot, record: LogRecord): void {
+    try {
+      slot.projection.apply(record);
+      slot.seq = record.seq;
+      slot.hash = record.hash;
+    } catch (cause) {
+      slot.failed = new KiokuError('KIOKU_PROJECTION_FAILED', `projection ${slot.projection.name} failed at seq ${record.seq} (${record.type})`, {
+        cause,
+        details: { projection: slot.projection.name, seq: record.seq, type: record.type },
+      });
+      slot.failedSeq = record.seq;
+      this.warn(`${slot.failed.message}: ${(cause as Error).message}`);
+    }
+  }
+
+  private maybeSnapshot(): void {
+    const every = this.options.snapshotEvery ?? 10_000;
+    for (const slot of this.slots.values()) {
+      if (!slot.failed && slot.seq - slot.snapshotSeq >= every) this.writeSnapshot(slot);
+    }
+  }
+
+  private writeSnapshot(slot: Slot): void {
+    const dir = this.options.snapshotDir;
+    if (!dir || slot.failed) return;
+    writeSnapshotFile(dir, {
+      format: 1,
+      name: slot.projection.name,
+      version: slot.projection.version,
+      seq: slot.seq,
+      hash: slot.hash,
+      digest: slot.projection.digest(),
+      state: slot.projection.snapshot(),
+    });
+    slot.snapshotSeq = slot.seq;
+  }
+
+  private settleWaiters(): void {
+    const reached = this.minSeq();
+    const ready = this.waiters.filter((w) => w.seq <= reached);
+    this.waiters = this.waiters.filter((w) => w.seq > reached);
+    for (const w of ready) w.resolve();
+  }
+
+  private minSeq(): number {
+    const seqs = [...this.slots.values()].filter((s) => !s.failed).map((s) => s.seq);
+    return seqs.length ? Math.min(...seqs) : Infinity;
+  }
+
+  /** Resolves once every healthy projection has applied `seq` (read-your-writes). */
+  waitFor(seq: number): Promise<void> {
+    if (this.minSeq() >= seq) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.waiters.push({ seq, resolve });
+      void this.schedule(() => this.catchUp());
+    });
+  }
+
+  /** Reset the named projections (all when none given) and replay them from genesis. */
+  async rebuild(names?: readonly string[], onProgress?: ProgressFn): Promise<ProjectionStatus[]> {
+    const selected = new Set(names && names.length ? names : this.slots.keys());
+    for (const name of selected) if (!this.slots.has(name)) throw unknownProjection(name, [...this.slots.keys()]);
+    await this.schedule(async () => {
+      for (const name of selected) {
+        const slot = this.slots.get(name) as Slot;
+        slot.projection.reset();
+        slot.seq = 0;
+        slot.hash = GENESIS_HASH_HEX;
+        slot.source = 'genesis';
+        slot.failed = undefined;
+        slot.failedSeq = 0;
+      }
+      await this.catchUp(onProgress, selected);
+      for (const name of selected) this.writeSnapshot(this.slots.get(name) as Slot);
+    });
+    return this.status().filter((s) => selected.has(s.name));
+  }
+
+  get<P extends Projection>(name: string): P {
+    const slot = this.slots.get(name);
+    if (!slot) throw unknownProjection(name, [...this.slots.keys()]);
+    return slot.projection as P;
+  }
+
+  names(): string[] {
+    return [...this.slots.keys()];
+  }
+
+  digests(): Record<string, string> {
+    return Object.fromEntries([...this.slots.values()].map((s) => [s.projection.name, s.projection.digest()]));
+  }
+
+  status(): ProjectionStatus[] {
+    return [...this.slots.values()].map((s) => ({
+      name: s.projection.name,
+      version: s.projection.version,
+      seq: s.seq,
+      source: s.source,
+      snapshot_seq: s.snapshotSeq,
+      ...(s.failed ? { failed: { code: s.failed.code, message: s.failed.message, seq: s.failedSeq } } : {}),
+    }));
+  }
+
+  /** Write a snapshot of every projection that moved since its last one. */
+  async snapshotAll(): Promise<void> {
+    await this.schedule(async () => {
+      for (const slot of this.slots.values()) if (slot.seq !== slot.snapshotSeq || slot.source === 'genesis') this.writeSnapshot(slot);
+    });
+  }
+
+  /** Stop following, finish pending work, snapshot. Does not close the log. */
+  async close(): Promise<void> {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    if (this.opened) await this.snapshotAll();
+    this.opened = false;
+  }
+
+  private warn(message: string): void {
+    (this.options.onWarning ?? ((m: string) => process.emitWarning(m, 'KiokuProjection')))(message);
+  }
+}
+
+function unknownProjection(name: string, known: string[]): KiokuError {
+  return new KiokuError('KIOKU_PROJECTION_UNKNOWN', `no projection named "${name}" (known: ${known.join(', ')})`, { details: { name, known } });
+}

@@ -1,0 +1,79 @@
+// One registry of every error Kioku raises on purpose. Codes are stable API:
+// clients, the HTTP layer and the CLI branch on them. `docs/errors.md` documents
+// each one; tests/errors-documented.test.ts keeps the two in step both ways.
+
+export const ERROR_REGISTRY = {
+  KIOKU_EVENT_INVALID: { status: 400, summary: 'An event failed validation against the event catalog.' },
+  KIOKU_EVENT_UNKNOWN_TYPE: { status: 400, summary: 'A writer tried to append an event type the catalog does not know.' },
+  KIOKU_LOG_CONFLICT: { status: 409, summary: 'The expected head given to append() no longer matches the log head.' },
+  KIOKU_LOG_CLOSED: { status: 503, summary: 'The log was used after close() or before open().' },
+  KIOKU_LOG_WRITE_FAILED: { status: 500, summary: 'LevelDB refused a batch; nothing in that batch was acknowledged.' },
+  KIOKU_CHAIN_DAMAGED: { status: 500, summary: 'The hash chain failed verification; the log cannot be trusted as is.' },
+  KIOKU_STORE_UNREADABLE: { status: 500, summary: 'The LevelDB files could not be opened or read (corruption or I/O error).' },
+  KIOKU_STORE_MISSING: { status: 404, summary: 'There is no Kioku store in the data directory (and the command does not create one).' },
+  KIOKU_STORE_LOCKED: { status: 503, summary: 'Another process holds the LevelDB lock on this data directory.' },
+  KIOKU_RECORD_NOT_FOUND: { status: 404, summary: 'No log record with the requested sequence number.' },
+  KIOKU_ANCHOR_KEY_INVALID: { status: 500, summary: 'The anchor signing key file exists but cannot be used.' },
+  KIOKU_ANCHOR_FILE_INVALID: { status: 500, summary: 'The anchors file is not valid JSON lines of signed checkpoints.' },
+  KIOKU_PROJECTION_UNKNOWN: { status: 400, summary: 'A projection name was given that is not registered.' },
+  KIOKU_PROJECTION_FAILED: { status: 500, summary: 'A projection threw while applying an event; it stops at the last good position.' },
+  KIOKU_USAGE: { status: 400, summary: 'A command-line invocation was malformed (bad flag or argument).' },
+} as const satisfies Record<string, { status: number; summary: string }>;
+
+export type ErrorCode = keyof typeof ERROR_REGISTRY;
+
+export interface KiokuErrorOptions {
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class KiokuError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: KiokuErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'KiokuError';
+    this.code = code;
+    this.status = ERROR_REGISTRY[code].status;
+    this.details = options.details;
+  }
+
+  toJSON(): { code: ErrorCode; message: string; details?: Record<string, unknown> } {
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+export class EventInvalidError extends KiokuError {
+  constructor(message: string, options: KiokuErrorOptions = {}) {
+    super('KIOKU_EVENT_INVALID', message, options);
+    this.name = 'EventInvalidError';
+  }
+}
+
+export class UnknownEventTypeError extends KiokuError {
+  constructor(type: string) {
+    super('KIOKU_EVENT_UNKNOWN_TYPE', `unknown event type "${type}": writers may only append catalogued types`, {
+      details: { type },
+    });
+    this.name = 'UnknownEventTypeError';
+  }
+}
+
+export class LogConflictError extends KiokuError {
+  constructor(expected: { seq?: number; hash?: string }, actual: { seq: number; hash: string }) {
+    super(
+      'KIOKU_LOG_CONFLICT',
+      `log head moved: expected ${expected.seq !== undefined ? `seq ${expected.seq}` : `hash ${expected.hash}`}, head is seq ${actual.seq}`,
+      { details: { expected, actual } },
+    );
+    this.name = 'LogConflictError';
+  }
+}
+
+export function isKiokuError(err: unknown, code?: ErrorCode): err is KiokuError {
+  return err instanceof KiokuError && (code === undefined || err.code === code);
+}

@@ -1,0 +1,194 @@
+// The event catalog: every event type Kioku writes, with its current version and
+// zod schema for `data`. Schemas are strict: a field the catalog does not know is
+// refused rather than silently dropped, so nothing a writer meant to record is lost.
+// Later capabilities extend these schemas by bumping `v` and adding an upcaster.
+import { z } from 'zod';
+
+const id = z.string().min(1).max(512);
+const isoTime = z.iso.datetime({ offset: true });
+const evidenceKey = z.string().regex(/^ev1:[^:\s]+:[a-z]+:\S+$/, 'expected ev1:<ns>:<layer>:<id>[#section]');
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'expected a lowercase hex sha256');
+const layer = z.enum(['card', 'wiki', 'memory', 'note', 'trace', 'episode', 'asset']);
+
+const message = z.strictObject({
+  role: z.enum(['user', 'assistant', 'system', 'tool']),
+  text: z.string().max(100_000),
+  at: isoTime.optional(),
+});
+
+const backendStatus = z.enum(['disabled', 'unavailable', 'empty', 'used', 'filtered', 'error', 'timeout', 'invalid_response']);
+
+const section = z.strictObject({
+  id: id,
+  heading: z.string().max(1_000),
+  body: z.string().max(1_000_000),
+  fingerprint: sha256Hex.optional(),
+  meta: z.boolean().optional(),
+});
+
+export const eventSchemas = {
+  'session.opened': z.strictObject({
+    session_id: id,
+    agent: z.string().min(1).max(200),
+    client: z.string().max(200).optional(),
+    cwd: z.string().max(4_096).optional(),
+  }),
+  'turn.started': z.strictObject({
+    turn_id: id,
+    session_id: id,
+    query: z.string().max(100_000),
+    conversation: z.array(message).max(8).optional(),
+    conversation_fingerprint: sha256Hex.optional(),
+    context_since: isoTime.optional(),
+  }),
+  'recall.performed': z.strictObject({
+    recall_id: id,
+    turn_id: id.optional(),
+    session_id: id.optional(),
+    retrieval_mode: z.enum(['hybrid', 'keyword', 'vector', 'conversation_only', 'skipped']),
+    queries: z.array(z.strictObject({ kind: z.string().max(64), text: z.string().max(10_000) })).max(8),
+    candidates: z
+      .array(
+        z.strictObject({
+          evidence_key: evidenceKey,
+          layer: layer,
+          score: z.number(),
+          lanes: z.record(z.string(), z.strictObject({ rank: z.number().int().nonnegative(), score: z.number() })),
+          fingerprint: sha256Hex.optional(),
+          flags: z.array(z.string().max(64)).max(16).optional(),
+        }),
+      )
+      .max(500),
+    backends: z
+      .record(z.string(), z.strictObject({ attempted: z.boolean(), used: z.boolean(), status: backendStatus }))
+      .optional(),
+    filtered_counts: z
+      .strictObject({ total: z.number().int().nonnegative(), by_layer: z.record(z.string(), z.number().int().nonnegative()) })
+      .optional(),
+    options: z.record(z.string(), z.unknown()).optional(),
+  }),
+  'verdict.recorded': z.strictObject({
+    recall_id: id,
+    turn_id: id.optional(),
+    judge: z.string().min(1).max(200),
+    status: z.enum(['complete', 'partial', 'failed', 'disabled']),
+    // null = unknown (the judge did not answer for this item), never negative.
+    verdicts: z.array(z.strictObject({ evidence_key: evidenceKey, score: z.number().min(0).max(1).nullable() })).max(500),
+  }),
+  'delivery.made': z.strictObject({
+    recall_id: id,
+    turn_id: id.optional(),
+    session_id: id.optional(),
+    items: z
+      .array(z.strictObject({ evidence_key: evidenceKey, verdict: z.number().min(0).max(1), fingerprint: sha256Hex.optional() }))
+      .max(3),
+  }),
+  'turn.completed': z.strictObject({
+    turn_id: id,
+    session_id: id,
+    answer: z.string().max(1_000_000),
+    tool_data: z.unknown().optional(),
+    delivery_outcomes: z
+      .array(z.strictObject({ evidence_key: evidenceKey, term_overlap: z.number().min(0).max(1) }))
+      .max(3)
+      .optional(),
+  }),
+  'memory.written': z.strictObject({
+    id: id,
+    kind: z.string().min(1).max(64),
+    text: z.string().min(1).max(100_000),
+    terms: z.array(z.string().max(200)).max(100).default([]),
+    entities: z.array(z.string().max(200)).max(100).default([]),
+    tags: z.array(z.string().max(200)).max(100).default([]),
+    attachments: z.array(z.string().max(4_096)).max(100).default([]),
+    owner: z.string().max(200).optional(),
+    audience: z.array(z.string().max(200)).max(100).optional(),
+    occurred_at: isoTime.optional(),
+    supersedes: z.array(id).max(100).optional(),
+    fingerprint: sha256Hex.optional(),
+  }),
+  'memory.superseded': z.strictObject({ id: id, by: id, reason: z.string().max(2_000).optional() }),
+  'memory.forgotten': z.strictObject({ id: id, reason: z.string().max(2_000).optional() }),
+  'memory.audience_set': z.strictObject({ id: id, audience: z.array(z.string().max(200)).max(100) }),
+  'card.upserted': z.strictObject({
+    id: id,
+    title: z.string().max(1_000),
+    source_path: z.string().max(4_096).optional(),
+    content_hash: sha256Hex,
+    sections: z.array(section).max(1_000),
+  }),
+  'card.removed': z.strictObject({ id: id, reason: z.string().max(2_000).optional() }),
+  'wiki.upserted': z.strictObject({
+    topic_id: id,
+    title: z.string().max(1_000),
+    source_path: z.string().max(4_096).optional(),
+    content_hash: sha256Hex,
+    sections: z.array(section).max(1_000),
+  }),
+  'wiki.removed': z.strictObject({ topic_id: id, reason: z.string().max(2_000).optional() }),
+  'note.upserted': z.strictObject({
+    date: z.iso.date(),
+    source_path: z.string().max(4_096).optional(),
+    content_hash: sha256Hex,
+    sections: z.array(section).max(1_000),
+  }),
+  'episode.logged': z.strictObject({
+    episode_id: id,
+    session_id: id.optional(),
+    messages: z.array(message).min(1).max(10_000),
+  }),
+  'asset.registered': z.strictObject({
+    id: id,
+    path: z.string().min(1).max(4_096).refine((p) => p.startsWith('/'), 'asset path must be absolute'),
+    description: z.string().min(1).max(10_000),
+    tags: z.array(z.string().max(200)).max(100).default([]),
+    size: z.number().int().nonnegative(),
+    sha256: sha256Hex,
+  }),
+  'embedding.computed': z.strictObject({
+    evidence_key: evidenceKey,
+    model: z.string().min(1).max(200),
+    lane: z.string().min(1).max(64),
+    dim: z.number().int().positive().max(8_192),
+    // Float32 little-endian bytes; msgpack keeps them as a bin blob (4 bytes per dimension).
+    vector: z.instanceof(Uint8Array),
+  }),
+  'job.event': z.strictObject({
+    job_id: id,
+    stage: z.string().min(1).max(100),
+    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']),
+    detail: z.string().max(10_000).optional(),
+    progress: z.strictObject({ done: z.number().int().nonnegative(), total: z.number().int().nonnegative() }).optional(),
+  }),
+  'lifecycle.transitioned': z.strictObject({
+    evidence_key: evidenceKey,
+    from: z.enum(['candidate', 'active', 'archived', 'tombstoned']),
+    to: z.enum(['candidate', 'active', 'archived', 'tombstoned']),
+    reason: z.string().min(1).max(2_000),
+    confidence: z.number().min(0).max(1).optional(),
+  }),
+} as const;
+
+export type EventType = keyof typeof eventSchemas;
+export const EVENT_TYPES = Object.keys(eventSchemas) as EventType[];
+
+/** The data of each event type after validation (defaults applied). */
+export type EventData<T extends EventType> = z.output<(typeof eventSchemas)[T]>;
+/** What a writer may hand in (defaults not yet applied). */
+export type EventDataInput<T extends EventType> = z.input<(typeof eventSchemas)[T]>;
+
+/** Current schema version per type. Bump together with an upcaster below. */
+export const CURRENT_VERSION: Record<EventType, number> = Object.fromEntries(EVENT_TYPES.map((t) => [t, 1])) as Record<
+  EventType,
+  number
+>;
+
+/**
+ * Upcasters turn the data of an old version into the next one (v → v+1).
+ * Readers call `upcast` so projections only ever see current shapes.
+ */
+export const UPCASTERS: Partial<Record<EventType, Record<number, (data: unknown) => unknown>>> = {};
+
+export function isEventType(type: string): type is EventType {
+  return Object.prototype.hasOwnProperty.call(eventSchemas, type);
+}

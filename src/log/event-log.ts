@@ -1,0 +1,319 @@
+// The hash-chained event log: one writer, group commit, durable appends.
+import { EventEmitter } from 'node:events';
+import { KiokuError, LogConflictError } from '../errors.js';
+import { upcast, validateEvent, type AppendInput, type LogRecord, type ValidatedEvent } from '../events/index.js';
+import { GENESIS_HASH_HEX, GENESIS_PREV, decodeBody, encodeBody, encodeFrame, seqKey, splitFrame, toHex } from './codec.js';
+import { DURABLE, HEAD_KEY, logSublevels, parseHeadMeta, type LevelStore, type LogSublevels } from './level.js';
+
+export interface Head {
+  seq: number;
+  /** hex sha256 of the last record; 64 zeros for an empty log */
+  hash: string;
+}
+
+/** Optimistic concurrency: the head the writer last saw. Give seq, hash, or both. */
+export interface ExpectedHead {
+  seq?: number;
+  hash?: string;
+}
+
+export interface AppendOptions {
+  expectedHead?: ExpectedHead;
+}
+
+export interface Appended {
+  seq: number;
+  hash: string;
+}
+
+export interface ReadOptions {
+  /** first seq, inclusive (default 1) */
+  from?: number;
+  /** last seq, inclusive (default: the head when reading starts) */
+  to?: number;
+  /** only these types */
+  types?: readonly string[];
+  /** only this namespace */
+  ns?: string;
+  /** stop after this many records */
+  limit?: number;
+}
+
+export interface TailOptions {
+  from?: number;
+  signal?: AbortSignal;
+}
+
+interface PendingWrite {
+  events: ValidatedEvent[];
+  expected: ExpectedHead | undefined;
+  resolve: (appended: Appended[]) => void;
+  reject: (err: unknown) => void;
+}
+
+const READ_CHUNK = 1000;
+
+export class EventLog {
+  readonly db: LevelStore;
+  private readonly sub: LogSublevels;
+  private headSeq = 0;
+  private headHash: Buffer = Buffer.from(GENESIS_PREV);
+  private lastTs = 0;
+  private pending: PendingWrite[] = [];
+  private writing: Promise<void> | undefined;
+  private closed = false;
+  private readonly commits = new EventEmitter();
+  /** Whether close() should also close the Level store (true when the log opened it). */
+  private readonly ownsStore: boolean;
+
+  private constructor(db: LevelStore, ownsStore: boolean) {
+    this.db = db;
+    this.sub = logSublevels(db);
+    this.ownsStore = ownsStore;
+    this.commits.setMaxListeners(0);
+  }
+
+  /** Open a log over an abstract-level store (opened here if it is not open yet). */
+  static async open(db: LevelStore, options: { ownsStore?: boolean } = {}): Promise<EventLog> {
+    if (db.status !== 'open') await db.open();
+    const log = new EventLog(db, options.ownsStore ?? false);
+    await log.loadHead();
+    return log;
+  }
+
+  private async loadHead(): Promise<void> {
+    const head = parseHeadMeta(await this.sub.meta.get(HEAD_KEY));
+    if (head) {
+      this.headSeq = head.seq;
+      this.headHash = Buffer.from(head.hash, 'hex');
+      this.lastTs = head.ts;
+      return;
+    }
+    // No head meta: trust the last record if there is one (verify reports the gap).
+    for await (const [key, value] of this.sub.records.iterator({ reverse: true, limit: 1 })) {
+      const frame = splitFrame(value);
+      if (!frame) break;
+      this.headSeq = Number(key);
+      this.headHash = Buffer.from(frame.hash);
+      this.lastTs = decodeBody(frame.body).ts;
+    }
+  }
+
+  head(): Head {
+    return { seq: this.headSeq, hash: this.headSeq === 0 ? GENESIS_HASH_HEX : toHex(this.headHash) };
+  }
+
+  /**
+   * Validate and append one event. Resolves once the batch holding it is durable.
+   * Refuses invalid events (nothing written) and, with `expectedHead`, a moved head.
+   */
+  async append(event: AppendInput, options: AppendOptions = {}): Promise<Appended> {
+    const [appended] = await this.appendAll([event], options);
+    return appended as Appended;
+  }
+
+  /** Append several events atomically: all land in one batch, contiguous, or none do. */
+  appendAll(events: readonly AppendInput[], options: AppendOptions = {}): Promise<Appended[]> {
+    if (this.closed) return Promise.reject(new KiokuError('KIOKU_LOG_CLOSED', 'the event log is closed'));
+    let validated: ValidatedEvent[];
+    try {
+      validated = events.map((e) => validateEvent(e));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (validated.length === 0) return Promise.resolve([]);
+    return new Promise<Appended[]>((resolve, reject) => {
+      this.pending.push({ events: validated, expected: options.expectedHead, resolve, reject });
+      if (!this.writing) this.writing = this.drain();
+    });
+  }
+
+  // Group commit: everything that queued while the previous batch was syncing goes
+  // into the next batch, so concurrent writers share one fsync.
+  private async drain(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const group = this.pending;
+        this.pending = [];
+        await this.commitGroup(group);
+      }
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  private async commitGroup(group: PendingWrite[]): Promise<void> {
+    let seq = this.headSeq;
+    let prev: Buffer = this.headHash;
+    let ts = this.lastTs;
+    const records: { type: 'put'; key: string; value: Uint8Array }[] = [];
+    const index: { type: 'put'; key: string; value: string }[] = [];
+    const accepted: { write: PendingWrite; appended: Appended[] }[] = [];
+    const now = Date.now();
+    for (const write of group) {
+      if (write.expected && !headMatches(write.expected, seq, prev)) {
+        write.reject(new LogConflictError(write.expected, { seq, hash: seq === 0 ? GENESIS_HASH_HEX : toHex(prev) }));
+        continue;
+      }
+      const appended: Appended[] = [];
+      for (const e of write.events) {
+        seq += 1;
+        ts = Math.max(ts, now); // non-decreasing, so time ranges map to seq ranges
+        const body = encodeBody({ seq, ts, type: e.type, v: e.v, ns: e.ns, actor: e.actor, data: e.data });
+        const { frame, hash } = encodeFrame(prev, body);
+        records.push({ type: 'put', key: seqKey(seq), value: frame });
+        index.push({ type: 'put', key: `${e.type}!${seqKey(seq)}`, value: '' });
+        prev = hash;
+        appended.push({ seq, hash: hash.toString('hex') });
+      }
+      accepted.push({ write, appended });
+    }
+    if (accepted.length === 0) return;
+    const headValue = JSON.stringify({ seq, hash: prev.toString('hex'), ts });
+    try {
+      await this.db.batch<string, Uint8Array | string>(
+        [
+          ...records.map((op) => ({ ...op, sublevel: this.sub.records })),
+          ...index.map((op) => ({ ...op, sublevel: this.sub.byType })),
+          { type: 'put' as const, key: HEAD_KEY, value: headValue, sublevel: this.sub.meta },
+        ],
+        DURABLE,
+      );
+    } catch (cause) {
+      const err = new KiokuError('KIOKU_LOG_WRITE_FAILED', `the batch of ${records.length} events could not be written`, { cause });
+      for (const { write } of accepted) write.reject(err);
+      return;
+    }
+    const from = this.headSeq + 1;
+    this.headSeq = seq;
+    this.headHash = prev;
+    this.lastTs = ts;
+    for (const { write, appended } of accepted) write.resolve(appended);
+    this.commits.emit('commit', { from, to: seq });
+  }
+
+  /** Subscribe to committed ranges; returns an unsubscribe function. */
+  onCommit(listener: (range: { from: number; to: number }) => void): () => void {
+    this.commits.on('commit', listener);
+    return () => this.commits.off('commit', listener);
+  }
+
+  async get(seq: number): Promise<LogRecord | undefined> {
+    if (!Number.isSafeInteger(seq) || seq < 1 || seq > this.headSeq) return undefined;
+    const value = await this.sub.records.get(seqKey(seq));
+    return value === undefined ? undefined : decodeRecord(value);
+  }
+
+  /** Read committed records in seq order. Filters by type use the type index. */
+  async *read(options: ReadOptions = {}): AsyncGenerator<LogRecord> {
+    const from = Math.max(1, options.from ?? 1);
+    const to = Math.min(options.to ?? this.headSeq, this.headSeq);
+    if (from > to) return;
+    let remaining = options.limit ?? Infinity;
+    const source = options.types && options.types.length > 0 ? this.readTypes(options.types, from, to) : this.readRange(from, to);
+    for await (const record of source) {
+      if (options.ns !== undefined && record.ns !== options.ns) continue;
+      yield record;
+      if (--remaining <= 0) return;
+    }
+  }
+
+  private async *readRange(from: number, to: number): AsyncGenerator<LogRecord> {
+    const it = this.sub.records.values({ gte: seqKey(from), lte: seqKey(to) });
+    // Prefetch: LevelDB's thread reads the next chunk while the consumer handles this one.
+    let next = it.nextv(READ_CHUNK);
+    try {
+      for (;;) {
+        const values = await next;
+        if (values.length === 0) return;
+        next = it.nextv(READ_CHUNK);
+        next.catch(() => undefined); // observed on the next turn of the loop
+        for (const value of values) yield decodeRecord(value);
+      }
+    } finally {
+      await next.catch(() => undefined);
+      await it.close();
+    }
+  }
+
+  private async *readTypes(types: readonly string[], from: number, to: number): AsyncGenerator<LogRecord> {
+    // Collect matching seqs per type from the index, merge, then fetch in chunks.
+    const seqs: number[] = [];
+    for (const type of new Set(types)) {
+      for await (const key of this.sub.byType.keys({ gte: `${type}!${seqKey(from)}`, lte: `${type}!${seqKey(to)}` })) {
+        seqs.push(Number(key.slice(type.length + 1)));
+      }
+    }
+    seqs.sort((a, b) => a - b);
+    for (let i = 0; i < seqs.length; i += READ_CHUNK) {
+      const chunk = seqs.slice(i, i + READ_CHUNK);
+      const values = await this.sub.records.getMany(chunk.map(seqKey));
+      for (const value of values) if (value !== undefined) yield decodeRecord(value);
+    }
+  }
+
+  /** Follow the log: every record from `from` on, then each new one as it commits, until aborted or closed. */
+  async *tail(options: TailOptions = {}): AsyncGenerator<LogRecord> {
+    let next = Math.max(1, options.from ?? 1);
+    const signal = options.signal;
+    while (!signal?.aborted && !this.closed) {
+      if (next <= this.headSeq) {
+        for await (const record of this.readRange(next, this.headSeq)) {
+          yield record;
+          next = record.seq + 1;
+          if (signal?.aborted) return;
+        }
+        continue;
+      }
+      await this.nextCommit(signal);
+    }
+  }
+
+  private nextCommit(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.commits.off('commit', done);
+        this.commits.off('close', done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      this.commits.on('commit', done);
+      this.commits.on('close', done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Wait for queued appends to become durable, then close (and close the store if the log opened it). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    while (this.writing) await this.writing;
+    this.commits.emit('close');
+    if (this.ownsStore) await this.db.close();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Raw access for verify and fault-injection tests. */
+  get sublevels(): LogSublevels {
+    return this.sub;
+  }
+}
+
+function headMatches(expected: ExpectedHead, seq: number, hash: Buffer): boolean {
+  if (expected.seq !== undefined && expected.seq !== seq) return false;
+  if (expected.hash !== undefined) {
+    const actual = seq === 0 ? GENESIS_HASH_HEX : hash.toString('hex');
+    if (expected.hash.toLowerCase() !== actual) return false;
+  }
+  return true;
+}
+
+export function decodeRecord(value: Uint8Array): LogRecord {
+  const frame = splitFrame(value);
+  if (!frame) throw new KiokuError('KIOKU_CHAIN_DAMAGED', 'a stored record is not a valid frame; run `kioku verify`');
+  const envelope = upcast(decodeBody(frame.body));
+  return { ...envelope, hash: frame.hash.toString('hex'), bytes: value.length };
+}

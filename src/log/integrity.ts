@@ -1,0 +1,82 @@
+// `kioku verify`: the chain walk plus the anchor checks, and writing a new anchor.
+import { KiokuError } from '../errors.js';
+import { anchorSignatureValid, appendAnchor, loadAnchorKey, loadOrCreateAnchorKey, readAnchors, signAnchor, type Anchor } from './anchors.js';
+import type { LevelStore } from './level.js';
+import { verifyChain, type ChainReport, type HashProbe, type VerifyChainOptions } from './verify.js';
+
+export interface VerifyStoreOptions extends VerifyChainOptions {
+  anchorsFile: string;
+  anchorKeyFile: string;
+  /** after a clean verify, sign the head and append it to the anchors file */
+  writeAnchor?: boolean;
+}
+
+export interface AnchorSummary {
+  /** anchors found in the anchors file */
+  total: number;
+  /** anchors whose seq and hash were checked against the chain */
+  checked: number;
+  /** whether signatures were checked against the local key file (true) or only the keys the anchors carry (false) */
+  trusted_key: boolean;
+  written?: Anchor;
+  key_created?: boolean;
+}
+
+export interface VerifyReport extends ChainReport {
+  anchors: AnchorSummary;
+  warnings: string[];
+}
+
+export async function verifyStore(db: LevelStore, options: VerifyStoreOptions): Promise<VerifyReport> {
+  const anchors = readAnchors(options.anchorsFile);
+  const key = loadAnchorKey(options.anchorKeyFile);
+  const warnings: string[] = [];
+  const summary: AnchorSummary = { total: anchors.length, checked: 0, trusted_key: key !== undefined };
+  if (anchors.length > 0 && !key) {
+    warnings.push(`anchor key ${options.anchorKeyFile} not found: signatures checked only against the keys the anchors carry`);
+  }
+  const probe: HashProbe = new Map(anchors.map((a) => [a.seq, undefined]));
+  const chain = await verifyChain(db, { ...options, probe });
+  const report: VerifyReport = { ...chain, anchors: summary, warnings };
+  if (!chain.ok) return report;
+
+  for (const anchor of [...anchors].sort((a, b) => a.seq - b.seq)) {
+    const damage = checkAnchor(anchor, chain, probe, key);
+    if (damage) return { ...report, ok: false, damage: { seq: anchor.seq, kind: 'anchor_mismatch', detail: damage } };
+    summary.checked += 1;
+  }
+
+  if (options.writeAnchor) {
+    if (chain.head.seq === 0) {
+      warnings.push('the log is empty: no anchor written');
+    } else {
+      const signer = loadOrCreateAnchorKey(options.anchorKeyFile);
+      const anchor = signAnchor(signer, chain.head);
+      appendAnchor(options.anchorsFile, anchor);
+      summary.written = anchor;
+      summary.key_created = signer.created;
+      summary.trusted_key = true;
+    }
+  }
+  return report;
+}
+
+function checkAnchor(anchor: Anchor, chain: ChainReport, probe: HashProbe, key: ReturnType<typeof loadAnchorKey>): string | undefined {
+  if (!anchorSignatureValid(anchor, key)) {
+    return key && anchor.key_id !== key.keyId
+      ? `anchor was signed by key ${anchor.key_id}, not by the local key ${key.keyId}`
+      : 'anchor signature is invalid';
+  }
+  if (anchor.seq > chain.head.seq) return `the log ends at ${chain.head.seq}, before the anchored seq ${anchor.seq}: the chain was cut or rewritten`;
+  const actual = probe.get(anchor.seq);
+  if (actual !== anchor.hash) return `the chain holds a different hash at ${anchor.seq} than the anchor signed: the log was rewritten after the anchor`;
+  return undefined;
+}
+
+export function assertIntact(report: VerifyReport): void {
+  if (!report.ok && report.damage) {
+    throw new KiokuError('KIOKU_CHAIN_DAMAGED', `chain damaged at ${report.damage.seq} (${report.damage.kind}): ${report.damage.detail}`, {
+      details: { ...report.damage },
+    });
+  }
+}

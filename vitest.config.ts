@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['tests/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Crash and CLI tests spawn child processes; two cores, so keep parallelism modest.
+    maxWorkers: 2,
+  },
+});
