@@ -1,0 +1,186 @@
+// The runner: snapshots that match the log are used, others are discarded; the tail
+// is replayed; live commits are followed; rebuild equals catch-up, digest for digest.
+import { writeFileSync } from 'node:fs';
+import { MemoryLevel } from 'memory-level';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ProjectionRunner, StatsProjection, type Projection, type StatsState } from '../projections/index.js';
+import { snapshotPath } from '../projections/snapshot-file.js';
+import type { LogRecord } from '../src/events/index.js';
+import { openKioku } from '../src/kioku.js';
+import { EventLog, openLog, type LevelStore } from '../src/log/index.js';
+import { jobEvent, memoryEvent, tempDir } from './helpers.js';
+
+describe('stats projection', () => {
+  // given / when / then over a memory-level log; nothing runs until then()
+  type Input = Parameters<EventLog['append']>[0];
+  function given(events: Input[]) {
+    return {
+      when: (more: Input[]) => ({
+        async then(check: (s: Readonly<StatsState>) => void): Promise<void> {
+          const log = await EventLog.open(new MemoryLevel<string, string>() as unknown as LevelStore);
+          if (events.length) await log.appendAll(events);
+          const runner = new ProjectionRunner(log, [new StatsProjection()]);
+          await runner.open();
+          const appended = await log.appendAll(more);
+          await runner.waitFor(appended.at(-1)?.seq ?? 0);
+          check(runner.get<StatsProjection>('stats').current());
+          await runner.close();
+          await log.close();
+        },
+      }),
+    };
+  }
+
+  it('counts events per type and per namespace, including ones appended after open', async () => {
+    await given([jobEvent(1), memoryEvent('m1', 'a')])
+      .when([memoryEvent('m2', 'b', 'team'), jobEvent(2, 'team')])
+      .then((s) => {
+      expect(s.total).toBe(4);
+      expect(s.by_type['memory.written']).toMatchObject({ count: 2, first_seq: 2, last_seq: 3 });
+      expect(s.by_type['job.event']).toMatchObject({ count: 2, first_seq: 1, last_seq: 4 });
+      expect(s.by_namespace['team']).toMatchObject({ count: 2, types: { 'memory.written': 1, 'job.event': 1 } });
+      expect(s.by_namespace['private']?.count).toBe(2);
+      expect(s.bytes).toBeGreaterThan(0);
+      expect(s.first?.seq).toBe(1);
+      expect(s.last?.seq).toBe(4);
+    });
+  });
+});
+
+describe('projection runner on disk', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => dir.cleanup());
+
+  /** Append through the whole store (projections follow and snapshot on close), or the bare log (no projections). */
+  async function appendMany(n: number, offset = 0, through: 'store' | 'log' = 'store'): Promise<void> {
+    const store = through === 'store' ? await openKioku({ data: dir.path }) : { log: await openLog(dir.path), close: () => Promise.resolve() };
+    for (let i = 0; i < n; i += 50) {
+      await store.log.appendAll(Array.from({ length: Math.min(50, n - i) }, (_, j) => (j % 3 ? jobEvent(offset + i + j, j % 2 ? 'team' : 'private') : memoryEvent(`m${offset + i + j}`, 'text'))));
+    }
+    await store.close();
+    if (through === 'log') await store.log.close();
+  }
+
+  it('rebuild equals catch-up from a snapshot plus tail, and rebuilding twice gives the same digest', async () => {
+    await appendMany(700);
+    // Snapshot written on close at 700; more events land after it.
+    await appendMany(300, 700, 'log');
+    const caughtUp = await openKioku({ data: dir.path });
+    expect(caughtUp.projections.status()[0]).toMatchObject({ name: 'stats', source: 'snapshot', seq: 1000, snapshot_seq: 700 });
+    const catchUpDigest = caughtUp.projections.digests();
+    const first = await caughtUp.projections.rebuild();
+    const rebuiltOnce = caughtUp.projections.digests();
+    await caughtUp.projections.rebuild(['stats']);
+    const rebuiltTwice = caughtUp.projections.digests();
+    expect(first[0]).toMatchObject({ source: 'genesis', seq: 1000 });
+    expect(rebuiltOnce).toEqual(catchUpDigest);
+    expect(rebuiltTwice).toEqual(rebuiltOnce);
+    expect(caughtUp.projections.get<StatsProjection>('stats').current().total).toBe(1000);
+    await caughtUp.close();
+  });
+
+  it('snapshots periodically while following the log', async () => {
+    const store = await openKioku({ data: dir.path, snapshotEvery: 100 });
+    for (let i = 0; i < 5; i++) await store.log.appendAll(Array.from({ length: 60 }, (_, j) => jobEvent(i * 60 + j)));
+    await store.projections.waitFor(300);
+    expect(store.projections.status()[0]?.snapshot_seq).toBeGreaterThanOrEqual(200);
+    await store.close();
+  });
+
+  it('discards a snapshot that does not match the log and rebuilds from genesis', async () => {
+    await appendMany(100);
+    // Replace the store's log with a different one of the same length: the snapshot's hash no longer matches.
+    const other = tempDir();
+    try {
+      const forged = await openKioku({ data: other.path });
+      await forged.log.appendAll(Array.from({ length: 100 }, (_, i) => jobEvent(i + 1000)));
+      await forged.close();
+      const { cpSync, rmSync } = await import('node:fs');
+      rmSync(`${dir.path}/log`, { recursive: true });
+      cpSync(`${other.path}/log`, `${dir.path}/log`, { recursive: true });
+    } finally {
+      other.cleanup();
+    }
+    const warnings: string[] = [];
+    const store = await openKioku({ data: dir.path, onWarning: (m) => warnings.push(m) });
+    expect(store.projections.status()[0]).toMatchObject({ source: 'genesis', seq: 100 });
+    expect(warnings.join('\n')).toMatch(/different record at 100/);
+    expect(store.projections.get<StatsProjection>('stats').current().by_type['memory.written']).toBeUndefined();
+    await store.close();
+  });
+
+  it('discards a damaged snapshot file and rebuilds', async () => {
+    await appendMany(100);
+    writeFileSync(snapshotPath(`${dir.path}/projections`, 'stats'), Buffer.from('not msgpack at all'));
+    const warnings: string[] = [];
+    const store = await openKioku({ data: dir.path, onWarning: (m) => warnings.push(m) });
+    expect(store.projections.status()[0]).toMatchObject({ source: 'genesis', seq: 100 });
+    expect(warnings.length).toBe(1);
+    await store.close();
+  });
+
+  it('discards a snapshot whose state does not match its digest', async () => {
+    await appendMany(100);
+    const { Packr } = await import('msgpackr');
+    const packr = new Packr({ useRecords: false, moreTypes: true });
+    const { readFileSync } = await import('node:fs');
+    const file = snapshotPath(`${dir.path}/projections`, 'stats');
+    const snap = packr.unpack(readFileSync(file)) as { state: StatsState };
+    snap.state.total = 999_999;
+    writeFileSync(file, packr.pack(snap));
+    const warnings: string[] = [];
+    const store = await openKioku({ data: dir.path, onWarning: (m) => warnings.push(m) });
+    expect(warnings.join('\n')).toMatch(/digest mismatch/);
+    expect(store.projections.get<StatsProjection>('stats').current().total).toBe(100);
+    await store.close();
+  });
+});
+
+describe('a failing projection', () => {
+  it('stops at its last good position while the others go on', async () => {
+    class Fragile implements Projection {
+      readonly name = 'fragile';
+      readonly version = 1;
+      seen = 0;
+      apply(record: LogRecord): void {
+        if (record.seq === 3) throw new Error('boom');
+        this.seen += 1;
+      }
+      snapshot(): unknown {
+        return this.seen;
+      }
+      load(state: unknown): void {
+        this.seen = state as number;
+      }
+      reset(): void {
+        this.seen = 0;
+      }
+      digest(): string {
+        return String(this.seen);
+      }
+    }
+    const db = new MemoryLevel<string, string>() as unknown as LevelStore;
+    const log = await EventLog.open(db);
+    await log.appendAll([jobEvent(1), jobEvent(2), jobEvent(3), jobEvent(4)]);
+    const warnings: string[] = [];
+    const runner = new ProjectionRunner(log, [new Fragile(), new StatsProjection()], { onWarning: (m) => warnings.push(m) });
+    const status = await runner.open();
+    expect(status.find((s) => s.name === 'fragile')).toMatchObject({ seq: 2, failed: { code: 'KIOKU_PROJECTION_FAILED', seq: 3 } });
+    expect(status.find((s) => s.name === 'stats')).toMatchObject({ seq: 4 });
+    expect(warnings[0]).toMatch(/fragile failed at seq 3/);
+    await runner.close();
+    await log.close();
+  });
+
+  it('refuses to rebuild a projection that is not registered', async () => {
+    const db = new MemoryLevel<string, string>() as unknown as LevelStore;
+    const log = await EventLog.open(db);
+    const runner = new ProjectionRunner(log, [new StatsProjection()]);
+    await runner.open();
+    await expect(runner.rebuild(['nope'])).rejects.toMatchObject({ code: 'KIOKU_PROJECTION_UNKNOWN' });
+    await runner.close();
+  });
+});

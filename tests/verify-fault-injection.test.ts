@@ -1,0 +1,229 @@
+// Damage a real on-disk store in each way DESIGN.md §2 names; verify must report
+// the first damaged seq and the right kind.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { resolvePaths } from '../src/config.js';
+import { encodeBody, encodeFrame, logSublevels, openLevelStore, openLog, seqKey, verifyChain, verifyStore, type LevelStore } from '../src/log/index.js';
+import { jobEvent, runCli, tempDir } from './helpers.js';
+
+const N = 20;
+
+async function seed(dataDir: string, count = N): Promise<void> {
+  const log = await openLog(dataDir);
+  for (let i = 1; i <= count; i++) await log.append(jobEvent(i));
+  await log.close();
+}
+
+async function withStore<T>(dataDir: string, fn: (db: LevelStore) => Promise<T>): Promise<T> {
+  const db = await openLevelStore(dataDir);
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function verifyDir(dataDir: string) {
+  return withStore(dataDir, (db) => verifyChain(db));
+}
+
+describe('verify finds each kind of damage at the right seq', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(async () => {
+    dir = tempDir();
+    await seed(dir.path);
+  });
+  afterEach(() => dir.cleanup());
+
+  it('reports a clean chain as ok', async () => {
+    expect(await verifyDir(dir.path)).toMatchObject({ ok: true, checked: N, head: { seq: N } });
+  });
+
+  it.each([
+    ['the body', 80],
+    ['the stored hash', 5],
+    ['the prev link', 40],
+  ])('detects one byte flipped in %s as modified', async (_where, offset) => {
+    await withStore(dir.path, async (db) => {
+      const { records } = logSublevels(db);
+      const value = Buffer.from((await records.get(seqKey(7))) as Uint8Array);
+      value[Math.min(offset, value.length - 1)]! ^= 0x01;
+      await records.put(seqKey(7), value);
+    });
+    expect((await verifyDir(dir.path)).damage).toMatchObject({ seq: 7, kind: 'modified' });
+  });
+
+  it('detects a deleted middle record as missing', async () => {
+    await withStore(dir.path, (db) => logSublevels(db).records.del(seqKey(9)));
+    expect((await verifyDir(dir.path)).damage).toMatchObject({ seq: 9, kind: 'missing' });
+  });
+
+  it('detects a truncated tail (head meta ahead of the last record)', async () => {
+    await withStore(dir.path, async (db) => {
+      const { records } = logSublevels(db);
+      for (let s = 16; s <= N; s++) await records.del(seqKey(s));
+    });
+    expect((await verifyDir(dir.path)).damage).toMatchObject({ seq: 16, kind: 'truncated' });
+  });
+
+  it('detects two swapped records as reordered', async () => {
+    await withStore(dir.path, async (db) => {
+      const { records } = logSublevels(db);
+      const a = (await records.get(seqKey(4))) as Uint8Array;
+      const b = (await records.get(seqKey(5))) as Uint8Array;
+      await records.batch([
+        { type: 'put', key: seqKey(4), value: b },
+        { type: 'put', key: seqKey(5), value: a },
+      ]);
+    });
+    expect((await verifyDir(dir.path)).damage).toMatchObject({ seq: 4, kind: 'reordered' });
+  });
+
+  it('detects a record rewritten with a self-consistent hash as a broken link', async () => {
+    await withStore(dir.path, async (db) => {
+      const { records } = logSublevels(db);
+      const body = encodeBody({ seq: 12, ts: 1, type: 'job.event', v: 1, ns: 'private', actor: 'forger', data: { job_id: 'x', stage: 'y', status: 'queued' } });
+      // correct prev for 12 is the hash of 11; the forger does not bother to rewrite 13…
+      const prev = Buffer.from(((await records.get(seqKey(12))) as Uint8Array).subarray(33, 65));
+      await records.put(seqKey(12), encodeFrame(prev, body).frame);
+    });
+    expect((await verifyDir(dir.path)).damage).toMatchObject({ seq: 13, kind: 'modified' });
+  });
+
+  it('detects a tampered head meta hash as modified at the head', async () => {
+    await withStore(dir.path, async (db) => {
+      const { meta } = logSublevels(db);
+      await meta.put('head', JSON.stringify({ seq: N, hash: 'ab'.repeat(32), ts: 0 }));
+    });
+    expect((await verifyDir(dir.path)).damage).toMatchObject({ seq: N, kind: 'modified' });
+  });
+
+  it('detects records beyond a head meta that was moved back as foreign', async () => {
+    await withStore(dir.path, async (db) => {
+      const { meta, records } = logSublevels(db);
+      const tenth = (await records.get(seqKey(10))) as Uint8Array;
+      await meta.put('head', JSON.stringify({ seq: 10, hash: Buffer.from(tenth.subarray(1, 33)).toString('hex'), ts: 0 }));
+    });
+    expect((await verifyDir(dir.path)).damage).toMatchObject({ seq: 11, kind: 'foreign' });
+  });
+});
+
+describe('anchors catch a chain rewritten from genesis', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let other: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    dir = tempDir();
+    other = tempDir();
+  });
+  afterEach(() => {
+    dir.cleanup();
+    other.cleanup();
+  });
+
+  /** Replace dir's log with a different, internally consistent chain of the same length. */
+  async function rewriteFromGenesis(): Promise<void> {
+    const forged = await openLog(other.path);
+    for (let i = 1; i <= N; i++) await forged.append({ type: 'job.event', actor: 'forger', data: { job_id: `forged-${i}`, stage: 's', status: 'succeeded' } });
+    await forged.close();
+    await withStore(other.path, async (src) => {
+      await withStore(dir.path, async (dst) => {
+        await dst.clear();
+        for await (const [k, v] of src.iterator({ keyEncoding: 'buffer', valueEncoding: 'buffer' } as never) as AsyncIterable<[Buffer, Buffer]>) {
+          await dst.put(k as never, v as never, { keyEncoding: 'buffer', valueEncoding: 'buffer' } as never);
+        }
+      });
+    });
+  }
+
+  it('is NOT caught by the chain alone (documented limit of a plain hash chain)', async () => {
+    await seed(dir.path);
+    await rewriteFromGenesis();
+    const paths = resolvePaths({ data: dir.path });
+    const report = await withStore(dir.path, (db) => verifyStore(db, { anchorsFile: paths.anchorsFile, anchorKeyFile: paths.anchorKeyFile }));
+    expect(report.ok).toBe(true);
+    expect(report.anchors.total).toBe(0);
+  });
+
+  it('is caught by an anchor written before the rewrite', async () => {
+    await seed(dir.path);
+    const written = await runCli(['verify', '--data', dir.path, '--write-anchor', '--json']);
+    expect(written.code).toBe(0);
+    expect(written.json).toMatchObject({ ok: true, anchors: { written: { seq: N }, key_created: true } });
+    expect((await runCli(['verify', '--data', dir.path, '--json'])).json).toMatchObject({ ok: true, anchors: { total: 1, checked: 1 } });
+
+    await rewriteFromGenesis();
+    const after = await runCli(['verify', '--data', dir.path, '--json']);
+    expect(after.code).toBe(1);
+    expect(after.json).toMatchObject({ ok: false, damage: { seq: N, kind: 'anchor_mismatch' } });
+  });
+
+  it('catches a chain cut short below an anchored seq', async () => {
+    await seed(dir.path);
+    await runCli(['verify', '--data', dir.path, '--write-anchor']);
+    await withStore(dir.path, async (db) => {
+      const { records, meta } = logSublevels(db);
+      for (let s = 11; s <= N; s++) await records.del(seqKey(s));
+      const tenth = (await records.get(seqKey(10))) as Uint8Array;
+      await meta.put('head', JSON.stringify({ seq: 10, hash: Buffer.from(tenth.subarray(1, 33)).toString('hex'), ts: 0 }));
+    });
+    const report = await runCli(['verify', '--data', dir.path, '--json']);
+    expect(report.code).toBe(1);
+    expect(report.json).toMatchObject({ damage: { seq: N, kind: 'anchor_mismatch' } });
+  });
+
+  it('refuses an anchor signed by another key', async () => {
+    await seed(dir.path);
+    await runCli(['verify', '--data', dir.path, '--write-anchor']);
+    // the forger re-signs with their own key and swaps in their key file's anchors
+    const paths = resolvePaths({ data: dir.path });
+    const anchors = readFileSync(paths.anchorsFile, 'utf8');
+    const forgedKey = join(other.path, 'forged.pem');
+    await runCli(['verify', '--data', dir.path, '--write-anchor', '--key', forgedKey, '--anchors', join(other.path, 'a.jsonl')]);
+    writeFileSync(paths.anchorsFile, anchors + readFileSync(join(other.path, 'a.jsonl'), 'utf8'));
+    const report = await runCli(['verify', '--data', dir.path, '--json']);
+    expect(report.code).toBe(1);
+    expect(report.json).toMatchObject({ damage: { kind: 'anchor_mismatch' } });
+    expect(String((report.json?.['damage'] as { detail: string }).detail)).toMatch(/not by the local key/);
+  });
+});
+
+describe('damaged LevelDB files', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => dir.cleanup());
+
+  it('make verify exit 1 with kind unreadable and no stack trace', async () => {
+    await seed(dir.path, 200);
+    const logDir = join(dir.path, 'log');
+    // Garble every file LevelDB needs to open: the manifest and the tables/journal.
+    for (const file of readdirSync(logDir)) {
+      if (/^(MANIFEST-|CURRENT$)/.test(file)) writeFileSync(join(logDir, file), Buffer.alloc(64, 0xff));
+    }
+    const result = await runCli(['verify', '--data', dir.path, '--json']);
+    expect(result.code).toBe(1);
+    expect(result.json).toMatchObject({ ok: false, damage: { kind: 'unreadable' } });
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stdout).not.toMatch(/\n\s+at /);
+  });
+
+  it('make verify exit 1 with kind unreadable when table data is corrupted', async () => {
+    await seed(dir.path, 3000);
+    // Force the journal into sorted tables so there are .ldb files to damage.
+    await withStore(dir.path, (db) => (db as unknown as { compactRange(a: string, b: string): Promise<void> }).compactRange('\x00', '\xff'));
+    const logDir = join(dir.path, 'log');
+    const tables = readdirSync(logDir).filter((f) => f.endsWith('.ldb'));
+    expect(tables.length).toBeGreaterThan(0);
+    for (const t of tables) {
+      const bytes = readFileSync(join(logDir, t));
+      for (let i = 100; i < bytes.length - 100; i += 97) bytes[i] = 0x5a;
+      writeFileSync(join(logDir, t), bytes);
+    }
+    const result = await runCli(['verify', '--data', dir.path, '--json']);
+    expect(result.code).toBe(1);
+    expect(result.json).toMatchObject({ ok: false, damage: { kind: 'unreadable' } });
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
