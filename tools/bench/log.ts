@@ -1,0 +1,146 @@
+// npm run bench:log -- --events 100000 [--json] [--data DIR] [--serial N] [--writers 64]
+// Durable append throughput (serial and concurrent), verify and rebuild speed, bytes per event.
+// Prints a human table, then (with --json) one JSON object as the last line.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { AppendInput } from '../../src/events/index.js';
+import { openKioku } from '../../src/kioku.js';
+import { openLevelStore, openLog, verifyChain } from '../../src/log/index.js';
+
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '100000' },
+    serial: { type: 'string' },
+    writers: { type: 'string', default: '64' },
+    data: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const events = Number(values.events);
+const serial = Number(values.serial ?? Math.min(events, 5000));
+const writers = Number(values.writers);
+if (![events, serial, writers].every((n) => Number.isSafeInteger(n) && n > 0)) {
+  process.stderr.write('usage: bench:log -- --events N [--serial N] [--writers N] [--data DIR] [--json]\n');
+  process.exit(2);
+}
+const keep = values.data !== undefined;
+const dataDir = keep ? resolve(values.data as string) : mkdtempSync(join(tmpdir(), 'kioku-bench-'));
+if (keep) rmSync(join(dataDir, 'log'), { recursive: true, force: true });
+rmSync(join(dataDir, 'projections'), { recursive: true, force: true });
+
+// A realistic mix: a turn's worth of events (start, recall with candidates, verdicts, delivery, completion) plus writes.
+const key = (i: number, j: number): string => `ev1:private:memory:m${(i * 7 + j) % 5000}`;
+function benchEvent(i: number): AppendInput {
+  switch (i % 6) {
+    case 0:
+      return { type: 'turn.started', actor: 'bench', data: { turn_id: `t${i}`, session_id: `s${i % 50}`, query: `how do we roll back release ${i} without losing the migration?` } };
+    case 1:
+      return {
+        type: 'recall.performed',
+        actor: 'bench',
+        data: {
+          recall_id: `r${i}`,
+          turn_id: `t${i - 1}`,
+          retrieval_mode: 'hybrid',
+          queries: [{ kind: 'utterance', text: `roll back release ${i}` }],
+          candidates: Array.from({ length: 8 }, (_, j) => ({ evidence_key: key(i, j), layer: 'memory' as const, score: 1 / (j + 1), lanes: { keyword: { rank: j, score: 3 - j / 4 } } })),
+        },
+      };
+    case 2:
+      return { type: 'verdict.recorded', actor: 'bench', data: { recall_id: `r${i - 1}`, judge: 'local', status: 'complete', verdicts: Array.from({ length: 8 }, (_, j) => ({ evidence_key: key(i - 1, j), score: j < 2 ? 0.8 : 0.1 })) } };
+    case 3:
+      return { type: 'delivery.made', actor: 'bench', data: { recall_id: `r${i - 2}`, items: [{ evidence_key: key(i - 2, 0), verdict: 0.8 }] } };
+    case 4:
+      return { type: 'turn.completed', actor: 'bench', data: { turn_id: `t${i - 4}`, session_id: `s${(i - 4) % 50}`, answer: `Run scripts/rollback.sh ${i} then re-apply the migration.` } };
+    default:
+      return { type: 'memory.written', ns: i % 12 === 5 ? 'team' : 'private', actor: 'bench', data: { id: `m${i}`, kind: 'procedure', text: `Release ${i}: rollback is scripts/rollback.sh; the migration must be re-applied by hand.`, terms: ['rollback', 'revert'] } };
+  }
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const rate = (n: number, ms: number): number => Math.round((n / ms) * 1000);
+
+const log = await openLog(dataDir);
+let t = performance.now();
+for (let i = 0; i < serial; i++) await log.append(benchEvent(i));
+const serialPerSec = rate(serial, performance.now() - t);
+
+let next = serial;
+const end = serial + events;
+let batches = 0;
+log.onCommit(() => batches++);
+t = performance.now();
+await Promise.all(
+  Array.from({ length: writers }, async () => {
+    while (next < end) await log.append(benchEvent(next++));
+  }),
+);
+const concurrentMs = performance.now() - t;
+const concurrentPerSec = rate(events, concurrentMs);
+const total = log.head().seq;
+await log.close();
+
+// Verify five runs and rebuild three, median (2-core machines are noisy).
+const db = await openLevelStore(dataDir, { createIfMissing: false });
+const verifyRuns: { perSec: number; mbPerSec: number; bytes: number; ok: boolean }[] = [];
+for (let r = 0; r < 5; r++) {
+  t = performance.now();
+  const report = await verifyChain(db);
+  const ms = performance.now() - t;
+  verifyRuns.push({ perSec: rate(report.checked, ms), mbPerSec: report.bytes / 1e6 / (ms / 1000), bytes: report.bytes, ok: report.ok });
+}
+await db.close();
+
+const store = await openKioku({ data: dataDir });
+const rebuildRates: number[] = [];
+for (let r = 0; r < 3; r++) {
+  t = performance.now();
+  await store.projections.rebuild();
+  rebuildRates.push(rate(total, performance.now() - t));
+}
+await store.close();
+
+let diskBytes = 0;
+try {
+  diskBytes = Number(execFileSync('du', ['-sb', join(dataDir, 'log')]).toString().split(/\s/)[0]);
+} catch {
+  diskBytes = 0;
+}
+if (!keep) rmSync(dataDir, { recursive: true, force: true });
+
+const result = {
+  bench: 'log',
+  events: total,
+  writers,
+  appendPerSec: { serial: serialPerSec, concurrent: concurrentPerSec },
+  serialEvents: serial,
+  eventsPerBatch: Math.round((events / Math.max(batches, 1)) * 10) / 10,
+  verifyPerSec: median(verifyRuns.map((v) => v.perSec)),
+  verifyMBPerSec: Math.round(median(verifyRuns.map((v) => v.mbPerSec)) * 10) / 10,
+  verifyOk: verifyRuns.every((v) => v.ok),
+  rebuildPerSec: median(rebuildRates),
+  bytesPerEvent: Math.round((verifyRuns[0]?.bytes ?? 0) / total),
+  diskBytesPerEvent: diskBytes ? Math.round(diskBytes / total) : null,
+  node: process.version,
+  cpu: cpus()[0]?.model ?? 'unknown',
+  cores: cpus().length,
+  data: keep ? dataDir : null,
+};
+
+const rows: [string, string][] = [
+  ['events', String(result.events)],
+  [`append/s serial (1 awaited, ${serial} events)`, String(result.appendPerSec.serial)],
+  [`append/s ${writers} concurrent writers`, String(result.appendPerSec.concurrent)],
+  ['events per synced batch', String(result.eventsPerBatch)],
+  ['verify events/s (median of 5)', String(result.verifyPerSec)],
+  ['verify MB/s', String(result.verifyMBPerSec)],
+  ['rebuild events/s (median of 3)', String(result.rebuildPerSec)],
+  ['stored bytes/event (record value)', String(result.bytesPerEvent)],
+  ['disk bytes/event (LevelDB dir)', String(result.diskBytesPerEvent)],
+  ['node / cpu', `${result.node} / ${result.cores}× ${result.cpu}`],
+];
+for (const [k, v] of rows) process.stdout.write(`${k.padEnd(44)} ${v}\n`);
+if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
