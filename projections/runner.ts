@@ -33,6 +33,8 @@ interface Slot {
   hash: string;
   source: 'snapshot' | 'genesis';
   snapshotSeq: number;
+  /** a snapshot file matching snapshotSeq exists */
+  hasSnapshot: boolean;
   failed: KiokuError | undefined;
   failedSeq: number;
 }
@@ -57,6 +59,7 @@ export class ProjectionRunner {
         hash: GENESIS_HASH_HEX,
         source: 'genesis',
         snapshotSeq: 0,
+        hasSnapshot: false,
         failed: undefined,
         failedSeq: 0,
       });
@@ -98,6 +101,7 @@ export class ProjectionRunner {
     slot.hash = snap.hash;
     slot.source = 'snapshot';
     slot.snapshotSeq = snap.seq;
+    slot.hasSnapshot = true;
   }
 
   // All reads and applies run one at a time, in seq order.
@@ -163,6 +167,7 @@ export class ProjectionRunner {
       state: slot.projection.snapshot(),
     });
     slot.snapshotSeq = slot.seq;
+    slot.hasSnapshot = true;
   }
 
   private settleWaiters(): void {
@@ -199,6 +204,7 @@ export class ProjectionRunner {
         slot.source = 'genesis';
         slot.failed = undefined;
         slot.failedSeq = 0;
+        slot.hasSnapshot = false;
       }
       await this.catchUp(onProgress, selected);
       for (const name of selected) this.writeSnapshot(this.slots.get(name) as Slot);
@@ -234,7 +240,7 @@ export class ProjectionRunner {
   /** Write a snapshot of every projection that moved since its last one. */
   async snapshotAll(): Promise<void> {
     await this.schedule(async () => {
-      for (const slot of this.slots.values()) if (slot.seq !== slot.snapshotSeq || slot.source === 'genesis') this.writeSnapshot(slot);
+      for (const slot of this.slots.values()) if (slot.seq !== slot.snapshotSeq || !slot.hasSnapshot) this.writeSnapshot(slot);
     });
   }
 
