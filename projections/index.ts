@@ -1,10 +1,14 @@
 export { ProjectionRunner, type RunnerOptions, type ProjectionStatus, type ProgressFn } from './runner.js';
 export { canonicalDigest, type Projection } from './projection.js';
 export { StatsProjection, evolveStats, type StatsState } from './stats.js';
+export { RecordsProjection, type RecordEntry, type ItemStatus } from './records.js';
+export { KeywordProjection, searchableText, type KeywordHit, type KeywordLane, type KeywordSearchOptions } from './keyword/index.js';
 import type { Projection } from './projection.js';
+import { KeywordProjection } from './keyword/index.js';
+import { RecordsProjection } from './records.js';
 import { StatsProjection } from './stats.js';
 
 /** Every projection a Kioku store runs. Later capabilities add theirs here. */
 export function defaultProjections(): Projection[] {
-  return [new StatsProjection()];
+  return [new StatsProjection(), new RecordsProjection(), new KeywordProjection()];
 }

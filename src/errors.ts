@@ -17,6 +17,12 @@ export const ERROR_REGISTRY = {
   KIOKU_ANCHOR_FILE_INVALID: { status: 500, summary: 'The anchors file is not valid JSON lines of signed checkpoints.' },
   KIOKU_PROJECTION_UNKNOWN: { status: 400, summary: 'A projection name was given that is not registered.' },
   KIOKU_PROJECTION_FAILED: { status: 500, summary: 'A projection threw while applying an event; it stops at the last good position.' },
+  KIOKU_INPUT_INVALID: { status: 400, summary: 'A command (memory write, card upsert, asset registration, …) failed validation.' },
+  KIOKU_NOT_FOUND: { status: 404, summary: 'The item, memory or document named does not exist in that namespace.' },
+  KIOKU_ID_CONFLICT: { status: 409, summary: 'An id is already used by an item with different content.' },
+  KIOKU_RETIRED: { status: 409, summary: 'The memory was forgotten or superseded and cannot be changed that way.' },
+  KIOKU_EMBEDDER_FAILED: { status: 502, summary: 'The embedding model or provider failed or timed out.' },
+  KIOKU_EMBEDDER_UNAVAILABLE: { status: 503, summary: 'The configured embedder cannot be loaded (missing package, bad configuration).' },
   KIOKU_USAGE: { status: 400, summary: 'A command-line invocation was malformed (bad flag or argument).' },
 } as const satisfies Record<string, { status: number; summary: string }>;
 

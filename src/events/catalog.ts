@@ -104,6 +104,7 @@ export const eventSchemas = {
     owner: z.string().max(200).optional(),
     audience: z.array(z.string().max(200)).max(100).optional(),
     occurred_at: isoTime.optional(),
+    session_id: id.optional(),
     supersedes: z.array(id).max(100).optional(),
     fingerprint: sha256Hex.optional(),
   }),
@@ -116,6 +117,9 @@ export const eventSchemas = {
     source_path: z.string().max(4_096).optional(),
     content_hash: sha256Hex,
     sections: z.array(section).max(1_000),
+    /** other card ids named in the card's relations section */
+    relations: z.array(id).max(1_000).optional(),
+    tags: z.array(z.string().max(200)).max(100).optional(),
   }),
   'card.removed': z.strictObject({ id: id, reason: z.string().max(2_000).optional() }),
   'wiki.upserted': z.strictObject({
@@ -124,6 +128,7 @@ export const eventSchemas = {
     source_path: z.string().max(4_096).optional(),
     content_hash: sha256Hex,
     sections: z.array(section).max(1_000),
+    tags: z.array(z.string().max(200)).max(100).optional(),
   }),
   'wiki.removed': z.strictObject({ topic_id: id, reason: z.string().max(2_000).optional() }),
   'note.upserted': z.strictObject({
@@ -144,12 +149,15 @@ export const eventSchemas = {
     tags: z.array(z.string().max(200)).max(100).default([]),
     size: z.number().int().nonnegative(),
     sha256: sha256Hex,
+    mime: z.string().max(200).optional(),
   }),
   'embedding.computed': z.strictObject({
     evidence_key: evidenceKey,
     model: z.string().min(1).max(200),
     lane: z.string().min(1).max(64),
     dim: z.number().int().positive().max(8_192),
+    /** fingerprint of the exact text embedded, so a changed item is re-embedded */
+    fingerprint: sha256Hex.optional(),
     // Float32 little-endian bytes; msgpack keeps them as a bin blob (4 bytes per dimension).
     vector: z.instanceof(Uint8Array),
   }),

@@ -1,0 +1,260 @@
+// records: every item by evidence key — current and retired — with supersede chains,
+// tombstones and fingerprints; lookups by id, entity, time range, session and kind.
+import type { LogRecord } from '../src/events/index.js';
+import { documentKey, evidenceKey, type Layer } from '../src/knowledge/evidence.js';
+import { KnowledgeFold, type KnowledgeFoldState } from '../src/knowledge/fold.js';
+import type { Item, ItemChange, RetiredStatus } from '../src/knowledge/item.js';
+import { canonicalDigest, type Projection } from './projection.js';
+
+export type ItemStatus = 'active' | RetiredStatus;
+
+export interface RecordEntry extends Item {
+  status: ItemStatus;
+  superseded_by?: string;
+  retired_seq?: number;
+}
+
+interface RecordsSnapshot {
+  fold: KnowledgeFoldState;
+  entries: RecordEntry[];
+}
+
+export interface ListOptions {
+  includeRetired?: boolean;
+  layers?: readonly Layer[];
+}
+
+const lower = (s: string): string => s.normalize('NFKC').toLowerCase().trim();
+
+/** Multimap helper: key → set of evidence keys. */
+class Multi {
+  private readonly map = new Map<string, Set<string>>();
+  add(k: string, v: string): void {
+    let s = this.map.get(k);
+    if (!s) this.map.set(k, (s = new Set()));
+    s.add(v);
+  }
+  delete(k: string, v: string): void {
+    const s = this.map.get(k);
+    if (!s) return;
+    s.delete(v);
+    if (s.size === 0) this.map.delete(k);
+  }
+  get(k: string): readonly string[] {
+    return [...(this.map.get(k) ?? [])];
+  }
+  clear(): void {
+    this.map.clear();
+  }
+}
+
+export class RecordsProjection implements Projection {
+  readonly name = 'records';
+  readonly version = 1;
+  private readonly fold = new KnowledgeFold();
+  private entries = new Map<string, RecordEntry>();
+  // Derived lookups, rebuilt on load; never snapshotted.
+  private readonly byDoc = new Multi();
+  private readonly byEntity = new Multi();
+  private readonly bySession = new Multi();
+  private readonly byKind = new Multi();
+  private readonly byTerm = new Multi();
+  /** `ns\u0000newer id` → keys of the versions it superseded */
+  private readonly supersededBy = new Multi();
+
+  apply(record: LogRecord): void {
+    for (const change of this.fold.changes(record)) this.applyChange(change);
+  }
+
+  private applyChange(change: ItemChange): void {
+    if (change.op === 'upsert') {
+      const prev = this.entries.get(change.item.key);
+      // A memory's tombstone is final: a write with a retired id does not revive it.
+      const keepRetired = prev && prev.status !== 'active' && prev.layer === 'memory';
+      if (prev) this.unindex(prev);
+      const entry: RecordEntry = keepRetired
+        ? { ...change.item, status: prev.status, ...(prev.superseded_by ? { superseded_by: prev.superseded_by } : {}), ...(prev.retired_seq ? { retired_seq: prev.retired_seq } : {}) }
+        : { ...change.item, status: 'active' };
+      this.entries.set(entry.key, entry);
+      this.index(entry);
+      return;
+    }
+    const entry = this.entries.get(change.key);
+    if (!entry) return;
+    if (change.op === 'audience') {
+      entry.audience = change.audience;
+      return;
+    }
+    if (entry.status === 'forgotten') return;
+    entry.status = change.status;
+    entry.retired_seq = change.seq;
+    if (change.by !== undefined) {
+      if (entry.superseded_by !== undefined) this.supersededBy.delete(`${entry.ns}\u0000${entry.superseded_by}`, entry.key);
+      entry.superseded_by = change.by;
+      this.supersededBy.add(`${entry.ns}\u0000${change.by}`, entry.key);
+    }
+  }
+
+  private index(e: RecordEntry): void {
+    this.byDoc.add(documentKey(e.key), e.key);
+    for (const en of e.entities) this.byEntity.add(`${e.ns}\u0000${lower(en)}`, e.key);
+    if (e.session_id) this.bySession.add(e.session_id, e.key);
+    if (e.kind) this.byKind.add(`${e.ns}\u0000${e.kind}`, e.key);
+    if (e.layer === 'memory') for (const t of e.terms) this.byTerm.add(`${e.ns}\u0000${lower(t)}`, e.key);
+    if (e.superseded_by !== undefined) this.supersededBy.add(`${e.ns}\u0000${e.superseded_by}`, e.key);
+  }
+
+  private unindex(e: RecordEntry): void {
+    this.byDoc.delete(documentKey(e.key), e.key);
+    for (const en of e.entities) this.byEntity.delete(`${e.ns}\u0000${lower(en)}`, e.key);
+    if (e.session_id) this.bySession.delete(e.session_id, e.key);
+    if (e.kind) this.byKind.delete(`${e.ns}\u0000${e.kind}`, e.key);
+    if (e.layer === 'memory') for (const t of e.terms) this.byTerm.delete(`${e.ns}\u0000${lower(t)}`, e.key);
+    if (e.superseded_by !== undefined) this.supersededBy.delete(`${e.ns}\u0000${e.superseded_by}`, e.key);
+  }
+
+  snapshot(): RecordsSnapshot {
+    return { fold: this.fold.state, entries: [...this.entries.values()] };
+  }
+
+  load(state: unknown): void {
+    const snap = state as RecordsSnapshot;
+    this.reset();
+    this.fold.load(snap.fold);
+    for (const e of snap.entries) {
+      this.entries.set(e.key, e);
+      this.index(e);
+    }
+  }
+
+  reset(): void {
+    this.fold.reset();
+    this.entries = new Map();
+    for (const m of [this.byDoc, this.byEntity, this.bySession, this.byKind, this.byTerm, this.supersededBy]) m.clear();
+  }
+
+  digest(): string {
+    const entries = [...this.entries.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+    return canonicalDigest({ fold: this.fold.state, entries });
+  }
+
+  // ---- queries ----
+
+  get(key: string): RecordEntry | undefined {
+    return this.entries.get(key);
+  }
+
+  /** All sections of one document (or the one item for single-item layers), in section order. */
+  document(ns: string, layer: Layer, id: string): RecordEntry[] {
+    return this.pick(this.byDoc.get(evidenceKey({ ns, layer, id })), { includeRetired: true }).sort((a, b) => a.seq - b.seq || (a.key < b.key ? -1 : 1));
+  }
+
+  /** A memory's supersede chain: the current head (none when forgotten) and every version, oldest first. */
+  memoryChain(ns: string, id: string): { head: RecordEntry | undefined; history: RecordEntry[] } {
+    const start = this.entries.get(evidenceKey({ ns, layer: 'memory', id }));
+    if (!start) return { head: undefined, history: [] };
+    const seen = new Set<string>([start.key]);
+    let head: RecordEntry = start;
+    for (let next = this.successor(head); next && !seen.has(next.key); next = this.successor(head)) {
+      seen.add(next.key);
+      head = next;
+    }
+    const history: RecordEntry[] = [];
+    const stack = [head];
+    const visited = new Set<string>();
+    while (stack.length) {
+      const e = stack.pop() as RecordEntry;
+      if (visited.has(e.key)) continue;
+      visited.add(e.key);
+      history.push(e);
+      for (const k of this.supersededBy.get(`${ns}\u0000${e.id}`)) {
+        const older = this.entries.get(k);
+        if (older) stack.push(older);
+      }
+    }
+    history.sort((a, b) => a.seq - b.seq);
+    return { head: head.status === 'forgotten' ? undefined : head, history };
+  }
+
+  private successor(e: RecordEntry): RecordEntry | undefined {
+    return e.superseded_by === undefined ? undefined : this.entries.get(evidenceKey({ ns: e.ns, layer: 'memory', id: e.superseded_by }));
+  }
+
+  byEntityName(ns: string, entity: string, options: ListOptions = {}): RecordEntry[] {
+    return this.pick(this.byEntity.get(`${ns}\u0000${lower(entity)}`), options);
+  }
+
+  bySessionId(sessionId: string, options: ListOptions & { ns?: string } = {}): RecordEntry[] {
+    return this.pick(this.bySession.get(sessionId), options)
+      .filter((e) => options.ns === undefined || e.ns === options.ns)
+      .sort((a, b) => a.seq - b.seq);
+  }
+
+  byKindName(ns: string, kind: string, options: ListOptions = {}): RecordEntry[] {
+    return this.pick(this.byKind.get(`${ns}\u0000${kind}`), options).sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Items whose occurred_at lies in [from, to) (ISO strings), oldest first. */
+  byTimeRange(ns: string, from: string, to: string, options: ListOptions = {}): RecordEntry[] {
+    const out: RecordEntry[] = [];
+    const f = Date.parse(from);
+    const t = Date.parse(to);
+    for (const e of this.entries.values()) {
+      if (e.ns !== ns || !this.visible(e, options)) continue;
+      const at = Date.parse(e.occurred_at);
+      if (at >= f && at < t) out.push(e);
+    }
+    return out.sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at) || a.seq - b.seq);
+  }
+
+  /** Active memories whose term groups overlap the given terms (Jaccard ≥ threshold): likely to need superseding. */
+  supersedeCandidates(ns: string, terms: readonly string[], excludeIds: readonly string[] = [], threshold = 0.5): { id: string; overlap: number }[] {
+    const mine = new Set(terms.map(lower).filter(Boolean));
+    if (mine.size === 0) return [];
+    const seen = new Set<string>();
+    const out: { id: string; overlap: number }[] = [];
+    for (const t of mine) {
+      for (const key of this.byTerm.get(`${ns}\u0000${t}`)) {
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const e = this.entries.get(key);
+        if (!e || e.status !== 'active' || excludeIds.includes(e.id)) continue;
+        const theirs = new Set(e.terms.map(lower));
+        const inter = [...mine].filter((x) => theirs.has(x)).length;
+        const overlap = inter / (mine.size + theirs.size - inter);
+        if (overlap >= threshold) out.push({ id: e.id, overlap: Math.round(overlap * 1000) / 1000 });
+      }
+    }
+    return out.sort((a, b) => b.overlap - a.overlap);
+  }
+
+  /** Every entry (optionally only active ones), in no particular order. */
+  *all(options: ListOptions = {}): IterableIterator<RecordEntry> {
+    for (const e of this.entries.values()) if (this.visible(e, options)) yield e;
+  }
+
+  counts(): { total: number; active: number; by_layer: Record<string, number> } {
+    const by_layer: Record<string, number> = {};
+    let active = 0;
+    for (const e of this.entries.values()) {
+      if (e.status !== 'active') continue;
+      active += 1;
+      by_layer[e.layer] = (by_layer[e.layer] ?? 0) + 1;
+    }
+    return { total: this.entries.size, active, by_layer };
+  }
+
+  private visible(e: RecordEntry, options: ListOptions): boolean {
+    if (!options.includeRetired && e.status !== 'active') return false;
+    return !options.layers || options.layers.includes(e.layer);
+  }
+
+  private pick(keys: readonly string[], options: ListOptions): RecordEntry[] {
+    const out: RecordEntry[] = [];
+    for (const k of keys) {
+      const e = this.entries.get(k);
+      if (e && this.visible(e, options)) out.push(e);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,382 @@
+// Knowledge writes: each a validated command that appends events and never mutates.
+// Commands run one at a time per store, so "does this id exist?" cannot race.
+import { randomBytes } from 'node:crypto';
+import { createReadStream, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { isAbsolute } from 'node:path';
+import { z } from 'zod';
+import type { ProjectionRunner } from '../../projections/runner.js';
+import type { RecordsProjection, RecordEntry } from '../../projections/records.js';
+import { KiokuError } from '../errors.js';
+import { DEFAULT_NAMESPACE, namespaceSchema, type AppendInput } from '../events/index.js';
+import type { EventLog } from '../log/index.js';
+import { contentHash, evidenceKey, fingerprint, itemIdSchema, type Layer } from './evidence.js';
+import { isCardMetadataHeading, parseFrontMatter, relatedCardIds, splitSections } from './markdown.js';
+import { sectionSlug } from './fold.js';
+import { parseInput } from './validate.js';
+
+const ns = namespaceSchema.default(DEFAULT_NAMESPACE);
+const isoTime = z.iso.datetime({ offset: true });
+const words = z.array(z.string().trim().min(1).max(200)).max(100).default([]);
+
+export const MEMORY_KINDS = ['fact', 'decision', 'commitment', 'preference', 'directive', 'constraint', 'procedure', 'event', 'observation', 'note'] as const;
+
+export const memoryInputSchema = z.strictObject({
+  id: itemIdSchema.optional(),
+  kind: z.enum(MEMORY_KINDS),
+  text: z.string().trim().min(1, 'text must not be empty').max(100_000),
+  terms: words,
+  entities: words,
+  tags: words,
+  attachments: z.array(z.string().min(1).max(4_096)).max(100).default([]),
+  owner: z.string().max(200).optional(),
+  audience: z.array(z.string().max(200)).max(100).optional(),
+  occurred_at: isoTime.optional(),
+  session_id: itemIdSchema.optional(),
+  supersede_ids: z.array(itemIdSchema).max(100).default([]),
+});
+export type MemoryInput = z.input<typeof memoryInputSchema>;
+
+export const writeMemoriesSchema = z.strictObject({
+  ns,
+  memories: z.array(memoryInputSchema).min(1, 'at least one memory').max(500),
+});
+
+const documentSchema = z.strictObject({
+  ns,
+  id: itemIdSchema.optional(),
+  markdown: z.string().max(2_000_000),
+  title: z.string().max(1_000).optional(),
+  source_path: z.string().max(4_096).optional(),
+});
+
+const noteSchema = z.strictObject({
+  ns,
+  date: z.iso.date(),
+  markdown: z.string().max(2_000_000),
+  source_path: z.string().max(4_096).optional(),
+});
+
+const episodeSchema = z.strictObject({
+  ns,
+  episode_id: itemIdSchema.optional(),
+  session_id: itemIdSchema.optional(),
+  messages: z
+    .array(z.strictObject({ role: z.enum(['user', 'assistant', 'system', 'tool']), text: z.string().max(100_000), at: isoTime.optional() }))
+    .min(1)
+    .max(10_000),
+});
+
+const assetSchema = z.strictObject({
+  ns,
+  id: itemIdSchema.optional(),
+  path: z.string().min(1).refine(isAbsolute, 'path must be absolute'),
+  description: z.string().trim().min(1, 'description is the only search text of an asset: it must not be empty').max(10_000),
+  tags: words,
+  mime: z.string().max(200).optional(),
+});
+
+export interface KnowledgeStore {
+  log: EventLog;
+  projections: ProjectionRunner;
+}
+
+export interface WriteMemoriesResult {
+  ids: string[];
+  /** ids actually appended (a repeat of an identical write appends nothing) */
+  written: string[];
+  /** per new memory: existing memories whose term groups overlap it, if it superseded none */
+  supersede_candidates: Record<string, { id: string; overlap: number }[]>;
+}
+
+export interface DocumentWriteResult {
+  id: string;
+  changed: boolean;
+  keys: string[];
+}
+
+const newId = (prefix: string): string => `${prefix}-${randomBytes(6).toString('hex')}`;
+
+export class Knowledge {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly store: KnowledgeStore,
+    private readonly actor = 'kioku',
+  ) {}
+
+  private get records(): RecordsProjection {
+    return this.store.projections.get<RecordsProjection>('records');
+  }
+
+  private exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Append, then wait until the projections have seen it (read-your-writes). */
+  private async commit(events: AppendInput[]): Promise<number> {
+    if (events.length === 0) return this.store.log.head().seq;
+    const appended = await this.store.log.appendAll(events.map((e) => ({ actor: this.actor, ...e })));
+    const last = appended.at(-1)?.seq ?? 0;
+    await this.store.projections.waitFor(last);
+    return last;
+  }
+
+  writeMemories(input: unknown): Promise<WriteMemoriesResult> {
+    const parsed = parseInput(writeMemoriesSchema, input, 'write memories');
+    return this.exclusive(async () => {
+      const events: AppendInput[] = [];
+      const result: WriteMemoriesResult = { ids: [], written: [], supersede_candidates: {} };
+      const batchIds = new Set<string>();
+      for (const [i, m] of parsed.memories.entries()) {
+        const id = m.id ?? newId('m');
+        if (batchIds.has(id)) throw new KiokuError('KIOKU_INPUT_INVALID', `write memories: memories.${i}.id: "${id}" appears twice in the batch`, { details: { field: `memories.${i}.id` } });
+        batchIds.add(id);
+        result.ids.push(id);
+        const existing = this.records.get(evidenceKey({ ns: parsed.ns, layer: 'memory', id }));
+        if (existing) {
+          if (sameMemory(existing, m)) continue; // idempotent repeat
+          throw new KiokuError('KIOKU_ID_CONFLICT', `memory "${id}" already exists with different content; supersede it instead`, { details: { field: `memories.${i}.id`, id } });
+        }
+        for (const [j, old] of m.supersede_ids.entries()) this.requireActiveMemory(parsed.ns, old, `memories.${i}.supersede_ids.${j}`);
+        if (m.supersede_ids.length === 0) {
+          const candidates = this.records.supersedeCandidates(parsed.ns, m.terms, [id]);
+          if (candidates.length) result.supersede_candidates[id] = candidates;
+        }
+        events.push({
+          type: 'memory.written',
+          ns: parsed.ns,
+          data: {
+            id,
+            kind: m.kind,
+            text: m.text,
+            terms: m.terms,
+            entities: m.entities,
+            tags: m.tags,
+            attachments: m.attachments,
+            fingerprint: fingerprint(m.text),
+            ...(m.owner !== undefined ? { owner: m.owner } : {}),
+            ...(m.audience !== undefined ? { audience: m.audience } : {}),
+            ...(m.occurred_at !== undefined ? { occurred_at: m.occurred_at } : {}),
+            ...(m.session_id !== undefined ? { session_id: m.session_id } : {}),
+            ...(m.supersede_ids.length ? { supersedes: m.supersede_ids } : {}),
+          },
+        });
+        result.written.push(id);
+      }
+      await this.commit(events);
+      return result;
+    });
+  }
+
+  /** Link existing memories: `head_id` supersedes each of `superseded_ids` (old kept, marked). */
+  supersede(input: unknown): Promise<{ head_id: string; superseded_ids: string[] }> {
+    const p = parseInput(z.strictObject({ ns, head_id: itemIdSchema, superseded_ids: z.array(itemIdSchema).min(1).max(100), reason: z.string().max(2_000).optional() }), input, 'supersede');
+    return this.exclusive(async () => {
+      this.requireActiveMemory(p.ns, p.head_id, 'head_id');
+      const events: AppendInput[] = [];
+      for (const [i, old] of p.superseded_ids.entries()) {
+        if (old === p.head_id) throw new KiokuError('KIOKU_INPUT_INVALID', 'supersede: a memory cannot supersede itself', { details: { field: `superseded_ids.${i}` } });
+        const entry = this.requireMemory(p.ns, old, `superseded_ids.${i}`);
+        if (entry.superseded_by === p.head_id) continue;
+        if (entry.status === 'forgotten') throw new KiokuError('KIOKU_RETIRED', `memory "${old}" was forgotten`, { details: { field: `superseded_ids.${i}`, id: old } });
+        events.push({ type: 'memory.superseded', ns: p.ns, data: { id: old, by: p.head_id, ...(p.reason ? { reason: p.reason } : {}) } });
+      }
+      await this.commit(events);
+      return { head_id: p.head_id, superseded_ids: p.superseded_ids };
+    });
+  }
+
+  /** Tombstone a memory: gone from search, still in the log. Forgetting twice is a no-op. */
+  forget(input: unknown): Promise<{ id: string; forgotten: boolean }> {
+    const p = parseInput(z.strictObject({ ns, id: itemIdSchema, reason: z.string().max(2_000).optional() }), input, 'forget');
+    return this.exclusive(async () => {
+      const entry = this.requireMemory(p.ns, p.id, 'id');
+      if (entry.status === 'forgotten') return { id: p.id, forgotten: false };
+      await this.commit([{ type: 'memory.forgotten', ns: p.ns, data: { id: p.id, ...(p.reason ? { reason: p.reason } : {}) } }]);
+      return { id: p.id, forgotten: true };
+    });
+  }
+
+  setAudience(input: unknown): Promise<{ id: string; audience: string[] }> {
+    const p = parseInput(z.strictObject({ ns, id: itemIdSchema, audience: z.array(z.string().min(1).max(200)).max(100) }), input, 'set audience');
+    return this.exclusive(async () => {
+      this.requireActiveMemory(p.ns, p.id, 'id');
+      await this.commit([{ type: 'memory.audience_set', ns: p.ns, data: { id: p.id, audience: p.audience } }]);
+      return { id: p.id, audience: p.audience };
+    });
+  }
+
+  /** Cards: markdown split into numbered sections; metadata sections flagged. Unchanged content appends nothing. */
+  upsertCard(input: unknown): Promise<DocumentWriteResult> {
+    const p = parseInput(documentSchema, input, 'upsert card');
+    return this.exclusive(async () => {
+      const { meta, body } = parseMarkdown(p.markdown);
+      const id = p.id ?? stringMeta(meta, 'id') ?? missingId('card');
+      const split = splitSections(body);
+      const title = p.title ?? stringMeta(meta, 'title') ?? split.title ?? id;
+      const hash = contentHash(p.markdown);
+      if (this.unchanged(p.ns, 'card', id, hash)) return { id, changed: false, keys: this.keysOf(p.ns, 'card', id) };
+      const sections = split.sections.map((s) => ({ id: String(s.index), heading: s.heading, body: s.body, ...(isCardMetadataHeading(s.heading) ? { meta: true } : {}) }));
+      const relations = [...new Set(split.sections.filter((s) => /relation|關係|关系|related|links/i.test(s.heading)).flatMap((s) => relatedCardIds(s.body)))].filter((r) => r !== id);
+      await this.commit([
+        {
+          type: 'card.upserted',
+          ns: p.ns,
+          data: { id, title, content_hash: hash, sections, ...(relations.length ? { relations } : {}), ...(p.source_path ? { source_path: p.source_path } : {}), ...tagsOf(meta) },
+        },
+      ]);
+      return { id, changed: true, keys: this.keysOf(p.ns, 'card', id) };
+    });
+  }
+
+  upsertWiki(input: unknown): Promise<DocumentWriteResult> {
+    const p = parseInput(documentSchema, input, 'upsert wiki topic');
+    return this.exclusive(async () => {
+      const { meta, body } = parseMarkdown(p.markdown);
+      const id = p.id ?? stringMeta(meta, 'id') ?? missingId('wiki topic');
+      const split = splitSections(body);
+      const title = p.title ?? stringMeta(meta, 'title') ?? split.title ?? id;
+      const hash = contentHash(p.markdown);
+      if (this.unchanged(p.ns, 'wiki', id, hash)) return { id, changed: false, keys: this.keysOf(p.ns, 'wiki', id) };
+      await this.commit([
+        { type: 'wiki.upserted', ns: p.ns, data: { topic_id: id, title, content_hash: hash, sections: slugSections(split.sections), ...(p.source_path ? { source_path: p.source_path } : {}), ...tagsOf(meta) } },
+      ]);
+      return { id, changed: true, keys: this.keysOf(p.ns, 'wiki', id) };
+    });
+  }
+
+  upsertNote(input: unknown): Promise<DocumentWriteResult> {
+    const p = parseInput(noteSchema, input, 'upsert daily note');
+    return this.exclusive(async () => {
+      const { body } = parseMarkdown(p.markdown);
+      const hash = contentHash(p.markdown);
+      if (this.unchanged(p.ns, 'note', p.date, hash)) return { id: p.date, changed: false, keys: this.keysOf(p.ns, 'note', p.date) };
+      await this.commit([
+        { type: 'note.upserted', ns: p.ns, data: { date: p.date, content_hash: hash, sections: slugSections(splitSections(body).sections), ...(p.source_path ? { source_path: p.source_path } : {}) } },
+      ]);
+      return { id: p.date, changed: true, keys: this.keysOf(p.ns, 'note', p.date) };
+    });
+  }
+
+  removeDocument(layer: 'card' | 'wiki', input: unknown): Promise<{ id: string; removed: boolean }> {
+    const p = parseInput(z.strictObject({ ns, id: itemIdSchema, reason: z.string().max(2_000).optional() }), input, `remove ${layer}`);
+    return this.exclusive(async () => {
+      if (!this.records.document(p.ns, layer, p.id).some((e) => e.status === 'active')) {
+        throw new KiokuError('KIOKU_NOT_FOUND', `no ${layer} "${p.id}" in namespace ${p.ns}`, { details: { field: 'id', id: p.id } });
+      }
+      const reason = p.reason ? { reason: p.reason } : {};
+      await this.commit([layer === 'card' ? { type: 'card.removed', ns: p.ns, data: { id: p.id, ...reason } } : { type: 'wiki.removed', ns: p.ns, data: { topic_id: p.id, ...reason } }]);
+      return { id: p.id, removed: true };
+    });
+  }
+
+  logEpisode(input: unknown): Promise<{ episode_id: string }> {
+    const p = parseInput(episodeSchema, input, 'log episode');
+    return this.exclusive(async () => {
+      const episodeId = p.episode_id ?? newId('ep');
+      if (this.records.get(evidenceKey({ ns: p.ns, layer: 'episode', id: episodeId }))) {
+        throw new KiokuError('KIOKU_ID_CONFLICT', `episode "${episodeId}" already exists`, { details: { field: 'episode_id' } });
+      }
+      await this.commit([{ type: 'episode.logged', ns: p.ns, data: { episode_id: episodeId, messages: p.messages, ...(p.session_id ? { session_id: p.session_id } : {}) } }]);
+      return { episode_id: episodeId };
+    });
+  }
+
+  /** Register a file by reference: absolute path, description (its only search text), tags, size, sha256. */
+  registerAsset(input: unknown): Promise<{ id: string; changed: boolean; size: number; sha256: string }> {
+    const p = parseInput(assetSchema, input, 'register asset');
+    return this.exclusive(async () => {
+      let size: number;
+      try {
+        const st = statSync(p.path);
+        if (!st.isFile()) throw new Error('not a regular file');
+        size = st.size;
+      } catch (cause) {
+        throw new KiokuError('KIOKU_INPUT_INVALID', `register asset: path: ${p.path} is not a readable file`, { cause, details: { field: 'path' } });
+      }
+      const sha256 = await fileSha256(p.path);
+      const id = p.id ?? `a-${contentHash(p.path).slice(0, 16)}`;
+      const existing = this.records.get(evidenceKey({ ns: p.ns, layer: 'asset', id }));
+      if (existing?.asset?.sha256 === sha256 && existing.text === p.description && sameList(existing.tags, p.tags) && existing.asset.path === p.path) {
+        return { id, changed: false, size, sha256 };
+      }
+      await this.commit([{ type: 'asset.registered', ns: p.ns, data: { id, path: p.path, description: p.description, tags: p.tags, size, sha256, ...(p.mime ? { mime: p.mime } : {}) } }]);
+      return { id, changed: true, size, sha256 };
+    });
+  }
+
+  private requireMemory(ns: string, id: string, field: string): RecordEntry {
+    const entry = this.records.get(evidenceKey({ ns, layer: 'memory', id }));
+    if (!entry) throw new KiokuError('KIOKU_NOT_FOUND', `no memory "${id}" in namespace ${ns}`, { details: { field, id } });
+    return entry;
+  }
+
+  private requireActiveMemory(ns: string, id: string, field: string): RecordEntry {
+    const entry = this.requireMemory(ns, id, field);
+    if (entry.status !== 'active') {
+      throw new KiokuError('KIOKU_RETIRED', `memory "${id}" is ${entry.status}${entry.superseded_by ? ` by "${entry.superseded_by}"` : ''}`, { details: { field, id, status: entry.status } });
+    }
+    return entry;
+  }
+
+  private unchanged(ns: string, layer: Layer, id: string, hash: string): boolean {
+    const active = this.records.document(ns, layer, id).filter((e) => e.status === 'active');
+    return active.length > 0 && active.every((e) => e.doc_hash === hash);
+  }
+
+  private keysOf(ns: string, layer: Layer, id: string): string[] {
+    return this.records
+      .document(ns, layer, id)
+      .filter((e) => e.status === 'active')
+      .map((e) => e.key);
+  }
+}
+
+function parseMarkdown(markdown: string): { meta: Record<string, unknown>; body: string } {
+  try {
+    return parseFrontMatter(markdown);
+  } catch (cause) {
+    throw new KiokuError('KIOKU_INPUT_INVALID', `markdown: front matter is not valid YAML: ${(cause as Error).message}`, { cause, details: { field: 'markdown' } });
+  }
+}
+
+function stringMeta(meta: Record<string, unknown>, key: string): string | undefined {
+  const v = meta[key];
+  return typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' ? String(v) : undefined;
+}
+
+function tagsOf(meta: Record<string, unknown>): { tags?: string[] } {
+  const v = meta['tags'];
+  const tags = Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : typeof v === 'string' ? v.split(/[,\s]+/).filter(Boolean) : [];
+  return tags.length ? { tags } : {};
+}
+
+function missingId(what: string): never {
+  throw new KiokuError('KIOKU_INPUT_INVALID', `${what}: id: give an id (argument or front matter "id")`, { details: { field: 'id' } });
+}
+
+function slugSections(sections: { heading: string; body: string }[]): { id: string; heading: string; body: string; fingerprint: string }[] {
+  const taken = new Set<string>();
+  return sections.map((s) => ({ id: sectionSlug(s.heading, taken), heading: s.heading, body: s.body, fingerprint: fingerprint(s.body) }));
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function sameMemory(e: RecordEntry, m: z.output<typeof memoryInputSchema>): boolean {
+  return e.text === m.text && e.kind === m.kind && sameList(e.terms, m.terms) && sameList(e.entities, m.entities) && sameList(e.tags, m.tags);
+}
+
+function fileSha256(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    createReadStream(path)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', reject)
+      .on('end', () => resolve(hash.digest('hex')));
+  });
+}

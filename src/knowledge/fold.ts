@@ -1,0 +1,272 @@
+// From log records to item changes: the one place that knows which events create,
+// change and retire which items. Every item projection (records, keyword, vector)
+// runs its own KnowledgeFold so each can be rebuilt alone.
+import type { EventData, LogRecord } from '../events/index.js';
+import { evidenceKey, fingerprint, type Layer } from './evidence.js';
+import type { Item, ItemChange } from './item.js';
+
+interface PendingTurn {
+  query: string;
+  session_id: string;
+  occurred_at: string;
+}
+
+export interface KnowledgeFoldState {
+  /** document ref `ns\u0000layer\u0000id` → its section keys, to retire sections that disappear */
+  docs: Record<string, string[]>;
+  /** turns started but not completed, so completion can index query + answer */
+  turns: Record<string, PendingTurn>;
+}
+
+const docRef = (ns: string, layer: Layer, id: string): string => `${ns}\u0000${layer}\u0000${id}`;
+
+/** Heading → stable section id: survives inserting other sections (unlike a position). */
+export function sectionSlug(heading: string, taken: Set<string>): string {
+  const base =
+    heading
+      .normalize('NFKC')
+      .toLowerCase()
+      .replace(/[\s:#/\\?]+/g, '-')
+      .replace(/[^\p{L}\p{N}._-]+/gu, '')
+      .replace(/-+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 80) || 'intro';
+  let slug = base;
+  for (let n = 2; taken.has(slug); n++) slug = `${base}-${n}`;
+  taken.add(slug);
+  return slug;
+}
+
+function firstLine(text: string, max = 120): string {
+  const line = text.split(/\r?\n/).find((l) => l.trim()) ?? '';
+  const t = line.trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+export class KnowledgeFold {
+  state: KnowledgeFoldState = { docs: {}, turns: {} };
+
+  reset(): void {
+    this.state = { docs: {}, turns: {} };
+  }
+
+  load(state: KnowledgeFoldState): void {
+    this.state = state;
+  }
+
+  /** The item changes one committed record makes. Unknown and unrelated types make none. */
+  changes(record: LogRecord): ItemChange[] {
+    const at = new Date(record.ts).toISOString();
+    const ns = record.ns;
+    switch (record.type) {
+      case 'memory.written': {
+        const d = record.data as EventData<'memory.written'>;
+        const key = evidenceKey({ ns, layer: 'memory', id: d.id });
+        const item: Item = {
+          key,
+          ns,
+          layer: 'memory',
+          id: d.id,
+          title: firstLine(d.text),
+          text: d.text,
+          kind: d.kind,
+          terms: d.terms,
+          entities: d.entities,
+          tags: d.tags,
+          occurred_at: d.occurred_at ?? at,
+          seq: record.seq,
+          fingerprint: d.fingerprint ?? fingerprint(d.text),
+          content_fp: fingerprint(d.text),
+          attachments: d.attachments,
+          ...(d.session_id ? { session_id: d.session_id } : {}),
+          ...(d.owner ? { owner: d.owner } : {}),
+          ...(d.audience ? { audience: d.audience } : {}),
+          ...(d.supersedes?.length ? { supersedes: d.supersedes } : {}),
+        };
+        const out: ItemChange[] = [{ op: 'upsert', item }];
+        for (const old of d.supersedes ?? []) {
+          out.push({ op: 'retire', key: evidenceKey({ ns, layer: 'memory', id: old }), status: 'superseded', by: d.id, seq: record.seq });
+        }
+        return out;
+      }
+      case 'memory.superseded': {
+        const d = record.data as EventData<'memory.superseded'>;
+        return [{ op: 'retire', key: evidenceKey({ ns, layer: 'memory', id: d.id }), status: 'superseded', by: d.by, seq: record.seq }];
+      }
+      case 'memory.forgotten': {
+        const d = record.data as EventData<'memory.forgotten'>;
+        return [{ op: 'retire', key: evidenceKey({ ns, layer: 'memory', id: d.id }), status: 'forgotten', seq: record.seq }];
+      }
+      case 'memory.audience_set': {
+        const d = record.data as EventData<'memory.audience_set'>;
+        return [{ op: 'audience', key: evidenceKey({ ns, layer: 'memory', id: d.id }), audience: d.audience, seq: record.seq }];
+      }
+      case 'card.upserted': {
+        const d = record.data as EventData<'card.upserted'>;
+        const items = d.sections.map((s): Item => ({
+          key: evidenceKey({ ns, layer: 'card', id: d.id, section: s.id }),
+          ns,
+          layer: 'card',
+          id: d.id,
+          section: s.id,
+          title: d.title,
+          heading: s.heading,
+          text: s.heading ? `${s.heading}\n${s.body}` : s.body,
+          terms: [],
+          entities: [],
+          tags: d.tags ?? [],
+          occurred_at: at,
+          seq: record.seq,
+          content_fp: fingerprint(`${d.title}\n${s.heading}\n${s.body}`),
+          doc_hash: d.content_hash,
+          ...(s.meta ? { meta: true } : {}),
+          ...(d.source_path ? { source_path: d.source_path } : {}),
+        }));
+        return this.replaceDocument(ns, 'card', d.id, items, record.seq);
+      }
+      case 'wiki.upserted': {
+        const d = record.data as EventData<'wiki.upserted'>;
+        return this.replaceDocument(ns, 'wiki', d.topic_id, this.sectionItems(ns, 'wiki', d.topic_id, d.title, d.sections, at, record.seq, d.content_hash, d.source_path, d.tags), record.seq);
+      }
+      case 'note.upserted': {
+        const d = record.data as EventData<'note.upserted'>;
+        const occurred = `${d.date}T00:00:00.000Z`;
+        return this.replaceDocument(ns, 'note', d.date, this.sectionItems(ns, 'note', d.date, d.date, d.sections, occurred, record.seq, d.content_hash, d.source_path), record.seq);
+      }
+      case 'card.removed':
+        return this.replaceDocument(ns, 'card', (record.data as EventData<'card.removed'>).id, [], record.seq);
+      case 'wiki.removed':
+        return this.replaceDocument(ns, 'wiki', (record.data as EventData<'wiki.removed'>).topic_id, [], record.seq);
+      case 'turn.started': {
+        const d = record.data as EventData<'turn.started'>;
+        this.state.turns[`${ns}\u0000${d.turn_id}`] = { query: d.query, session_id: d.session_id, occurred_at: at };
+        return [{ op: 'upsert', item: this.traceItem(ns, d.turn_id, d.query, '', d.session_id, at, record.seq) }];
+      }
+      case 'turn.completed': {
+        const d = record.data as EventData<'turn.completed'>;
+        const ref = `${ns}\u0000${d.turn_id}`;
+        const started = this.state.turns[ref];
+        delete this.state.turns[ref];
+        return [{ op: 'upsert', item: this.traceItem(ns, d.turn_id, started?.query ?? '', d.answer, d.session_id, started?.occurred_at ?? at, record.seq) }];
+      }
+      case 'episode.logged': {
+        const d = record.data as EventData<'episode.logged'>;
+        const text = d.messages.map((m) => `${m.role}: ${m.text}`).join('\n');
+        return [
+          {
+            op: 'upsert',
+            item: {
+              key: evidenceKey({ ns, layer: 'episode', id: d.episode_id }),
+              ns,
+              layer: 'episode',
+              id: d.episode_id,
+              title: firstLine(d.messages[0]?.text ?? d.episode_id),
+              text,
+              terms: [],
+              entities: [],
+              tags: [],
+              occurred_at: d.messages[0]?.at ?? at,
+              seq: record.seq,
+              fingerprint: fingerprint(text),
+              content_fp: fingerprint(text),
+              ...(d.session_id ? { session_id: d.session_id } : {}),
+            },
+          },
+        ];
+      }
+      case 'asset.registered': {
+        const d = record.data as EventData<'asset.registered'>;
+        return [
+          {
+            op: 'upsert',
+            item: {
+              key: evidenceKey({ ns, layer: 'asset', id: d.id }),
+              ns,
+              layer: 'asset',
+              id: d.id,
+              title: d.path.split('/').pop() ?? d.path,
+              // The description is an asset's only search text (seed 002).
+              text: d.description,
+              terms: [],
+              entities: [],
+              tags: d.tags,
+              occurred_at: at,
+              seq: record.seq,
+              content_fp: fingerprint(d.description),
+              asset: { path: d.path, size: d.size, sha256: d.sha256, ...(d.mime ? { mime: d.mime } : {}) },
+            },
+          },
+        ];
+      }
+      default:
+        return [];
+    }
+  }
+
+  private traceItem(ns: string, turnId: string, query: string, answer: string, sessionId: string, occurredAt: string, seq: number): Item {
+    const text = answer ? `${query}\n${answer}` : query;
+    return {
+      key: evidenceKey({ ns, layer: 'trace', id: turnId }),
+      ns,
+      layer: 'trace',
+      id: turnId,
+      title: firstLine(query),
+      text,
+      terms: [],
+      entities: [],
+      tags: [],
+      occurred_at: occurredAt,
+      seq,
+      session_id: sessionId,
+      fingerprint: fingerprint(text),
+      content_fp: fingerprint(text),
+    };
+  }
+
+  private sectionItems(
+    ns: string,
+    layer: 'wiki' | 'note',
+    id: string,
+    title: string,
+    sections: EventData<'wiki.upserted'>['sections'],
+    occurredAt: string,
+    seq: number,
+    docHash: string,
+    sourcePath?: string,
+    tags?: string[],
+  ): Item[] {
+    return sections.map((s) => {
+      const text = s.heading ? `${s.heading}\n${s.body}` : s.body;
+      return {
+        key: evidenceKey({ ns, layer, id, section: s.id }),
+        ns,
+        layer,
+        id,
+        section: s.id,
+        title,
+        heading: s.heading,
+        text,
+        terms: [],
+        entities: [],
+        tags: tags ?? [],
+        occurred_at: occurredAt,
+        seq,
+        fingerprint: s.fingerprint ?? fingerprint(s.body),
+        content_fp: fingerprint(`${title}\n${text}`),
+        doc_hash: docHash,
+        ...(sourcePath ? { source_path: sourcePath } : {}),
+      };
+    });
+  }
+
+  /** Upsert a document's sections and retire the sections it no longer has. */
+  private replaceDocument(ns: string, layer: Layer, id: string, items: Item[], seq: number): ItemChange[] {
+    const ref = docRef(ns, layer, id);
+    const keep = new Set(items.map((i) => i.key));
+    const out: ItemChange[] = (this.state.docs[ref] ?? []).filter((k) => !keep.has(k)).map((key) => ({ op: 'retire', key, status: 'removed', seq }) as const);
+    if (items.length) this.state.docs[ref] = items.map((i) => i.key);
+    else delete this.state.docs[ref];
+    for (const item of items) out.push({ op: 'upsert', item });
+    return out;
+  }
+}

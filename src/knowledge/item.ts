@@ -1,0 +1,45 @@
+// What a recallable item looks like to the projections, and the changes the log makes to items.
+import type { Layer } from './evidence.js';
+
+export interface Item {
+  key: string;
+  ns: string;
+  layer: Layer;
+  /** document id (memory id, card id, wiki topic id, note date, turn id, episode id, asset id) */
+  id: string;
+  section?: string;
+  title: string;
+  heading?: string;
+  /** the searchable text */
+  text: string;
+  kind?: string;
+  terms: string[];
+  entities: string[];
+  tags: string[];
+  /** when it happened (ISO); defaults to when it was written */
+  occurred_at: string;
+  /** log seq of the event that last wrote it */
+  seq: number;
+  session_id?: string;
+  owner?: string;
+  audience?: string[];
+  attachments?: string[];
+  /** normalised-body fingerprint (wiki, notes, traces, memories; cards carry none — DESIGN §3) */
+  fingerprint?: string;
+  /** fingerprint of `text` for every layer: tells the indexer an item changed */
+  content_fp: string;
+  /** card metadata section: recallable, never delivered */
+  meta?: boolean;
+  source_path?: string;
+  /** content hash of the whole source document (cards, wiki, notes): import idempotence */
+  doc_hash?: string;
+  supersedes?: string[];
+  asset?: { path: string; size: number; sha256: string; mime?: string };
+}
+
+export type RetiredStatus = 'superseded' | 'forgotten' | 'removed';
+
+export type ItemChange =
+  | { op: 'upsert'; item: Item }
+  | { op: 'retire'; key: string; status: RetiredStatus; by?: string; seq: number }
+  | { op: 'audience'; key: string; audience: string[]; seq: number };

@@ -1,0 +1,3 @@
+export { tokenize, distinctTokens, lightStem } from './tokenize.js';
+export { isMainlyCjk, isCjkChar } from './script.js';
+export { ENGLISH_STOP_WORDS, CHINESE_STOP_CHARS } from './stopwords.js';

@@ -1,0 +1,20 @@
+// Script detection: which text the English-only dense model can read.
+const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/u;
+const CJK_GLOBAL = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/gu;
+const LATIN_LETTER = /[A-Za-z\u00c0-\u024f]/gu;
+
+export function isCjkChar(ch: string): boolean {
+  return CJK.test(ch);
+}
+
+/**
+ * True when most letters are CJK. The bundled USE-lite model maps such text to
+ * nearly identical vectors, so it skips the dense lane and relies on keyword lanes.
+ */
+export function isMainlyCjk(text: string): boolean {
+  const cjk = text.match(CJK_GLOBAL)?.length ?? 0;
+  if (cjk === 0) return false;
+  const latin = text.match(LATIN_LETTER)?.length ?? 0;
+  // A CJK character carries about as much as a short Latin word (~4 letters).
+  return cjk * 4 > latin;
+}

@@ -1,0 +1,74 @@
+// Tokens for the keyword lanes: lower-cased Latin words with light stemming, and
+// CJK character bigrams (a lone CJK character stays a unigram). Stop words dropped.
+import { CHINESE_STOP_CHARS, isEnglishStopWord } from './stopwords.js';
+
+// A CJK run, or a run of other letters/digits (CJK subtracted, so "2013年" splits into "2013" and "年").
+const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|[[\p{L}\p{N}]--[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]]+(?:[._'\-][[\p{L}\p{N}]--[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]]+)*/gv;
+const CJK_RUN = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/v;
+
+/**
+ * Light English stemming: plural and common verb endings only, so "deploys",
+ * "deployed" and "deploying" meet "deploy" without Porter's over-reach.
+ */
+export function lightStem(word: string): string {
+  if (word.length <= 3 || /\d/.test(word)) return word;
+  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
+  if (word.endsWith('sses')) return word.slice(0, -2);
+  if (word.endsWith('ing') && word.length > 5) return undouble(word.slice(0, -3));
+  if (word.endsWith('ed') && word.length > 4) return undouble(word.slice(0, -2));
+  if (word.endsWith('es') && /(?:ch|sh|x|z|ss)es$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) return word.slice(0, -1);
+  return word;
+}
+
+function undouble(stem: string): string {
+  // "stopped" → "stopp" → "stop"; keep "ll", "ss", "zz" ("called" → "call")
+  const n = stem.length;
+  if (n >= 3 && stem[n - 1] === stem[n - 2] && !/[lsz]/.test(stem[n - 1] as string)) return stem.slice(0, -1);
+  return stem;
+}
+
+export interface TokenizeOptions {
+  /** keep stop words (used for phrase-level checks); default false */
+  keepStopWords?: boolean;
+}
+
+/** All keyword tokens of a text, in order, duplicates kept (term frequency matters). */
+export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
+  const out: string[] = [];
+  const lower = text.normalize('NFKC').toLowerCase();
+  for (const match of lower.matchAll(TOKEN)) {
+    const run = match[0];
+    if (CJK_RUN.test(run)) {
+      pushCjk(run, out, options.keepStopWords ?? false);
+      continue;
+    }
+    for (const part of run.split(/[._'-]/)) {
+      if (part.length === 0) continue;
+      if (!options.keepStopWords && isEnglishStopWord(part)) continue;
+      out.push(lightStem(part));
+    }
+    // keep dotted/dashed identifiers whole as well ("rollback.sh", "v2-branch")
+    if (/[._-]/.test(run)) out.push(run);
+  }
+  return out;
+}
+
+function pushCjk(run: string, out: string[], keepStop: boolean): void {
+  const chars = [...run];
+  if (chars.length === 1) {
+    if (keepStop || !CHINESE_STOP_CHARS.has(chars[0] as string)) out.push(chars[0] as string);
+    return;
+  }
+  for (let i = 0; i + 1 < chars.length; i++) {
+    const a = chars[i] as string;
+    const b = chars[i + 1] as string;
+    if (!keepStop && CHINESE_STOP_CHARS.has(a) && CHINESE_STOP_CHARS.has(b)) continue;
+    out.push(a + b);
+  }
+}
+
+/** Distinct tokens, first-seen order. */
+export function distinctTokens(text: string): string[] {
+  return [...new Set(tokenize(text))];
+}
