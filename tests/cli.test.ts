@@ -91,7 +91,8 @@ describe('kioku rebuild and log', () => {
   it('rebuilds the projections and reports their digests', async () => {
     const r = await runCli(['rebuild', '--data', dir.path, '--json']);
     expect(r.code).toBe(0);
-    expect(r.json).toMatchObject({ ok: true, events: 4, projections: [{ name: 'stats', seq: 4 }] });
+    expect(r.json).toMatchObject({ ok: true, events: 4 });
+    expect(r.json?.['projections']).toContainEqual(expect.objectContaining({ name: 'stats', seq: 4 }));
     const again = await runCli(['rebuild', '--projection', 'stats', '--data', dir.path, '--json']);
     expect((again.json?.['projections'] as { digest: string }[])[0]?.digest).toBe((r.json?.['projections'] as { digest: string }[])[0]?.digest);
   });
