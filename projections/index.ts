@@ -3,12 +3,14 @@ export { canonicalDigest, type Projection } from './projection.js';
 export { StatsProjection, evolveStats, type StatsState } from './stats.js';
 export { RecordsProjection, type RecordEntry, type ItemStatus } from './records.js';
 export { KeywordProjection, searchableText, type KeywordHit, type KeywordLane, type KeywordSearchOptions } from './keyword/index.js';
+export { VectorProjection, VectorLane, laneId, vectorFromBytes, vectorToBytes, type VectorHit, type VectorSearchOptions } from './vector/index.js';
 import type { Projection } from './projection.js';
 import { KeywordProjection } from './keyword/index.js';
 import { RecordsProjection } from './records.js';
 import { StatsProjection } from './stats.js';
+import { VectorProjection } from './vector/index.js';
 
 /** Every projection a Kioku store runs. Later capabilities add theirs here. */
 export function defaultProjections(): Projection[] {
-  return [new StatsProjection(), new RecordsProjection(), new KeywordProjection()];
+  return [new StatsProjection(), new RecordsProjection(), new KeywordProjection(), new VectorProjection()];
 }

@@ -19,6 +19,13 @@ export interface Projection {
   reset(): void;
   /** hex digest of the state: equal digests mean equal states (rebuild vs catch-up) */
   digest(): string;
+  /**
+   * Optional: write side files (e.g. an HNSW index) that belong to the snapshot into `dir`.
+   * The runner gives each snapshot its own fresh folder and removes older ones.
+   */
+  persistFiles?(dir: string): void;
+  /** Optional: after load(), read the side files persistFiles() wrote; throw if unusable. */
+  restoreFiles?(dir: string): void;
 }
 
 const canonicalPackr = new Packr({ useRecords: false, moreTypes: false });

@@ -4,7 +4,8 @@ import { KiokuError } from '../src/errors.js';
 import type { LogRecord } from '../src/events/index.js';
 import { GENESIS_HASH_HEX, type EventLog } from '../src/log/index.js';
 import type { Projection } from './projection.js';
-import { readSnapshotFile, writeSnapshotFile } from './snapshot-file.js';
+import { join } from 'node:path';
+import { fsyncFolder, pruneSideFiles, readSnapshotFile, sideFilesDir, writeSnapshotFile } from './snapshot-file.js';
 
 export interface RunnerOptions {
   /** where snapshot files live; without it nothing is snapshotted (in-memory stores) */
@@ -93,6 +94,10 @@ export class ProjectionRunner {
     if (at !== snap.hash) return discard(`the log holds a different record at ${snap.seq}`);
     try {
       slot.projection.load(snap.state);
+      if (slot.projection.restoreFiles) {
+        if (!snap.files) throw new Error('snapshot has no side files');
+        slot.projection.restoreFiles(join(dir, name, snap.files));
+      }
     } catch (err) {
       return discard(`load failed: ${(err as Error).message}`);
     }
@@ -157,15 +162,25 @@ export class ProjectionRunner {
   private writeSnapshot(slot: Slot): void {
     const dir = this.options.snapshotDir;
     if (!dir || slot.failed) return;
+    const name = slot.projection.name;
+    let files: string | undefined;
+    if (slot.projection.persistFiles) {
+      const side = sideFilesDir(dir, name, slot.seq);
+      slot.projection.persistFiles(side.folder);
+      fsyncFolder(side.folder);
+      files = side.name;
+    }
     writeSnapshotFile(dir, {
       format: 1,
-      name: slot.projection.name,
+      name,
       version: slot.projection.version,
       seq: slot.seq,
       hash: slot.hash,
       digest: slot.projection.digest(),
       state: slot.projection.snapshot(),
+      ...(files ? { files } : {}),
     });
+    pruneSideFiles(dir, name, files);
     slot.snapshotSeq = slot.seq;
     slot.hasSnapshot = true;
   }

@@ -1,6 +1,6 @@
 // Snapshot files: <dir>/<projection>/snapshot.msgpack, written atomically
 // (temp file, fsync, rename, fsync dir) so a crash leaves the old or the new one.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Packr } from 'msgpackr';
 
@@ -14,6 +14,8 @@ export interface SnapshotFile {
   hash: string;
   digest: string;
   state: unknown;
+  /** folder (beside the snapshot file) holding the projection's side files, if any */
+  files?: string;
 }
 
 export function snapshotPath(dir: string, name: string): string {
@@ -59,5 +61,36 @@ export function readSnapshotFile(dir: string, name: string): SnapshotFile | { mi
     return snap as SnapshotFile;
   } catch (err) {
     return { invalid: `undecodable: ${(err as Error).message}` };
+  }
+}
+
+/** A fresh folder for side files of the snapshot at `seq` (written before the snapshot file points at it). */
+export function sideFilesDir(dir: string, name: string, seq: number): { folder: string; name: string } {
+  const folderName = `files-${seq}-${process.pid}-${Date.now()}`;
+  const folder = join(dir, name, folderName);
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder, { recursive: true });
+  return { folder, name: folderName };
+}
+
+/** Remove side-file folders the current snapshot does not use (after it was renamed into place). */
+export function pruneSideFiles(dir: string, name: string, keep: string | undefined): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(join(dir, name));
+  } catch {
+    return;
+  }
+  for (const entry of entries) if (entry.startsWith('files-') && entry !== keep) rmSync(join(dir, name, entry), { recursive: true, force: true });
+}
+
+export function fsyncFolder(folder: string): void {
+  for (const entry of readdirSync(folder)) {
+    const fd = openSync(join(folder, entry), 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
   }
 }

@@ -26,6 +26,7 @@ const examples: Record<string, AppendInput['data']> = {
   'wiki.upserted': { topic_id: 'w1', title: '部署', content_hash: hash, sections: [{ id: 's1', heading: '回滚', body: '…', fingerprint: hash }] },
   'wiki.removed': { topic_id: 'w1' },
   'note.upserted': { date: '2026-11-29', content_hash: hash, sections: [{ id: 'am', heading: 'Morning', body: 'shipped v2' }] },
+  'note.removed': { date: '2026-11-29' },
   'episode.logged': { episode_id: 'e1', messages: [{ role: 'user', text: 'hello' }] },
   'asset.registered': { id: 'a1', path: '/srv/diagram.png', description: 'deploy diagram', size: 10, sha256: hash },
   'embedding.computed': { evidence_key: key, model: 'use-lite', lane: 'text', dim: 2, vector: new Uint8Array(8) },

@@ -6,6 +6,7 @@ import { EXIT, reportError } from './cli-util.js';
 import { verifyCommand } from './commands/verify.js';
 import { rebuildCommand } from './commands/rebuild.js';
 import { logShowCommand, logStatsCommand } from './commands/log.js';
+import { importCommand, reembedCommand } from './commands/import.js';
 
 const dataOption = (): Option => new Option('--data <dir>', 'data directory (default $KIOKU_DATA_DIR or ~/.kioku)');
 const jsonOption = (): Option => new Option('--json', 'print one JSON object as the last line');
@@ -44,6 +45,26 @@ export function buildProgram(): Command {
     .addOption(jsonOption())
     .option('--projection <name...>', 'only these projections')
     .action(action((flags: Parameters<typeof rebuildCommand>[0]) => rebuildCommand(flags)));
+
+  program
+    .command('import')
+    .description('import markdown files (cards, wiki topics or daily notes) from a directory; idempotent')
+    .argument('<kind>', 'cards | wiki | notes')
+    .argument('<dir>', 'directory of markdown files (searched recursively)')
+    .addOption(dataOption())
+    .addOption(jsonOption())
+    .option('--ns <namespace>', 'namespace to import into', 'private')
+    .option('--prune', 'remove documents whose files were deleted')
+    .option('--no-embed', 'do not run the embedding job after importing')
+    .action(action((kind: string, dir: string, flags: Parameters<typeof importCommand>[2]) => importCommand(kind, dir, flags)));
+
+  program
+    .command('reembed')
+    .description('embed every item that has no vector from the model yet (resumable: run again to continue)')
+    .addOption(dataOption())
+    .addOption(jsonOption())
+    .option('--model <kind>', 'embedder: use-lite | ollama | openai | local-onnx | hash (default $KIOKU_EMBEDDER or use-lite)')
+    .action(action((flags: Parameters<typeof reembedCommand>[0]) => reembedCommand(flags)));
 
   const log = program.command('log').description('inspect the event log');
   log

@@ -137,6 +137,7 @@ export const eventSchemas = {
     content_hash: sha256Hex,
     sections: z.array(section).max(1_000),
   }),
+  'note.removed': z.strictObject({ date: z.iso.date(), reason: z.string().max(2_000).optional() }),
   'episode.logged': z.strictObject({
     episode_id: id,
     session_id: id.optional(),

@@ -261,14 +261,20 @@ export class Knowledge {
     });
   }
 
-  removeDocument(layer: 'card' | 'wiki', input: unknown): Promise<{ id: string; removed: boolean }> {
+  removeDocument(layer: 'card' | 'wiki' | 'note', input: unknown): Promise<{ id: string; removed: boolean }> {
     const p = parseInput(z.strictObject({ ns, id: itemIdSchema, reason: z.string().max(2_000).optional() }), input, `remove ${layer}`);
     return this.exclusive(async () => {
       if (!this.records.document(p.ns, layer, p.id).some((e) => e.status === 'active')) {
         throw new KiokuError('KIOKU_NOT_FOUND', `no ${layer} "${p.id}" in namespace ${p.ns}`, { details: { field: 'id', id: p.id } });
       }
       const reason = p.reason ? { reason: p.reason } : {};
-      await this.commit([layer === 'card' ? { type: 'card.removed', ns: p.ns, data: { id: p.id, ...reason } } : { type: 'wiki.removed', ns: p.ns, data: { topic_id: p.id, ...reason } }]);
+      const event: AppendInput =
+        layer === 'card'
+          ? { type: 'card.removed', ns: p.ns, data: { id: p.id, ...reason } }
+          : layer === 'wiki'
+            ? { type: 'wiki.removed', ns: p.ns, data: { topic_id: p.id, ...reason } }
+            : { type: 'note.removed', ns: p.ns, data: { date: p.id, ...reason } };
+      await this.commit([event]);
       return { id: p.id, removed: true };
     });
   }

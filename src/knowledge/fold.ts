@@ -137,6 +137,8 @@ export class KnowledgeFold {
         return this.replaceDocument(ns, 'card', (record.data as EventData<'card.removed'>).id, [], record.seq);
       case 'wiki.removed':
         return this.replaceDocument(ns, 'wiki', (record.data as EventData<'wiki.removed'>).topic_id, [], record.seq);
+      case 'note.removed':
+        return this.replaceDocument(ns, 'note', (record.data as EventData<'note.removed'>).date, [], record.seq);
       case 'turn.started': {
         const d = record.data as EventData<'turn.started'>;
         this.state.turns[`${ns}\u0000${d.turn_id}`] = { query: d.query, session_id: d.session_id, occurred_at: at };

@@ -3,3 +3,4 @@ export { evidenceKey, parseEvidenceKey, documentKey, fingerprint, normaliseBody,
 export { KnowledgeFold, sectionSlug } from './fold.js';
 export type { Item, ItemChange, RetiredStatus } from './item.js';
 export { parseFrontMatter, splitSections, isCardMetadataHeading, relatedCardIds } from './markdown.js';
+export { importDirectory, idFromPath, IMPORT_KINDS, type ImportKind, type ImportOptions, type ImportSummary } from './importer.js';

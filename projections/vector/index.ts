@@ -1,0 +1,152 @@
+// vector: one HNSW index per (lane, model), fed only by embedding.computed events —
+// rebuild never calls a model. Items that are superseded, forgotten or removed are
+// marked deleted in every lane. The HNSW files are saved with the projection's
+// snapshot and reloaded on start, so only the log tail is replayed (inserts are slow).
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { EventData, LogRecord } from '../../src/events/index.js';
+import type { Layer } from '../../src/knowledge/evidence.js';
+import { KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold.js';
+import { canonicalDigest, type Projection } from '../projection.js';
+import { VectorLane, laneId, vectorFromBytes, type LaneMeta, type VectorHit } from './lane.js';
+
+export { VectorLane, laneId, vectorFromBytes, vectorToBytes, type VectorHit } from './lane.js';
+
+interface LiveItem {
+  ns: string;
+  layer: Layer;
+  content_fp: string;
+}
+
+interface VectorSnapshot {
+  fold: KnowledgeFoldState;
+  live: Record<string, LiveItem>;
+  lanes: LaneMeta[];
+  /** embeddings rejected (dimension mismatch with their lane) */
+  rejected: number;
+}
+
+export interface VectorSearchOptions {
+  lane: string;
+  model: string;
+  k: number;
+  namespaces: readonly string[];
+  layers?: readonly Layer[];
+}
+
+export class VectorProjection implements Projection {
+  readonly name = 'vector';
+  readonly version = 1;
+  private readonly fold = new KnowledgeFold();
+  private live = new Map<string, LiveItem>();
+  private lanes = new Map<string, VectorLane>();
+  private rejected = 0;
+
+  apply(record: LogRecord): void {
+    if (record.type === 'embedding.computed') return this.embed(record.data as EventData<'embedding.computed'>);
+    for (const change of this.fold.changes(record)) {
+      if (change.op === 'upsert') {
+        this.live.set(change.item.key, { ns: change.item.ns, layer: change.item.layer, content_fp: change.item.content_fp });
+      } else if (change.op === 'retire') {
+        this.live.delete(change.key);
+        for (const lane of this.lanes.values()) lane.remove(change.key);
+      }
+    }
+  }
+
+  private embed(d: EventData<'embedding.computed'>): void {
+    // An embedding for an item that is gone (forgotten while the job ran) is ignored.
+    if (!this.live.has(d.evidence_key)) return;
+    const id = laneId(d.lane, d.model);
+    let lane = this.lanes.get(id);
+    if (!lane) this.lanes.set(id, (lane = new VectorLane(d.lane, d.model, d.dim)));
+    if (lane.dim !== d.dim || d.vector.byteLength !== d.dim * 4) {
+      this.rejected += 1;
+      return;
+    }
+    const vector = vectorFromBytes(d.vector, d.dim);
+    lane.put(d.evidence_key, vector, d.fingerprint, createHash('sha256').update(d.vector).digest('hex'));
+  }
+
+  // ---- queries ----
+
+  search(vector: Float32Array | number[], options: VectorSearchOptions): VectorHit[] {
+    const lane = this.lanes.get(laneId(options.lane, options.model));
+    if (!lane) return [];
+    const ns = new Set(options.namespaces);
+    const layers = options.layers ? new Set(options.layers) : undefined;
+    return lane.search(vector, options.k, (key) => {
+      const item = this.live.get(key);
+      return item !== undefined && ns.has(item.ns) && (!layers || layers.has(item.layer));
+    });
+  }
+
+  lane(lane: string, model: string): VectorLane | undefined {
+    return this.lanes.get(laneId(lane, model));
+  }
+
+  laneIds(): string[] {
+    return [...this.lanes.keys()];
+  }
+
+  /** Live items of these layers that have no vector (for this text version) in the lane yet. */
+  waiting(lane: string, model: string, accept: (key: string, item: LiveItem) => boolean = () => true): string[] {
+    const l = this.lanes.get(laneId(lane, model));
+    const out: string[] = [];
+    for (const [key, item] of this.live) if (accept(key, item) && !l?.has(key)) out.push(key);
+    return out;
+  }
+
+  get rejectedEmbeddings(): number {
+    return this.rejected;
+  }
+
+  // ---- snapshot ----
+
+  snapshot(): VectorSnapshot {
+    return { fold: this.fold.state, live: Object.fromEntries(this.live), lanes: [...this.lanes.values()].map((l) => l.meta()), rejected: this.rejected };
+  }
+
+  load(state: unknown): void {
+    const snap = state as VectorSnapshot;
+    this.reset();
+    this.fold.load(snap.fold);
+    this.live = new Map(Object.entries(snap.live));
+    this.rejected = snap.rejected;
+    this.pendingLanes = snap.lanes;
+  }
+
+  // Lane metadata from load(), waiting for restoreFiles() to attach the HNSW files.
+  private pendingLanes: LaneMeta[] = [];
+
+  persistFiles(dir: string): void {
+    for (const lane of this.lanes.values()) lane.writeTo(join(dir, laneFile(lane.id)));
+  }
+
+  restoreFiles(dir: string): void {
+    for (const meta of this.pendingLanes) {
+      const lane = VectorLane.restore(meta, join(dir, laneFile(laneId(meta.lane, meta.model))));
+      this.lanes.set(lane.id, lane);
+    }
+    this.pendingLanes = [];
+  }
+
+  reset(): void {
+    this.fold.reset();
+    this.live = new Map();
+    this.lanes = new Map();
+    this.pendingLanes = [];
+    this.rejected = 0;
+  }
+
+  digest(): string {
+    const lanes = [...this.lanes.values()].map((l) => [l.id, l.dim, l.contents()]).sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1));
+    const pending = this.pendingLanes.map((m) => [laneId(m.lane, m.model), m.dim, Object.keys(m.vhash).sort().map((k) => [k, m.vhash[k] ?? '', m.fps[k] ?? ''])]);
+    const live = [...this.live.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    return canonicalDigest({ fold: this.fold.state, live, lanes: lanes.length ? lanes : pending, rejected: this.rejected });
+  }
+}
+
+function laneFile(id: string): string {
+  return `${id.replace(/[^A-Za-z0-9._@-]/g, '_')}.hnsw`;
+}

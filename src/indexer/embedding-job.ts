@@ -1,0 +1,221 @@
+// The indexing job: embeds items after their write was acknowledged (writes never
+// wait for a model) and appends the vectors as embedding.computed events, with
+// job.events for queued/running/succeeded/failed. Resumable by construction: what
+// is planned is whatever the vector projection does not yet hold for this model.
+import { randomBytes } from 'node:crypto';
+import type { ProjectionRunner } from '../../projections/runner.js';
+import type { RecordEntry, RecordsProjection } from '../../projections/records.js';
+import { vectorToBytes, type VectorProjection } from '../../projections/vector/index.js';
+import { searchableText } from '../../projections/keyword/index.js';
+import { embedDocuments, type Embedder } from '../embed/index.js';
+import { KiokuError } from '../errors.js';
+import type { AppendInput } from '../events/index.js';
+import { fingerprint, type Layer } from '../knowledge/evidence.js';
+import type { EventLog } from '../log/index.js';
+import { isMainlyCjk } from '../text/index.js';
+
+export type EmbedLane = 'text' | 'window';
+
+export interface EmbedTask {
+  key: string;
+  ns: string;
+  lane: EmbedLane;
+  text: string;
+  fp: string;
+}
+
+export interface IndexerOptions {
+  /** items per embedding call and per appended batch (default 32) */
+  batchSize?: number;
+  /** attempts per batch before the job fails (default 3) */
+  maxAttempts?: number;
+  /** first retry delay; doubles per attempt (default 500 ms) */
+  retryDelayMs?: number;
+  /** layers that get vectors (default all but episodes, which are cold) */
+  layers?: readonly Layer[];
+  actor?: string;
+}
+
+export interface JobSummary {
+  job_id: string;
+  model: string;
+  status: 'succeeded' | 'failed' | 'idle';
+  planned: number;
+  embedded: number;
+  /** mainly-CJK items the model cannot read: left to the keyword lanes */
+  skipped_cjk: number;
+  error?: string;
+  seconds: number;
+}
+
+export interface IndexerStore {
+  log: EventLog;
+  projections: ProjectionRunner;
+}
+
+const DEFAULT_LAYERS: readonly Layer[] = ['card', 'wiki', 'memory', 'note', 'trace', 'asset'];
+/** Neighbours on each side that make up a trace's context window. */
+const WINDOW_RADIUS = 1;
+
+export class EmbeddingIndexer {
+  private running: Promise<JobSummary> | undefined;
+  private last: JobSummary | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private failures = 0;
+
+  constructor(
+    private readonly store: IndexerStore,
+    readonly embedder: Embedder,
+    private readonly options: IndexerOptions = {},
+  ) {}
+
+  private get records(): RecordsProjection {
+    return this.store.projections.get<RecordsProjection>('records');
+  }
+
+  private get vectors(): VectorProjection {
+    return this.store.projections.get<VectorProjection>('vector');
+  }
+
+  /** Everything that needs a (new) vector from this model, and how many CJK items were skipped. */
+  plan(): { tasks: EmbedTask[]; skippedCjk: number } {
+    const layers = this.options.layers ?? DEFAULT_LAYERS;
+    const tasks: EmbedTask[] = [];
+    let skippedCjk = 0;
+    const textLane = this.vectors.lane('text', this.embedder.id);
+    const windowLane = this.vectors.lane('window', this.embedder.id);
+    const sessions = new Map<string, RecordEntry[]>();
+    for (const item of this.records.all({ layers })) {
+      const text = searchableText(item).trim();
+      if (!text) continue;
+      if (!this.embedder.readsCjk && isMainlyCjk(text)) {
+        skippedCjk += 1;
+        continue;
+      }
+      const fp = fingerprint(text);
+      if (textLane?.fingerprintOf(item.key) !== fp) tasks.push({ key: item.key, ns: item.ns, lane: 'text', text, fp });
+      if (item.layer === 'trace' && item.session_id) {
+        const list = sessions.get(`${item.ns}\u0000${item.session_id}`) ?? [];
+        list.push(item);
+        sessions.set(`${item.ns}\u0000${item.session_id}`, list);
+      }
+    }
+    // The window lane: each trace embedded with its neighbours in the same session (DESIGN §8).
+    for (const turns of sessions.values()) {
+      turns.sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at) || a.seq - b.seq);
+      turns.forEach((t, i) => {
+        const text = turns
+          .slice(Math.max(0, i - WINDOW_RADIUS), i + WINDOW_RADIUS + 1)
+          .map((n) => n.text)
+          .join('\n');
+        const fp = fingerprint(text);
+        if (windowLane?.fingerprintOf(t.key) !== fp) tasks.push({ key: t.key, ns: t.ns, lane: 'window', text, fp });
+      });
+    }
+    return { tasks, skippedCjk };
+  }
+
+  /** Items that wait for a vector from this model (recall reports the vector lane as unavailable for them). */
+  waiting(): number {
+    return this.plan().tasks.filter((t) => t.lane === 'text').length;
+  }
+
+  /** Run one job now (or join the one running). */
+  run(onProgress?: (done: number, total: number) => void): Promise<JobSummary> {
+    this.running ??= this.execute(onProgress).finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async execute(onProgress?: (done: number, total: number) => void): Promise<JobSummary> {
+    const started = performance.now();
+    const { tasks, skippedCjk } = this.plan();
+    const jobId = `embed-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+    const summary: JobSummary = { job_id: jobId, model: this.embedder.id, status: 'idle', planned: tasks.length, embedded: 0, skipped_cjk: skippedCjk, seconds: 0 };
+    if (tasks.length === 0) return (this.last = summary);
+    const actor = this.options.actor ?? 'indexer';
+    const job = (status: 'queued' | 'running' | 'succeeded' | 'failed', extra: { detail?: string; progress?: { done: number; total: number } } = {}): AppendInput => ({
+      type: 'job.event',
+      actor,
+      data: { job_id: jobId, stage: `embed:${this.embedder.id}`, status, ...extra },
+    });
+    await this.store.log.appendAll([job('queued', { progress: { done: 0, total: tasks.length } }), job('running', { progress: { done: 0, total: tasks.length } })]);
+    const batchSize = this.options.batchSize ?? 32;
+    let lastSeq = this.store.log.head().seq;
+    try {
+      await this.embedder.init();
+      for (let i = 0; i < tasks.length; i += batchSize) {
+        const batch = tasks.slice(i, i + batchSize);
+        const vectors = await this.withRetries(() => embedDocuments(this.embedder, batch.map((t) => t.text), batchSize));
+        const events: AppendInput[] = batch.map((t, j) => {
+          const v = vectors[j] as Float32Array;
+          return { type: 'embedding.computed', ns: t.ns, actor, data: { evidence_key: t.key, model: this.embedder.id, lane: t.lane, dim: v.length, vector: vectorToBytes(v), fingerprint: t.fp } };
+        });
+        const appended = await this.store.log.appendAll(events);
+        lastSeq = appended.at(-1)?.seq ?? lastSeq;
+        summary.embedded += batch.length;
+        onProgress?.(summary.embedded, tasks.length);
+      }
+      await this.store.log.append(job('succeeded', { progress: { done: summary.embedded, total: tasks.length } }));
+      summary.status = 'succeeded';
+      this.failures = 0;
+    } catch (err) {
+      summary.status = 'failed';
+      summary.error = err instanceof Error ? err.message : String(err);
+      this.failures += 1;
+      await this.store.log.append(job('failed', { detail: summary.error.slice(0, 2_000), progress: { done: summary.embedded, total: tasks.length } })).catch(() => undefined);
+    }
+    await this.store.projections.waitFor(lastSeq);
+    summary.seconds = Math.round((performance.now() - started) / 10) / 100;
+    return (this.last = summary);
+  }
+
+  private async withRetries<T>(fn: () => Promise<T>): Promise<T> {
+    const attempts = this.options.maxAttempts ?? 3;
+    let delay = this.options.retryDelayMs ?? 500;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (attempt >= attempts) throw err instanceof KiokuError ? err : new KiokuError('KIOKU_EMBEDDER_FAILED', `${this.embedder.id}: ${(err as Error).message}`, { cause: err });
+        await new Promise((r) => setTimeout(r, delay));
+        delay *= 2;
+      }
+    }
+  }
+
+  /** Follow the log: after writes settle, embed what is new. Failed jobs back off (up to 5 min). */
+  start(debounceMs = 250): void {
+    if (this.unsubscribe) return;
+    const schedule = (): void => {
+      if (this.timer) clearTimeout(this.timer);
+      const backoff = this.failures ? Math.min(300_000, 1_000 * 2 ** this.failures) : debounceMs;
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        void this.run().then((s) => {
+          if (s.status === 'failed') schedule();
+        });
+      }, backoff);
+      this.timer.unref();
+    };
+    this.unsubscribe = this.store.log.onCommit(() => {
+      // our own embedding events also commit; only a plan with work starts a job
+      if (!this.running) schedule();
+    });
+    schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.running) await this.running;
+  }
+
+  status(): { running: boolean; last: JobSummary | undefined } {
+    return { running: this.running !== undefined, last: this.last };
+  }
+}
