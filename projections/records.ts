@@ -146,7 +146,7 @@ export class RecordsProjection implements Projection {
 
   /** All sections of one document (or the one item for single-item layers), in section order. */
   document(ns: string, layer: Layer, id: string): RecordEntry[] {
-    return this.pick(this.byDoc.get(evidenceKey({ ns, layer, id })), { includeRetired: true }).sort((a, b) => a.seq - b.seq || (a.key < b.key ? -1 : 1));
+    return this.pick(this.byDoc.get(evidenceKey({ ns, layer, id })), { includeRetired: true }).sort((a, b) => (a.position ?? 0) - (b.position ?? 0) || (a.key < b.key ? -1 : 1));
   }
 
   /** A memory's supersede chain: the current head (none when forgotten) and every version, oldest first. */

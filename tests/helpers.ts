@@ -53,3 +53,32 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
     });
   });
 }
+
+import { MemoryLevel } from 'memory-level';
+import { defaultProjections, ProjectionRunner } from '../projections/index.js';
+import { Knowledge } from '../src/knowledge/index.js';
+import { EventLog, type LevelStore } from '../src/log/index.js';
+
+/** A whole store in memory: the log, every default projection, and the knowledge commands. */
+export async function memoryStore(): Promise<{ log: EventLog; projections: ProjectionRunner; knowledge: Knowledge; close: () => Promise<void> }> {
+  const log = await EventLog.open(new MemoryLevel<string, string>() as unknown as LevelStore);
+  const projections = new ProjectionRunner(log, defaultProjections());
+  await projections.open();
+  const knowledge = new Knowledge({ log, projections }, 'test');
+  return {
+    log,
+    projections,
+    knowledge,
+    close: async () => {
+      await projections.close();
+      await log.close();
+    },
+  };
+}
+
+/** Every record of the given type, in order. */
+export async function recordsOfType(log: EventLog, type: string): Promise<{ seq: number; data: unknown }[]> {
+  const out: { seq: number; data: unknown }[] = [];
+  for await (const r of log.read({ types: [type] })) out.push({ seq: r.seq, data: r.data });
+  return out;
+}

@@ -124,7 +124,7 @@ export class Knowledge {
     return last;
   }
 
-  writeMemories(input: unknown): Promise<WriteMemoriesResult> {
+  async writeMemories(input: unknown): Promise<WriteMemoriesResult> {
     const parsed = parseInput(writeMemoriesSchema, input, 'write memories');
     return this.exclusive(async () => {
       const events: AppendInput[] = [];
@@ -172,7 +172,7 @@ export class Knowledge {
   }
 
   /** Link existing memories: `head_id` supersedes each of `superseded_ids` (old kept, marked). */
-  supersede(input: unknown): Promise<{ head_id: string; superseded_ids: string[] }> {
+  async supersede(input: unknown): Promise<{ head_id: string; superseded_ids: string[] }> {
     const p = parseInput(z.strictObject({ ns, head_id: itemIdSchema, superseded_ids: z.array(itemIdSchema).min(1).max(100), reason: z.string().max(2_000).optional() }), input, 'supersede');
     return this.exclusive(async () => {
       this.requireActiveMemory(p.ns, p.head_id, 'head_id');
@@ -190,7 +190,7 @@ export class Knowledge {
   }
 
   /** Tombstone a memory: gone from search, still in the log. Forgetting twice is a no-op. */
-  forget(input: unknown): Promise<{ id: string; forgotten: boolean }> {
+  async forget(input: unknown): Promise<{ id: string; forgotten: boolean }> {
     const p = parseInput(z.strictObject({ ns, id: itemIdSchema, reason: z.string().max(2_000).optional() }), input, 'forget');
     return this.exclusive(async () => {
       const entry = this.requireMemory(p.ns, p.id, 'id');
@@ -200,7 +200,7 @@ export class Knowledge {
     });
   }
 
-  setAudience(input: unknown): Promise<{ id: string; audience: string[] }> {
+  async setAudience(input: unknown): Promise<{ id: string; audience: string[] }> {
     const p = parseInput(z.strictObject({ ns, id: itemIdSchema, audience: z.array(z.string().min(1).max(200)).max(100) }), input, 'set audience');
     return this.exclusive(async () => {
       this.requireActiveMemory(p.ns, p.id, 'id');
@@ -210,7 +210,7 @@ export class Knowledge {
   }
 
   /** Cards: markdown split into numbered sections; metadata sections flagged. Unchanged content appends nothing. */
-  upsertCard(input: unknown): Promise<DocumentWriteResult> {
+  async upsertCard(input: unknown): Promise<DocumentWriteResult> {
     const p = parseInput(documentSchema, input, 'upsert card');
     return this.exclusive(async () => {
       const { meta, body } = parseMarkdown(p.markdown);
@@ -232,7 +232,7 @@ export class Knowledge {
     });
   }
 
-  upsertWiki(input: unknown): Promise<DocumentWriteResult> {
+  async upsertWiki(input: unknown): Promise<DocumentWriteResult> {
     const p = parseInput(documentSchema, input, 'upsert wiki topic');
     return this.exclusive(async () => {
       const { meta, body } = parseMarkdown(p.markdown);
@@ -248,7 +248,7 @@ export class Knowledge {
     });
   }
 
-  upsertNote(input: unknown): Promise<DocumentWriteResult> {
+  async upsertNote(input: unknown): Promise<DocumentWriteResult> {
     const p = parseInput(noteSchema, input, 'upsert daily note');
     return this.exclusive(async () => {
       const { body } = parseMarkdown(p.markdown);
@@ -261,7 +261,7 @@ export class Knowledge {
     });
   }
 
-  removeDocument(layer: 'card' | 'wiki' | 'note', input: unknown): Promise<{ id: string; removed: boolean }> {
+  async removeDocument(layer: 'card' | 'wiki' | 'note', input: unknown): Promise<{ id: string; removed: boolean }> {
     const p = parseInput(z.strictObject({ ns, id: itemIdSchema, reason: z.string().max(2_000).optional() }), input, `remove ${layer}`);
     return this.exclusive(async () => {
       if (!this.records.document(p.ns, layer, p.id).some((e) => e.status === 'active')) {
@@ -279,7 +279,7 @@ export class Knowledge {
     });
   }
 
-  logEpisode(input: unknown): Promise<{ episode_id: string }> {
+  async logEpisode(input: unknown): Promise<{ episode_id: string }> {
     const p = parseInput(episodeSchema, input, 'log episode');
     return this.exclusive(async () => {
       const episodeId = p.episode_id ?? newId('ep');
@@ -292,7 +292,7 @@ export class Knowledge {
   }
 
   /** Register a file by reference: absolute path, description (its only search text), tags, size, sha256. */
-  registerAsset(input: unknown): Promise<{ id: string; changed: boolean; size: number; sha256: string }> {
+  async registerAsset(input: unknown): Promise<{ id: string; changed: boolean; size: number; sha256: string }> {
     const p = parseInput(assetSchema, input, 'register asset');
     return this.exclusive(async () => {
       let size: number;

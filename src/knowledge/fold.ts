@@ -103,12 +103,13 @@ export class KnowledgeFold {
       }
       case 'card.upserted': {
         const d = record.data as EventData<'card.upserted'>;
-        const items = d.sections.map((s): Item => ({
+        const items = d.sections.map((s, i): Item => ({
           key: evidenceKey({ ns, layer: 'card', id: d.id, section: s.id }),
           ns,
           layer: 'card',
           id: d.id,
           section: s.id,
+          position: i + 1,
           title: d.title,
           heading: s.heading,
           text: s.heading ? `${s.heading}\n${s.body}` : s.body,
@@ -237,7 +238,7 @@ export class KnowledgeFold {
     sourcePath?: string,
     tags?: string[],
   ): Item[] {
-    return sections.map((s) => {
+    return sections.map((s, i) => {
       const text = s.heading ? `${s.heading}\n${s.body}` : s.body;
       return {
         key: evidenceKey({ ns, layer, id, section: s.id }),
@@ -245,6 +246,7 @@ export class KnowledgeFold {
         layer,
         id,
         section: s.id,
+        position: i + 1,
         title,
         heading: s.heading,
         text,

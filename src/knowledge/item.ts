@@ -8,6 +8,8 @@ export interface Item {
   /** document id (memory id, card id, wiki topic id, note date, turn id, episode id, asset id) */
   id: string;
   section?: string;
+  /** 1-based position of the section within its document */
+  position?: number;
   title: string;
   heading?: string;
   /** the searchable text */
