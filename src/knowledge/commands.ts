@@ -345,7 +345,7 @@ function parseMarkdown(markdown: string): { meta: Record<string, unknown>; body:
   try {
     return parseFrontMatter(markdown);
   } catch (cause) {
-    throw new KiokuError('KIOKU_INPUT_INVALID', `markdown: front matter is not valid YAML: ${(cause as Error).message}`, { cause, details: { field: 'markdown' } });
+    throw new KiokuError('KIOKU_INPUT_INVALID', `markdown: ${(cause as Error).message}`, { cause, details: { field: 'markdown' } });
   }
 }
 

@@ -19,7 +19,12 @@ export function parseFrontMatter(text: string): ParsedMarkdown {
   const src = text.replace(/^\uFEFF/, '');
   const m = FRONT_MATTER.exec(src);
   if (!m) return { meta: {}, body: src };
-  const parsed: unknown = parseYaml(m[1] as string);
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(m[1] as string);
+  } catch (cause) {
+    throw new Error(`front matter is not valid YAML: ${(cause as Error).message.split('\n')[0]}`, { cause });
+  }
   if (parsed !== null && parsed !== undefined && (typeof parsed !== 'object' || Array.isArray(parsed))) {
     throw new Error('front matter must be a YAML mapping');
   }
