@@ -28,7 +28,8 @@ export interface Projection {
   restoreFiles?(dir: string): void;
 }
 
-const canonicalPackr = new Packr({ useRecords: false, moreTypes: false });
+// variableMapSize: projection states hold maps with more than 65,535 keys.
+const canonicalPackr = new Packr({ useRecords: false, moreTypes: false, variableMapSize: true });
 
 /** Sort object keys recursively so equal states encode to equal bytes whatever the insertion order. */
 function canonical(value: unknown): unknown {

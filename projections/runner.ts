@@ -152,10 +152,17 @@ export class ProjectionRunner {
     }
   }
 
+  /** Periodic snapshots are an optimisation: a failure is reported, never fatal (the log still holds everything). */
   private maybeSnapshot(): void {
     const every = this.options.snapshotEvery ?? 10_000;
     for (const slot of this.slots.values()) {
-      if (!slot.failed && slot.seq - slot.snapshotSeq >= every) this.writeSnapshot(slot);
+      if (slot.failed || slot.seq - slot.snapshotSeq < every) continue;
+      try {
+        this.writeSnapshot(slot);
+      } catch (err) {
+        slot.snapshotSeq = slot.seq; // do not retry on every event; the next period tries again
+        this.warn(`projection ${slot.projection.name}: snapshot at ${slot.seq} failed: ${(err as Error).message}`);
+      }
     }
   }
 

@@ -4,7 +4,8 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { join } from 'node:path';
 import { Packr } from 'msgpackr';
 
-const packr = new Packr({ useRecords: false, moreTypes: true });
+// variableMapSize: snapshots hold maps with more than 65,535 keys (fast 16-bit map sizes cannot).
+const packr = new Packr({ useRecords: false, moreTypes: true, variableMapSize: true });
 
 export interface SnapshotFile {
   format: 1;

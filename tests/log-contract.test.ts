@@ -122,6 +122,19 @@ describe.each(stores)('event log contract on $name', (factory) => {
     expect((await verifyChain(db)).checked).toBe(1);
   });
 
+  it('refuses an event that cannot be encoded on its own, while the rest of its group lands', async () => {
+    const huge = Object.fromEntries(Array.from({ length: 70_000 }, (_, i) => [`k${i}`, i]));
+    const results = await Promise.allSettled([
+      log.append(jobEvent(1)),
+      log.append({ type: 'recall.performed', data: { recall_id: 'r', retrieval_mode: 'keyword', queries: [], candidates: [], options: huge } }),
+      log.append(jobEvent(2)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'KIOKU_EVENT_INVALID' });
+    expect(log.head().seq).toBe(2);
+    expect((await verifyChain(db)).ok).toBe(true);
+  });
+
   it('refuses unknown event types from a writer and writes nothing', async () => {
     await expect(log.append({ type: 'memory.exploded', data: {} } as never)).rejects.toMatchObject({ code: 'KIOKU_EVENT_UNKNOWN_TYPE' });
     expect(log.head().seq).toBe(0);

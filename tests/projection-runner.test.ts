@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { MemoryLevel } from 'memory-level';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ProjectionRunner, StatsProjection, type Projection, type StatsState } from '../projections/index.js';
+import { ProjectionRunner, StatsProjection, canonicalDigest, type Projection, type StatsState } from '../projections/index.js';
 import { snapshotPath } from '../projections/snapshot-file.js';
 import type { LogRecord } from '../src/events/index.js';
 import { openKioku } from '../src/kioku.js';
@@ -80,6 +80,41 @@ describe('projection runner on disk', () => {
     expect(rebuiltTwice).toEqual(rebuiltOnce);
     expect(caughtUp.projections.get<StatsProjection>('stats').current().total).toBe(1000);
     await caughtUp.close();
+  });
+
+  it('snapshots and reloads states with more than 65,535 keys', async () => {
+    class Wide implements Projection {
+      readonly name = 'wide';
+      readonly version = 1;
+      state: Record<string, number> = {};
+      apply(record: LogRecord): void {
+        for (let i = 0; i < 70_000; i++) this.state[`k${i}`] = record.seq;
+      }
+      snapshot(): unknown {
+        return this.state;
+      }
+      load(state: unknown): void {
+        this.state = state as Record<string, number>;
+      }
+      reset(): void {
+        this.state = {};
+      }
+      digest(): string {
+        return canonicalDigest(this.state);
+      }
+    }
+    const log = await openLog(dir.path);
+    await log.append(jobEvent(1));
+    const first = new ProjectionRunner(log, [new Wide()], { snapshotDir: `${dir.path}/projections` });
+    await first.open();
+    const digest = first.digests()['wide'];
+    await first.close();
+    const second = new ProjectionRunner(log, [new Wide()], { snapshotDir: `${dir.path}/projections` });
+    const status = await second.open();
+    expect(status[0]).toMatchObject({ source: 'snapshot', seq: 1 });
+    expect(second.digests()['wide']).toBe(digest);
+    await second.close();
+    await log.close();
   });
 
   it('snapshots periodically while following the log', async () => {

@@ -155,17 +155,33 @@ export class EventLog {
         write.reject(new LogConflictError(write.expected, { seq, hash: seq === 0 ? GENESIS_HASH_HEX : toHex(prev) }));
         continue;
       }
-      const appended: Appended[] = [];
-      for (const e of write.events) {
-        seq += 1;
-        ts = Math.max(ts, now); // non-decreasing, so time ranges map to seq ranges
-        const body = encodeBody({ seq, ts, type: e.type, v: e.v, ns: e.ns, actor: e.actor, data: e.data });
-        const { frame, hash } = encodeFrame(prev, body);
-        records.push({ type: 'put', key: seqKey(seq), value: frame });
-        index.push({ type: 'put', key: `${e.type}!${seqKey(seq)}`, value: '' });
-        prev = hash;
-        appended.push({ seq, hash: hash.toString('hex') });
+      // Encode the whole write first: one that cannot be encoded is refused alone.
+      const encoded: { key: string; frame: Buffer; hash: Buffer; type: string }[] = [];
+      let wseq = seq;
+      let wprev = prev;
+      let wts = ts;
+      try {
+        for (const e of write.events) {
+          wseq += 1;
+          wts = Math.max(wts, now); // non-decreasing, so time ranges map to seq ranges
+          const body = encodeBody({ seq: wseq, ts: wts, type: e.type, v: e.v, ns: e.ns, actor: e.actor, data: e.data });
+          const { frame, hash } = encodeFrame(wprev, body);
+          encoded.push({ key: seqKey(wseq), frame, hash, type: e.type });
+          wprev = hash;
+        }
+      } catch (cause) {
+        write.reject(new KiokuError('KIOKU_EVENT_INVALID', `event cannot be encoded: ${(cause as Error).message}`, { cause }));
+        continue;
       }
+      const appended: Appended[] = [];
+      for (const enc of encoded) {
+        records.push({ type: 'put', key: enc.key, value: enc.frame });
+        index.push({ type: 'put', key: `${enc.type}!${enc.key}`, value: '' });
+        appended.push({ seq: Number(enc.key), hash: enc.hash.toString('hex') });
+      }
+      seq = wseq;
+      prev = wprev;
+      ts = wts;
       accepted.push({ write, appended });
     }
     if (accepted.length === 0) return;
