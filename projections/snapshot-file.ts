@@ -1,6 +1,7 @@
 // Snapshot files: <dir>/<projection>/snapshot.msgpack, written atomically
 // (temp file, fsync, rename, fsync dir) so a crash leaves the old or the new one.
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Packr } from 'msgpackr';
 
@@ -8,15 +9,28 @@ import { Packr } from 'msgpackr';
 const packr = new Packr({ useRecords: false, moreTypes: true, variableMapSize: true });
 
 export interface SnapshotFile {
-  format: 1;
+  format: 2;
   name: string;
   version: number;
   seq: number;
   hash: string;
-  digest: string;
-  state: unknown;
+  /** sha256 of `state` (the packed bytes): detects a damaged file without a canonical digest */
+  checksum: string;
+  /** the projection's state, packed separately so it can be checksummed */
+  state: Uint8Array;
   /** folder (beside the snapshot file) holding the projection's side files, if any */
   files?: string;
+}
+
+/** Pack a projection state and checksum it. */
+export function packState(state: unknown): { state: Uint8Array; checksum: string } {
+  const bytes = packr.pack(state);
+  return { state: bytes, checksum: createHash('sha256').update(bytes).digest('hex') };
+}
+
+export function unpackState(snap: SnapshotFile): unknown {
+  if (createHash('sha256').update(snap.state).digest('hex') !== snap.checksum) throw new Error('checksum mismatch (file damaged?)');
+  return packr.unpack(snap.state);
 }
 
 export function snapshotPath(dir: string, name: string): string {
@@ -56,8 +70,8 @@ export function readSnapshotFile(dir: string, name: string): SnapshotFile | { mi
   }
   try {
     const snap = packr.unpack(bytes) as Partial<SnapshotFile>;
-    if (snap?.format !== 1 || typeof snap.seq !== 'number' || typeof snap.hash !== 'string' || typeof snap.digest !== 'string') {
-      return { invalid: 'not a snapshot file' };
+    if (snap?.format !== 2 || typeof snap.seq !== 'number' || typeof snap.hash !== 'string' || typeof snap.checksum !== 'string' || !(snap.state instanceof Uint8Array)) {
+      return { invalid: 'not a snapshot file (or an older format)' };
     }
     return snap as SnapshotFile;
   } catch (err) {

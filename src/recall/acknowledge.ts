@@ -1,0 +1,46 @@
+// Pure acknowledgements and greetings need no recall: no embedding, no judge.
+// A short utterance with content ("好 直接送 v2 分支") is not one.
+
+const ACK_PHRASES = [
+  // English
+  'ok', 'okay', 'k', 'kk', 'yes', 'yep', 'yeah', 'yup', 'sure', 'right', 'fine', 'cool', 'great', 'nice', 'perfect', 'awesome', 'got it',
+  'gotcha', 'understood', 'noted', 'roger', 'ack', 'thanks', 'thank you', 'thx', 'ty', 'cheers', 'sounds good', 'looks good', 'lgtm',
+  'good', 'alright', 'all right', 'will do', 'done', 'hi', 'hello', 'hey', 'good morning', 'good night', 'good evening', 'morning',
+  'bye', 'goodbye', 'see you', 'ok thanks', 'ok thank you', 'okay thanks', 'great thanks', 'thanks a lot', 'many thanks', 'no problem',
+  'np', 'makes sense', 'sounds great', 'ok cool', 'nice one', 'go ahead', 'continue', 'go on', 'yes please', 'sure thing',
+  // Chinese
+  '好', '好的', '好滴', '好哒', '好吧', '行', '行吧', '可以', '嗯', '嗯嗯', '哦', '噢', '收到', '了解', '明白', '明白了', '知道了', '懂了',
+  '谢谢', '多谢', '感谢', '谢啦', '谢了', '辛苦了', '辛苦', '早', '早安', '早上好', '午安', '晚安', '晚上好', '你好', '您好', '嗨', '哈喽',
+  '对', '对的', '是的', '没问题', '没事', '好嘞', '得嘞', 'ok了', '继续', '拜拜', '再见',
+];
+const ACKS = new Set(ACK_PHRASES);
+
+// Separators between the parts of a compound acknowledgement ("好,收到", "ok, thanks!").
+const SPLIT = /[\s,，。.!！?？~～、;；:：…]+/u;
+const EMOJI_ONLY = /^[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Emoji_Component}\u200d\ufe0f\s]+$/u;
+
+/** True for a pure acknowledgement or greeting, in English or Chinese, punctuated or not. */
+export function isAcknowledgement(text: string): boolean {
+  const t = text.normalize('NFKC').trim().toLowerCase();
+  if (t.length === 0) return true;
+  if (t.length > 40) return false;
+  if (EMOJI_ONLY.test(t) && !/[0-9#*]/.test(t)) return true;
+  if (ACKS.has(t.replace(/[\s,，。.!！?？~～、;；:：…]+$/u, ''))) return true;
+  // every part is itself an acknowledgement: "好,收到", "ok thanks", "thanks!! 👍"
+  const parts = t.split(SPLIT).filter((p) => p && !EMOJI_ONLY.test(p));
+  if (parts.length === 0) return true;
+  if (parts.every((p) => ACKS.has(p))) return true;
+  // multi-word English phrases split by spaces: try greedy joins ("sounds good", "thank you")
+  return coversWithPhrases(parts);
+}
+
+function coversWithPhrases(parts: string[]): boolean {
+  const n = parts.length;
+  const ok: boolean[] = new Array(n + 1).fill(false);
+  ok[0] = true;
+  for (let i = 0; i < n; i++) {
+    if (!ok[i]) continue;
+    for (let j = i + 1; j <= Math.min(n, i + 4); j++) if (ACKS.has(parts.slice(i, j).join(' '))) ok[j] = true;
+  }
+  return ok[n] === true;
+}
