@@ -3,14 +3,20 @@ export { canonicalDigest, type Projection } from './projection.js';
 export { StatsProjection, evolveStats, type StatsState } from './stats.js';
 export { RecordsProjection, type RecordEntry, type ItemStatus } from './records.js';
 export { KeywordProjection, searchableText, type KeywordHit, type KeywordLane, type KeywordSearchOptions } from './keyword/index.js';
+export { DeliveredProjection } from './delivered.js';
+export { TurnsProjection, completionHash, type TurnState, type SessionState } from './turns.js';
+export { UsageProjection, isDemoted, DEMOTION_MIN_JUDGED, type UsageCounters } from './usage.js';
 export { VectorProjection, VectorLane, laneId, vectorFromBytes, vectorToBytes, type VectorHit, type VectorSearchOptions } from './vector/index.js';
 import type { Projection } from './projection.js';
 import { KeywordProjection } from './keyword/index.js';
 import { RecordsProjection } from './records.js';
 import { StatsProjection } from './stats.js';
 import { VectorProjection } from './vector/index.js';
+import { DeliveredProjection } from './delivered.js';
+import { UsageProjection } from './usage.js';
+import { TurnsProjection } from './turns.js';
 
 /** Every projection a Kioku store runs. Later capabilities add theirs here. */
 export function defaultProjections(): Projection[] {
-  return [new StatsProjection(), new RecordsProjection(), new KeywordProjection(), new VectorProjection()];
+  return [new StatsProjection(), new RecordsProjection(), new KeywordProjection(), new VectorProjection(), new UsageProjection(), new DeliveredProjection(), new TurnsProjection()];
 }

@@ -23,6 +23,7 @@ export const ERROR_REGISTRY = {
   KIOKU_RETIRED: { status: 409, summary: 'The memory was forgotten or superseded and cannot be changed that way.' },
   KIOKU_EMBEDDER_FAILED: { status: 502, summary: 'The embedding model or provider failed or timed out.' },
   KIOKU_EMBEDDER_UNAVAILABLE: { status: 503, summary: 'The configured embedder cannot be loaded (missing package, bad configuration).' },
+  KIOKU_FORBIDDEN: { status: 403, summary: 'The credentials do not allow this namespace or operation.' },
   KIOKU_USAGE: { status: 400, summary: 'A command-line invocation was malformed (bad flag or argument).' },
 } as const satisfies Record<string, { status: number; summary: string }>;
 

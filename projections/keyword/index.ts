@@ -105,6 +105,19 @@ export class KeywordProjection implements Projection {
     });
   }
 
+  /** Hits in every namespace: only for counting what ACL keeps out, never for content. */
+  searchAllNamespaces(query: string, options: { layers?: readonly Layer[]; limit?: number }): KeywordHit[] {
+    const layers = options.layers ? new Set(options.layers) : undefined;
+    const { hits, terms } = this.text.search(tokenize(query), options.limit ?? 50, (doc) => {
+      const row = this.docs[doc];
+      return row !== undefined && (!layers || layers.has(row.layer));
+    });
+    return hits.map((h) => {
+      const row = this.docs[h.doc] as DocRow;
+      return { key: row.key, layer: row.layer, ns: row.ns, score: h.score, complete: h.matched === terms, matched: h.matched };
+    });
+  }
+
   has(key: string): boolean {
     return this.docOf.has(key);
   }

@@ -71,6 +71,12 @@ export class VectorLane {
     return this.fps.get(key);
   }
 
+  /** The stored vector of `key` (as hnswlib keeps it), or undefined. */
+  vectorOf(key: string): Float32Array | undefined {
+    const label = this.labelOf.get(key);
+    return label === undefined ? undefined : Float32Array.from(this.index.getPoint(label));
+  }
+
   /** Add or replace the vector of `key`. */
   put(key: string, vector: Float32Array, fp: string | undefined, vectorHash: string): void {
     this.remove(key);

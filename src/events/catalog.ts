@@ -40,6 +40,10 @@ export const eventSchemas = {
     conversation: z.array(message).max(8).optional(),
     conversation_fingerprint: sha256Hex.optional(),
     context_since: isoTime.optional(),
+    /** when the utterance was made, for captured history imported after the fact */
+    occurred_at: isoTime.optional(),
+    /** who spoke, for conversations between people (an entity of the trace) */
+    speaker: z.string().min(1).max(200).optional(),
   }),
   'recall.performed': z.strictObject({
     recall_id: id,

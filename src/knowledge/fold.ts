@@ -9,6 +9,7 @@ interface PendingTurn {
   query: string;
   session_id: string;
   occurred_at: string;
+  speaker?: string;
 }
 
 export interface KnowledgeFoldState {
@@ -142,15 +143,16 @@ export class KnowledgeFold {
         return this.replaceDocument(ns, 'note', (record.data as EventData<'note.removed'>).date, [], record.seq);
       case 'turn.started': {
         const d = record.data as EventData<'turn.started'>;
-        this.state.turns[`${ns}\u0000${d.turn_id}`] = { query: d.query, session_id: d.session_id, occurred_at: at };
-        return [{ op: 'upsert', item: this.traceItem(ns, d.turn_id, d.query, '', d.session_id, at, record.seq) }];
+        const occurred = d.occurred_at ?? at;
+        this.state.turns[`${ns}\u0000${d.turn_id}`] = { query: d.query, session_id: d.session_id, occurred_at: occurred, ...(d.speaker ? { speaker: d.speaker } : {}) };
+        return [{ op: 'upsert', item: this.traceItem(ns, d.turn_id, d.query, '', d.session_id, occurred, record.seq, d.speaker) }];
       }
       case 'turn.completed': {
         const d = record.data as EventData<'turn.completed'>;
         const ref = `${ns}\u0000${d.turn_id}`;
         const started = this.state.turns[ref];
         delete this.state.turns[ref];
-        return [{ op: 'upsert', item: this.traceItem(ns, d.turn_id, started?.query ?? '', d.answer, d.session_id, started?.occurred_at ?? at, record.seq) }];
+        return [{ op: 'upsert', item: this.traceItem(ns, d.turn_id, started?.query ?? '', d.answer, d.session_id, started?.occurred_at ?? at, record.seq, started?.speaker) }];
       }
       case 'episode.logged': {
         const d = record.data as EventData<'episode.logged'>;
@@ -206,8 +208,9 @@ export class KnowledgeFold {
     }
   }
 
-  private traceItem(ns: string, turnId: string, query: string, answer: string, sessionId: string, occurredAt: string, seq: number): Item {
-    const text = answer ? `${query}\n${answer}` : query;
+  private traceItem(ns: string, turnId: string, query: string, answer: string, sessionId: string, occurredAt: string, seq: number, speaker?: string): Item {
+    // a speaker's name is part of what a turn is found by ("what did Caroline say …")
+    const text = `${speaker ? `${speaker}: ` : ''}${answer ? `${query}\n${answer}` : query}`;
     return {
       key: evidenceKey({ ns, layer: 'trace', id: turnId }),
       ns,
@@ -216,7 +219,7 @@ export class KnowledgeFold {
       title: firstLine(query),
       text,
       terms: [],
-      entities: [],
+      entities: speaker ? [speaker] : [],
       tags: [],
       occurred_at: occurredAt,
       seq,

@@ -1,0 +1,49 @@
+// delivered: which evidence keys were delivered in each session, when, and at which
+// fingerprint — so delivery can ask "delivered in session S since T?" without
+// scanning turns.
+import type { EventData, LogRecord } from '../src/events/index.js';
+import { canonicalDigest, type Projection } from './projection.js';
+
+/** per session: key → [ts, fingerprint | null][] */
+type DeliveredState = Record<string, Record<string, [number, string | null][]>>;
+
+export class DeliveredProjection implements Projection {
+  readonly name = 'delivered';
+  readonly version = 1;
+  private state: DeliveredState = {};
+
+  apply(record: LogRecord): void {
+    if (record.type !== 'delivery.made') return;
+    const d = record.data as EventData<'delivery.made'>;
+    if (!d.session_id) return;
+    const session = (this.state[d.session_id] ??= {});
+    for (const item of d.items) (session[item.evidence_key] ??= []).push([record.ts, item.fingerprint ?? null]);
+  }
+
+  /** Keys delivered in `sessionId` at or after `since` (ISO; absent = the whole session), with the fingerprints they had. */
+  deliveredSince(sessionId: string, since?: string): Map<string, (string | null)[]> {
+    const from = since ? Date.parse(since) : -Infinity;
+    const out = new Map<string, (string | null)[]>();
+    for (const [key, deliveries] of Object.entries(this.state[sessionId] ?? {})) {
+      const fps = deliveries.filter(([ts]) => ts >= from).map(([, fp]) => fp);
+      if (fps.length) out.set(key, fps);
+    }
+    return out;
+  }
+
+  snapshot(): DeliveredState {
+    return this.state;
+  }
+
+  load(state: unknown): void {
+    this.state = state as DeliveredState;
+  }
+
+  reset(): void {
+    this.state = {};
+  }
+
+  digest(): string {
+    return canonicalDigest(this.state);
+  }
+}

@@ -1,0 +1,92 @@
+// turns: sessions and turns — who opened a session, what a turn asked, what was
+// delivered in it and whether (and with what body) it was completed.
+import { createHash } from 'node:crypto';
+import type { EventData, LogRecord } from '../src/events/index.js';
+import { canonicalDigest, type Projection } from './projection.js';
+
+export interface SessionState {
+  ns: string;
+  agent: string;
+  opened_at: number;
+}
+
+export interface TurnState {
+  ns: string;
+  session_id: string;
+  query: string;
+  started_at: number;
+  delivered: string[];
+  /** hash of the completion body (answer + tool data), once completed */
+  completed?: string;
+  delivery_outcomes?: { evidence_key: string; term_overlap: number }[];
+}
+
+interface TurnsSnapshot {
+  sessions: Record<string, SessionState>;
+  turns: Record<string, TurnState>;
+}
+
+export function completionHash(answer: string, toolData: unknown): string {
+  return createHash('sha256').update(JSON.stringify([answer, toolData ?? null])).digest('hex');
+}
+
+export class TurnsProjection implements Projection {
+  readonly name = 'turns';
+  readonly version = 1;
+  private state: TurnsSnapshot = { sessions: {}, turns: {} };
+
+  apply(record: LogRecord): void {
+    switch (record.type) {
+      case 'session.opened': {
+        const d = record.data as EventData<'session.opened'>;
+        this.state.sessions[d.session_id] ??= { ns: record.ns, agent: d.agent, opened_at: record.ts };
+        return;
+      }
+      case 'turn.started': {
+        const d = record.data as EventData<'turn.started'>;
+        this.state.turns[d.turn_id] = { ns: record.ns, session_id: d.session_id, query: d.query, started_at: record.ts, delivered: [] };
+        return;
+      }
+      case 'delivery.made': {
+        const d = record.data as EventData<'delivery.made'>;
+        const turn = d.turn_id ? this.state.turns[d.turn_id] : undefined;
+        if (turn) turn.delivered.push(...d.items.map((i) => i.evidence_key));
+        return;
+      }
+      case 'turn.completed': {
+        const d = record.data as EventData<'turn.completed'>;
+        const turn = this.state.turns[d.turn_id];
+        if (turn && !turn.completed) {
+          turn.completed = completionHash(d.answer, d.tool_data);
+          turn.delivery_outcomes = d.delivery_outcomes ?? [];
+        }
+        return;
+      }
+      default:
+    }
+  }
+
+  session(id: string): SessionState | undefined {
+    return this.state.sessions[id];
+  }
+
+  turn(id: string): TurnState | undefined {
+    return this.state.turns[id];
+  }
+
+  snapshot(): TurnsSnapshot {
+    return this.state;
+  }
+
+  load(state: unknown): void {
+    this.state = state as TurnsSnapshot;
+  }
+
+  reset(): void {
+    this.state = { sessions: {}, turns: {} };
+  }
+
+  digest(): string {
+    return canonicalDigest(this.state);
+  }
+}

@@ -1,0 +1,97 @@
+// usage: per namespace and evidence key, how often an item was considered, judged,
+// found relevant and returned — one observation per recall — and the demotion rule.
+import type { EventData, LogRecord } from '../src/events/index.js';
+import { canonicalDigest, type Projection } from './projection.js';
+
+export interface UsageCounters {
+  considered: number;
+  judged: number;
+  relevant: number;
+  returned: number;
+}
+
+/** DESIGN §4 step 8: at least this many decisive judged observations, none positive → demoted. */
+export const DEMOTION_MIN_JUDGED = 5;
+/** A verdict at or above this counts as relevant (the delivery floor). */
+export const RELEVANT_AT = 0.5;
+
+/** Demotion: ≥ 5 decisive observations and no positive one. Changes rank, never deletes. */
+export function isDemoted(c: UsageCounters | undefined): boolean {
+  return c !== undefined && c.judged >= DEMOTION_MIN_JUDGED && c.relevant === 0;
+}
+
+type UsageState = Record<string, Record<string, UsageCounters>>;
+
+export class UsageProjection implements Projection {
+  readonly name = 'usage';
+  readonly version = 1;
+  private state: UsageState = {};
+
+  private counters(ns: string, key: string): UsageCounters {
+    const byKey = (this.state[ns] ??= {});
+    return (byKey[key] ??= { considered: 0, judged: 0, relevant: 0, returned: 0 });
+  }
+
+  apply(record: LogRecord): void {
+    if (record.type === 'recall.performed') {
+      const d = record.data as EventData<'recall.performed'>;
+      // one observation per call: a key that reached fusion through several legs counts once
+      const seen = new Set<string>();
+      for (const c of d.candidates) {
+        if (seen.has(c.evidence_key)) continue;
+        seen.add(c.evidence_key);
+        const u = this.counters(record.ns, c.evidence_key);
+        u.considered += 1;
+        if (c.flags?.includes('returned')) u.returned += 1;
+      }
+    } else if (record.type === 'verdict.recorded') {
+      const d = record.data as EventData<'verdict.recorded'>;
+      const best = new Map<string, number | null>();
+      for (const v of d.verdicts) {
+        const prev = best.get(v.evidence_key);
+        // unknown never erases a decisive verdict; the best decisive verdict counts
+        if (v.score === null) {
+          if (!best.has(v.evidence_key)) best.set(v.evidence_key, null);
+        } else best.set(v.evidence_key, prev == null ? v.score : Math.max(prev, v.score));
+      }
+      for (const [key, score] of best) {
+        if (score === null) continue;
+        const u = this.counters(record.ns, key);
+        u.judged += 1;
+        if (score >= RELEVANT_AT) u.relevant += 1;
+      }
+    }
+  }
+
+  get(ns: string, key: string): UsageCounters | undefined {
+    return this.state[ns]?.[key];
+  }
+
+  demoted(ns: string, key: string): boolean {
+    return isDemoted(this.get(ns, key));
+  }
+
+  /** Evidence considered at least `minConsidered` times and never found relevant. */
+  cold(ns: string, minConsidered = 5): ({ key: string } & UsageCounters)[] {
+    return Object.entries(this.state[ns] ?? {})
+      .filter(([, c]) => c.considered >= minConsidered && c.relevant === 0)
+      .map(([key, c]) => ({ key, ...c }))
+      .sort((a, b) => b.considered - a.considered || (a.key < b.key ? -1 : 1));
+  }
+
+  snapshot(): UsageState {
+    return this.state;
+  }
+
+  load(state: unknown): void {
+    this.state = state as UsageState;
+  }
+
+  reset(): void {
+    this.state = {};
+  }
+
+  digest(): string {
+    return canonicalDigest(this.state);
+  }
+}

@@ -1,0 +1,48 @@
+// Recall configuration. Defaults were chosen on the LoCoMo development split
+// (evals/locomo/run.ts; figures in evals/README.md), never on held-out data.
+import { DEFAULT_DELIVERY_RULES, type DeliveryRules } from './delivery.js';
+import type { FusionMethod } from './fusion.js';
+
+export interface RecallConfig {
+  fusion: FusionMethod;
+  rrf_k: number;
+  /** per channel: keyword, terms, vector, window */
+  channel_weights: Record<string, number>;
+  /** per query kind: utterance, context, last_sentence */
+  query_weights: Record<string, number>;
+  /** boosts added after fusion to candidates matching a cue */
+  cue_weights: { entity: number; time: number };
+  /** candidates each lane returns per query */
+  lane_budget: number;
+  /** fused candidates that reach the judge */
+  judge_pool: number;
+  /** most sections of one document that reach the judge */
+  sections_per_document: number;
+  embed_timeout_ms: number;
+  judge_timeout_ms: number;
+  delivery: DeliveryRules;
+}
+
+export const DEFAULT_RECALL_CONFIG: RecallConfig = {
+  fusion: 'weighted',
+  rrf_k: 60,
+  channel_weights: { keyword: 1, terms: 0.5, vector: 0.8, window: 0.5 },
+  query_weights: { utterance: 1, context: 0.5, last_sentence: 0.5 },
+  cue_weights: { entity: 0.3, time: 0.3 },
+  lane_budget: 50,
+  judge_pool: 20,
+  sections_per_document: 2,
+  embed_timeout_ms: 3_000,
+  judge_timeout_ms: 8_000,
+  delivery: DEFAULT_DELIVERY_RULES,
+};
+
+/** The weight of lane `<channel>:<query kind>`. */
+export function laneWeights(config: RecallConfig, lanes: Iterable<string>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const lane of lanes) {
+    const [channel, kind] = lane.split(':') as [string, string | undefined];
+    out[lane] = (config.channel_weights[channel] ?? 0) * (kind ? (config.query_weights[kind] ?? 0) : 1);
+  }
+  return out;
+}

@@ -1,0 +1,185 @@
+// Delivery: pure local rules, no model (DESIGN §4 step 7). From every judged
+// candidate — not only the response's `limit` — pick at most three items for the
+// answering agent, knowledge first, never repeating what it can still see.
+import { normaliseBody } from '../knowledge/evidence.js';
+
+export const HOLD_REASONS = [
+  'unjudged',
+  'below_floor',
+  'history_floor',
+  'already_delivered',
+  'own_session',
+  'quoted',
+  'duplicate',
+  'truncated',
+  'metadata_section',
+  'no_slot',
+] as const;
+export type HoldReason = (typeof HOLD_REASONS)[number];
+
+export interface DeliveryCandidate {
+  key: string;
+  /** knowledge (cards, wiki, memories, assets) or history (notes, traces, episodes) */
+  kind: 'knowledge' | 'history';
+  layer: string;
+  /** the judge's score; null = unknown (never treated as negative, never delivered) */
+  verdict: number | null;
+  /** normalised-body fingerprint; undefined for cards (their text is not a version) */
+  fingerprint?: string | undefined;
+  title: string;
+  text: string;
+  meta?: boolean | undefined;
+  session_id?: string | undefined;
+  occurred_at: string;
+  /** fused rank, 0 = best */
+  rank: number;
+}
+
+export interface DeliveryState {
+  session_id?: string | undefined;
+  /** the last compaction (ISO); absent = the whole session is still visible */
+  context_since?: string | undefined;
+  /** keys delivered in this session since context_since → fingerprints then (null = unknown version) */
+  delivered: ReadonlyMap<string, readonly (string | null)[]>;
+  /** recent assistant replies in the visible dialogue */
+  assistant_texts: readonly string[];
+}
+
+export interface DeliveryRules {
+  floor: number;
+  history_floor: number;
+  max_items: number;
+  max_history: number;
+  excerpt_chars: number;
+}
+
+export const DEFAULT_DELIVERY_RULES: DeliveryRules = { floor: 0.5, history_floor: 0.75, max_items: 3, max_history: 1, excerpt_chars: 2_000 };
+
+export interface DeliveredItem {
+  key: string;
+  layer: string;
+  kind: 'knowledge' | 'history';
+  title: string;
+  text: string;
+  /** the text was cut at a paragraph boundary */
+  excerpt: boolean;
+  verdict: number;
+  fingerprint?: string;
+}
+
+export interface DeliveryResult {
+  items: DeliveredItem[];
+  held: Map<string, HoldReason>;
+}
+
+/** Which candidates reach the agent, and why each other one did not. */
+export function deliver(candidates: readonly DeliveryCandidate[], state: DeliveryState, rules: DeliveryRules = DEFAULT_DELIVERY_RULES): DeliveryResult {
+  const held = new Map<string, HoldReason>();
+  const eligible: DeliveryCandidate[] = [];
+  const since = state.context_since ? Date.parse(state.context_since) : -Infinity;
+  const assistant = state.assistant_texts.map(normaliseBody).filter(Boolean);
+  for (const c of candidates) {
+    const reason = holdReason(c, state, rules, since, assistant);
+    if (reason) held.set(c.key, reason);
+    else eligible.push(c);
+  }
+  // knowledge first, then by verdict, then by fused rank (deterministic)
+  const order = (a: DeliveryCandidate, b: DeliveryCandidate): number => (b.verdict as number) - (a.verdict as number) || a.rank - b.rank || (a.key < b.key ? -1 : 1);
+  const knowledge = eligible.filter((c) => c.kind === 'knowledge').sort(order);
+  const history = eligible.filter((c) => c.kind === 'history').sort(order);
+  const items: DeliveredItem[] = [];
+  const texts = new Set<string>();
+  const take = (c: DeliveryCandidate): void => {
+    const body = normaliseBody(c.text);
+    if (texts.has(body)) return void held.set(c.key, 'duplicate');
+    texts.add(body);
+    items.push(present(c, rules));
+  };
+  for (const c of knowledge) {
+    if (items.length >= rules.max_items) held.set(c.key, 'no_slot');
+    else take(c);
+  }
+  let historyTaken = 0;
+  for (const c of history) {
+    // history takes at most max_history of the slots knowledge left over
+    if (items.length >= rules.max_items || historyTaken >= rules.max_history) held.set(c.key, 'no_slot');
+    else {
+      const before = items.length;
+      take(c);
+      if (items.length > before) historyTaken += 1;
+    }
+  }
+  return { items, held };
+}
+
+function holdReason(c: DeliveryCandidate, state: DeliveryState, rules: DeliveryRules, since: number, assistant: readonly string[]): HoldReason | undefined {
+  if (c.verdict === null) return 'unjudged';
+  if (c.verdict < rules.floor) return 'below_floor';
+  if (c.kind === 'history' && c.verdict < rules.history_floor) return 'history_floor';
+  if (c.meta) return 'metadata_section';
+  if (isTruncatedSnippet(c.text)) return 'truncated';
+  if (state.session_id && c.layer === 'trace' && c.session_id === state.session_id && Date.parse(c.occurred_at) >= since) return 'own_session';
+  const before = state.delivered.get(c.key);
+  if (before && before.length > 0) {
+    // an edited source may be suggested again; an unknown version on either side blocks
+    const changed = c.fingerprint !== undefined && before.every((fp) => fp !== null && fp !== c.fingerprint);
+    if (!changed) return 'already_delivered';
+  }
+  if (isQuoted(c.text, assistant)) return 'quoted';
+  return undefined;
+}
+
+/** A display-only snippet cut by some other tool ("…" or "..." at the end). */
+export function isTruncatedSnippet(text: string): boolean {
+  return /(?:…|\.\.\.|\[\.\.\.\])\s*$/u.test(text.trim());
+}
+
+/** The agent already quoted this text in a recent reply. */
+export function isQuoted(text: string, assistantNormalised: readonly string[]): boolean {
+  const body = normaliseBody(text);
+  if (body.length < 20) return false;
+  const probe = body.length <= 200 ? body : body.slice(0, 120);
+  return assistantNormalised.some((a) => a.includes(probe));
+}
+
+/** A title with no letters, or a short prefix plus a hash, says nothing: use the body's first sentence. */
+export function repairTitle(title: string, body: string): string {
+  const bad = !/\p{L}/u.test(title) || /^[\p{L}\s]{0,16}\b[0-9a-f]{4,}(?:\.{3}|…)?$/iu.test(title.trim()) || /^\S{0,12}\s*[0-9a-f]{8,}$/i.test(title.trim());
+  if (!bad) return title;
+  const sentence = body.trim().split(/(?<=[.!?。！？])\s+|\n/u)[0] ?? body;
+  return sentence.length > 120 ? `${sentence.slice(0, 119)}…` : sentence;
+}
+
+/** Cut a long body at paragraph boundaries (then sentence boundaries) to fit `max` characters. */
+export function excerpt(text: string, max: number): { text: string; excerpt: boolean } {
+  if (text.length <= max) return { text, excerpt: false };
+  const paragraphs = text.split(/\n\s*\n/);
+  let out = '';
+  for (const p of paragraphs) {
+    const next = out ? `${out}\n\n${p}` : p;
+    if (next.length > max) break;
+    out = next;
+  }
+  if (!out) {
+    // one huge paragraph: whole sentences
+    for (const s of (paragraphs[0] ?? text).split(/(?<=[.!?。！？])\s*/u)) {
+      if ((out + s).length > max) break;
+      out += s;
+    }
+  }
+  return { text: out || text.slice(0, max), excerpt: true };
+}
+
+function present(c: DeliveryCandidate, rules: DeliveryRules): DeliveredItem {
+  const cut = excerpt(c.text, rules.excerpt_chars);
+  return {
+    key: c.key,
+    layer: c.layer,
+    kind: c.kind,
+    title: repairTitle(c.title, c.text),
+    text: cut.text,
+    excerpt: cut.excerpt,
+    verdict: c.verdict as number,
+    ...(c.fingerprint ? { fingerprint: c.fingerprint } : {}),
+  };
+}

@@ -1,0 +1,67 @@
+// The recall packet: what every interface returns for a recall or a turn start.
+import type { Layer } from '../knowledge/evidence.js';
+import type { HoldReason } from './delivery.js';
+import type { JudgeStatus } from './judge/index.js';
+import type { RecallOptions } from './request.js';
+
+export type BackendStatus = 'disabled' | 'unavailable' | 'empty' | 'used' | 'filtered' | 'error' | 'timeout' | 'invalid_response';
+
+export interface BackendDiagnostic {
+  attempted: boolean;
+  used: boolean;
+  status: BackendStatus;
+}
+
+export interface PacketRecord {
+  id: string;
+  evidence_key: string;
+  layer: Layer;
+  title: string;
+  heading?: string;
+  excerpt: string;
+  /** the excerpt was cut at a paragraph boundary */
+  excerpt_truncated: boolean;
+  score: number;
+  rank_score: number;
+  occurred_at: string;
+  provenance: { ns: string; seq: number; source_path?: string; session_id?: string; kind?: string };
+  /** why this was recalled, and why it was or was not delivered */
+  why: {
+    lanes: Record<string, number>;
+    fused_score: number;
+    demoted: boolean;
+    verdict?: number | null;
+    delivered: boolean;
+    held_back?: HoldReason | 'not_judged';
+  };
+}
+
+export interface DeliveredRecord {
+  evidence_key: string;
+  layer: string;
+  kind: 'knowledge' | 'history';
+  title: string;
+  text: string;
+  excerpt: boolean;
+  verdict: number;
+}
+
+export interface RecallPacket {
+  recall_id: string;
+  namespace: string;
+  retrieval_mode: 'hybrid' | 'keyword' | 'vector' | 'conversation_only' | 'skipped';
+  records: PacketRecord[];
+  delivery: DeliveredRecord[];
+  judge: { status: JudgeStatus; judge: string; calls: number; ms: number; tokens?: { prompt: number; completion: number }; error?: string };
+  backends: Record<string, BackendDiagnostic>;
+  filtered_counts: { total: number; by_layer: Record<string, number> };
+  warnings: string[];
+  degraded: boolean;
+  options: RecallOptions;
+  limit: number;
+  conversation_fingerprint: string;
+  conversation_messages: number;
+  queries: { kind: string; text: string }[];
+  timings: Record<string, number>;
+  time_cue?: { from: string; to: string; phrase: string };
+}

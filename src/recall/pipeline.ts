@@ -1,0 +1,447 @@
+// recall(request) → packet: the one search path behind HTTP, MCP, the hook and the CLI.
+// Plan queries, run every channel concurrently, fuse over evidence keys, judge once,
+// deliver by local rules, account usage — and record it all as events.
+import { randomBytes } from 'node:crypto';
+import type { ProjectionRunner } from '../../projections/runner.js';
+import type { DeliveredProjection } from '../../projections/delivered.js';
+import type { KeywordProjection } from '../../projections/keyword/index.js';
+import { searchableText } from '../../projections/keyword/index.js';
+import type { RecordEntry, RecordsProjection } from '../../projections/records.js';
+import { isDemoted, type UsageProjection } from '../../projections/usage.js';
+import type { VectorProjection } from '../../projections/vector/index.js';
+import type { Embedder } from '../embed/index.js';
+import { KiokuError } from '../errors.js';
+import { DEFAULT_NAMESPACE, type AppendInput } from '../events/index.js';
+import { KNOWLEDGE_LAYERS, documentKey, type Layer } from '../knowledge/evidence.js';
+import { parseInput } from '../knowledge/validate.js';
+import type { EventLog } from '../log/index.js';
+import { isMainlyCjk, tokenize } from '../text/index.js';
+import { isAcknowledgement } from './acknowledge.js';
+import { DEFAULT_RECALL_CONFIG, laneWeights, type RecallConfig } from './config.js';
+import { boundConversation, conversationFingerprint, planQueries, type PlannedQuery } from './conversation.js';
+import { inRange, nameCandidates, parseTimeRange } from './cues.js';
+import { deliver, excerpt, repairTitle, type DeliveryCandidate, type HoldReason } from './delivery.js';
+import { fuse, type LaneHit } from './fusion.js';
+import type { Judge, JudgeResult } from './judge/index.js';
+import { EmbeddingCache } from './embedding-cache.js';
+import { LAYER_OPTIONS, enabledLayers, recallRequestSchema, type ParsedRecallRequest } from './request.js';
+import type { BackendDiagnostic, PacketRecord, RecallPacket } from './packet.js';
+
+export interface RecallCore {
+  log: EventLog;
+  projections: ProjectionRunner;
+  judge: Judge;
+  embedder?: Embedder | undefined;
+  config?: RecallConfig;
+  /** items still waiting for vectors from the embedder (the vector lane is then partly unavailable) */
+  waitingForVectors?: () => number;
+  cache?: EmbeddingCache;
+  now?: () => Date;
+}
+
+export interface RecallContext {
+  /** namespaces the caller may read (from its token); the request's namespace must be one of them */
+  namespaces?: readonly string[];
+  actor?: string;
+  turn_id?: string;
+}
+
+const QUESTION_WORDS = /^(?:what|when|where|who|whom|whose|why|how|which|did|does|do|is|are|was|were|can|could|would|should|will|has|have|had)\b\s*/i;
+
+/** The dense query: question words add nothing for a sentence encoder (LoCoMo dev: R@10 0.664 → 0.686). */
+export function denseQueryText(text: string): string {
+  let t = text.trim();
+  for (let i = 0; i < 3 && QUESTION_WORDS.test(t); i++) t = t.replace(QUESTION_WORDS, '');
+  return t.replace(/\?+\s*$/, '') || text;
+}
+
+export async function recall(core: RecallCore, input: unknown, context: RecallContext = {}): Promise<RecallPacket> {
+  const started = performance.now();
+  const config = core.config ?? DEFAULT_RECALL_CONFIG;
+  const request = parseInput(recallRequestSchema, input, 'recall');
+  const ns = request.namespace ?? context.namespaces?.[0] ?? DEFAULT_NAMESPACE;
+  if (context.namespaces && !context.namespaces.includes(ns)) {
+    throw new KiokuError('KIOKU_FORBIDDEN', `namespace "${ns}" is not readable with these credentials`, { details: { field: 'namespace' } });
+  }
+  const dialogue = boundConversation(request.conversation ?? []);
+  const recallId = `r-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+  const base = {
+    recall_id: recallId,
+    namespace: ns,
+    options: request.options,
+    limit: request.limit,
+    conversation_fingerprint: conversationFingerprint(dialogue),
+    conversation_messages: dialogue.length,
+  };
+  const records = core.projections.get<RecordsProjection>('records');
+
+  if (isAcknowledgement(request.query)) {
+    await core.log.append({
+      type: 'recall.performed',
+      ns,
+      actor: context.actor ?? 'recall',
+      data: { recall_id: recallId, retrieval_mode: 'skipped', queries: [], candidates: [], ...(context.turn_id ? { turn_id: context.turn_id } : {}), ...(request.session_id ? { session_id: request.session_id } : {}) },
+    });
+    return {
+      ...base,
+      retrieval_mode: 'skipped',
+      records: [],
+      delivery: [],
+      judge: { status: 'disabled', judge: core.judge.id, calls: 0, ms: 0 },
+      backends: {},
+      filtered_counts: { total: 0, by_layer: {} },
+      warnings: [],
+      degraded: false,
+      queries: [],
+      timings: { total_ms: round(performance.now() - started) },
+    };
+  }
+
+  const layers = enabledLayers(request.options);
+  const queries = planQueries(request.query, dialogue);
+  const warnings: string[] = [];
+  const backends: Record<string, BackendDiagnostic> = {};
+  const timings: Record<string, number> = {};
+  const now = core.now?.() ?? new Date();
+
+  // ---- channels, concurrently: the model embeds while the keyword lanes run ----
+  const t0 = performance.now();
+  const embedding = embedQueries(core, config, request, queries, dialogue, backends, warnings);
+  const lists = new Map<string, LaneHit[]>();
+  const keyword = core.projections.get<KeywordProjection>('keyword');
+  const searchLayers = layers.filter((l) => l !== 'episode' || request.options.episodes);
+  let keywordHits = 0;
+  let termHits = 0;
+  for (const q of queries) {
+    const hits = keyword.search(q.text, { namespaces: [ns], layers: searchLayers, limit: config.lane_budget });
+    lists.set(`keyword:${q.kind}`, hits.map((h) => ({ key: h.key, score: h.score + (h.complete ? 1e-9 : 0) })));
+    keywordHits += hits.length;
+    if (searchLayers.includes('memory')) {
+      const terms = keyword.search(q.text, { namespaces: [ns], layers: ['memory'], lane: 'terms', limit: config.lane_budget });
+      lists.set(`terms:${q.kind}`, terms.map((h) => ({ key: h.key, score: h.score })));
+      termHits += terms.length;
+    }
+  }
+  backends['keyword'] = { attempted: true, used: keywordHits > 0, status: keywordHits > 0 ? 'used' : 'empty' };
+  backends['terms'] = searchLayers.includes('memory') ? { attempted: true, used: termHits > 0, status: termHits > 0 ? 'used' : 'empty' } : { attempted: false, used: false, status: 'disabled' };
+  timings['keyword_ms'] = round(performance.now() - t0);
+
+  const embedded = await embedding;
+  timings['embed_ms'] = embedded.ms;
+  const vectors = core.projections.get<VectorProjection>('vector');
+  if (embedded.vectors) {
+    const model = (core.embedder as Embedder).id;
+    let vectorHits = 0;
+    for (const q of queries) {
+      const v = embedded.vectors.get(q.kind);
+      if (!v) continue;
+      const text = vectors.search(v, { lane: 'text', model, k: config.lane_budget, namespaces: [ns], layers: searchLayers });
+      lists.set(`vector:${q.kind}`, text.map((h) => ({ key: h.key, score: h.score })));
+      vectorHits += text.length;
+      if (searchLayers.includes('trace')) {
+        const window = vectors.search(v, { lane: 'window', model, k: config.lane_budget, namespaces: [ns], layers: ['trace'] });
+        lists.set(`window:${q.kind}`, window.map((h) => ({ key: h.key, score: h.score })));
+      }
+    }
+    const waiting = core.waitingForVectors?.() ?? 0;
+    if (waiting > 0) warnings.push(`vectors_pending:${waiting}`);
+    backends['vector'] = embedded.vectors.size === 0 ? { attempted: false, used: false, status: 'disabled' } : waiting > 0 && vectorHits === 0 ? { attempted: true, used: false, status: 'unavailable' } : { attempted: true, used: vectorHits > 0, status: vectorHits > 0 ? 'used' : 'empty' };
+  }
+
+  // ---- fuse over evidence keys ----
+  const t1 = performance.now();
+  const fused = fuse(config.fusion, lists, laneWeights(config, lists.keys()), config.rrf_k);
+  // cue boosts: an entity or speaker the query names, a time range it mentions
+  const entityKeys = entityCue(records, ns, request.query);
+  const range = parseTimeRange(request.query, now);
+  backends['entity_cue'] = entityKeys.size ? { attempted: true, used: true, status: 'used' } : { attempted: true, used: false, status: 'empty' };
+  backends['time_cue'] = range ? { attempted: true, used: true, status: 'used' } : { attempted: true, used: false, status: 'empty' };
+  const usage = core.projections.get<UsageProjection>('usage');
+  const ownSince = request.context_since ? Date.parse(request.context_since) : -Infinity;
+  let ownSession = 0;
+  const scored: { entry: RecordEntry; score: number; parts: Record<string, number>; demoted: boolean }[] = [];
+  for (const f of fused) {
+    const entry = records.get(f.key);
+    if (!entry || entry.status !== 'active') continue;
+    // this session's own traces in the visible range never come back (DESIGN §4 step 7)
+    if (request.session_id && entry.layer === 'trace' && entry.session_id === request.session_id && Date.parse(entry.occurred_at) >= ownSince) {
+      ownSession += 1;
+      continue;
+    }
+    const parts = { ...f.parts };
+    let score = f.score;
+    if (entityKeys.has(f.key)) score += parts['entity_cue'] = config.cue_weights.entity;
+    if (range && inRange(entry.occurred_at, range)) score += parts['time_cue'] = config.cue_weights.time;
+    scored.push({ entry, score, parts, demoted: isDemoted(usage.get(ns, f.key)) });
+  }
+  // demoted evidence sinks below the rest; it never vanishes
+  scored.sort((a, b) => Number(a.demoted) - Number(b.demoted) || b.score - a.score || (a.entry.key < b.entry.key ? -1 : 1));
+  if (ownSession) warnings.push(`own_session_traces_excluded:${ownSession}`);
+
+  // ---- per-layer quotas, then the global limit ----
+  const perLayer = new Map<Layer, number>();
+  const ranked = scored.filter((s) => {
+    const max = LAYER_OPTIONS[s.entry.layer].max;
+    const cap = max ? (request.options[max] as number | undefined) : undefined;
+    const n = perLayer.get(s.entry.layer) ?? 0;
+    if (cap !== undefined && n >= cap) return false;
+    perLayer.set(s.entry.layer, n + 1);
+    return true;
+  });
+  const filtered = aclFiltered(keyword, request.query, ns, searchLayers);
+  if (filtered.total > 0) warnings.push('records_filtered_by_acl');
+  timings['fusion_ms'] = round(performance.now() - t1);
+
+  // ---- the judge sees the top of the fused list, at most two sections per document ----
+  const pool = judgePool(ranked, config, request.query);
+  const t2 = performance.now();
+  const judged = await runJudge(core, config, request, dialogue, pool, embedded.judgeVector);
+  timings['judge_ms'] = round(performance.now() - t2);
+  const degraded = judged.status === 'partial' || judged.status === 'failed' || Object.values(backends).some((b) => b.status === 'error' || b.status === 'timeout' || b.status === 'invalid_response');
+
+  // ---- delivery: local rules over every judged candidate ----
+  const delivered = core.projections.get<DeliveredProjection>('delivered');
+  const candidates: DeliveryCandidate[] = pool.map((s, rank) => ({
+    key: s.entry.key,
+    kind: KNOWLEDGE_LAYERS.has(s.entry.layer) ? 'knowledge' : 'history',
+    layer: s.entry.layer,
+    verdict: judged.verdicts.get(s.entry.key) ?? null,
+    fingerprint: s.entry.fingerprint,
+    title: s.entry.title,
+    text: s.entry.text,
+    meta: s.entry.meta,
+    session_id: s.entry.session_id,
+    occurred_at: s.entry.occurred_at,
+    rank,
+  }));
+  const result =
+    judged.status === 'failed' || judged.status === 'disabled'
+      ? { items: [], held: new Map<string, HoldReason>(candidates.map((c) => [c.key, 'unjudged'])) }
+      : deliver(candidates, {
+          session_id: request.session_id,
+          context_since: request.context_since,
+          delivered: request.session_id ? delivered.deliveredSince(request.session_id, request.context_since) : new Map(),
+          assistant_texts: dialogue.filter((m) => m.role === 'assistant').map((m) => m.content),
+        }, config.delivery);
+  const deliveredKeys = new Set(result.items.map((i) => i.key));
+
+  // ---- the packet ----
+  const top = ranked.slice(0, request.limit);
+  const packetRecords: PacketRecord[] = top.map((s, i) => toPacketRecord(s, i, judged, result.held, deliveredKeys, config.delivery.excerpt_chars));
+  const mode = !embedded.vectors || backends['vector']?.status !== 'used' ? 'keyword' : 'hybrid';
+
+  // ---- events: what was considered, judged and delivered ----
+  const actor = context.actor ?? 'recall';
+  const ids = { ...(context.turn_id ? { turn_id: context.turn_id } : {}), ...(request.session_id ? { session_id: request.session_id } : {}) };
+  const returned = new Set(top.map((s) => s.entry.key));
+  const inPool = new Set(pool.map((s) => s.entry.key));
+  const logged = ranked.slice(0, Math.max(request.limit, config.judge_pool, 50));
+  const events: AppendInput[] = [
+    {
+      type: 'recall.performed',
+      ns,
+      actor,
+      data: {
+        recall_id: recallId,
+        ...ids,
+        retrieval_mode: mode,
+        queries: queries.map((q) => ({ kind: q.kind, text: q.text.slice(0, 2_000) })),
+        candidates: logged.map((s) => ({
+          evidence_key: s.entry.key,
+          layer: s.entry.layer,
+          score: round6(s.score),
+          lanes: laneRanks(lists, s.entry.key),
+          ...(s.entry.fingerprint ? { fingerprint: s.entry.fingerprint } : {}),
+          flags: [...(returned.has(s.entry.key) || deliveredKeys.has(s.entry.key) ? ['returned'] : []), ...(inPool.has(s.entry.key) ? ['judged'] : []), ...(s.demoted ? ['demoted'] : []), ...(s.entry.meta ? ['meta'] : [])],
+        })),
+        backends,
+        filtered_counts: filtered,
+        options: request.options as unknown as Record<string, unknown>,
+      },
+    },
+  ];
+  if (judged.status !== 'disabled' && pool.length) {
+    events.push({ type: 'verdict.recorded', ns, actor, data: { recall_id: recallId, ...(context.turn_id ? { turn_id: context.turn_id } : {}), judge: judged.judge, status: judged.status, verdicts: pool.map((s) => ({ evidence_key: s.entry.key, score: judged.verdicts.get(s.entry.key) ?? null })) } });
+  }
+  if (result.items.length) {
+    events.push({ type: 'delivery.made', ns, actor, data: { recall_id: recallId, ...ids, items: result.items.map((it) => ({ evidence_key: it.key, verdict: it.verdict, ...(it.fingerprint ? { fingerprint: it.fingerprint } : {}) })) } });
+  }
+  const appended = await core.log.appendAll(events);
+  await core.projections.waitFor(appended.at(-1)?.seq ?? 0);
+
+  timings['total_ms'] = round(performance.now() - started);
+  return {
+    ...base,
+    retrieval_mode: mode,
+    records: packetRecords,
+    delivery: result.items.map((it) => ({ evidence_key: it.key, layer: it.layer, kind: it.kind, title: it.title, text: it.text, excerpt: it.excerpt, verdict: it.verdict })),
+    judge: { status: judged.status, judge: judged.judge, calls: judged.calls, ms: round(judged.ms), ...(judged.tokens ? { tokens: judged.tokens } : {}), ...(judged.error ? { error: judged.error } : {}) },
+    backends,
+    filtered_counts: filtered,
+    warnings,
+    degraded,
+    queries: queries.map((q) => ({ kind: q.kind, text: q.text })),
+    timings,
+    ...(range ? { time_cue: { from: range.from.toISOString(), to: range.to.toISOString(), phrase: range.phrase } } : {}),
+  };
+}
+
+async function embedQueries(
+  core: RecallCore,
+  config: RecallConfig,
+  request: ParsedRecallRequest,
+  queries: PlannedQuery[],
+  dialogue: ReturnType<typeof boundConversation>,
+  backends: Record<string, BackendDiagnostic>,
+  warnings: string[],
+): Promise<{ vectors?: Map<string, Float32Array>; judgeVector?: Float32Array; ms: number }> {
+  const started = performance.now();
+  const embedder = core.embedder;
+  if (!request.options.semantic) {
+    backends['vector'] = { attempted: false, used: false, status: 'disabled' };
+    return { ms: 0 };
+  }
+  if (!embedder) {
+    backends['vector'] = { attempted: false, used: false, status: 'unavailable' };
+    return { ms: 0 };
+  }
+  const readable = (t: string): boolean => embedder.readsCjk || !isMainlyCjk(t);
+  const judgeText = [...dialogue.slice(-2).map((m) => m.content), request.query].join('\n');
+  const wanted: { kind: string; text: string }[] = queries.filter((q) => readable(q.text)).map((q) => ({ kind: q.kind, text: denseQueryText(q.text) }));
+  if (readable(judgeText)) wanted.push({ kind: 'judge', text: judgeText });
+  if (wanted.length === 0) {
+    warnings.push('query_not_readable_by_embedder');
+    return { vectors: new Map(), ms: 0 };
+  }
+  // all variants in one batch; repeats come from the cache
+  const cache = core.cache;
+  const missing = wanted.filter((w) => !cache?.get(embedder.id, w.text));
+  try {
+    if (missing.length) {
+      const out = await withTimeout(embedder.embed(missing.map((m) => m.text)), config.embed_timeout_ms);
+      missing.forEach((m, i) => cache?.set(embedder.id, m.text, out[i] as Float32Array));
+      const byText = new Map(missing.map((m, i) => [m.text, out[i] as Float32Array]));
+      const vectors = new Map<string, Float32Array>();
+      for (const w of wanted) vectors.set(w.kind, (cache?.get(embedder.id, w.text) ?? byText.get(w.text)) as Float32Array);
+      const judgeVector = vectors.get('judge');
+      vectors.delete('judge');
+      return { vectors, ...(judgeVector ? { judgeVector } : {}), ms: round(performance.now() - started) };
+    }
+    const vectors = new Map(wanted.map((w) => [w.kind, cache?.get(embedder.id, w.text) as Float32Array]));
+    const judgeVector = vectors.get('judge');
+    vectors.delete('judge');
+    return { vectors, ...(judgeVector ? { judgeVector } : {}), ms: round(performance.now() - started) };
+  } catch (err) {
+    const timeout = err instanceof TimeoutError;
+    backends['vector'] = { attempted: true, used: false, status: timeout ? 'timeout' : 'error' };
+    warnings.push(`vector_${timeout ? 'timeout' : 'error'}: ${(err as Error).message}`.slice(0, 300));
+    return { ms: round(performance.now() - started) };
+  }
+}
+
+class TimeoutError extends Error {}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new TimeoutError(`no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+}
+
+/** Items by or about an entity/speaker the query names. */
+function entityCue(records: RecordsProjection, ns: string, query: string): Set<string> {
+  const keys = new Set<string>();
+  for (const name of nameCandidates(query)) for (const e of records.byEntityName(ns, name)) keys.add(e.key);
+  return keys;
+}
+
+/** How many hits the caller's namespace rules kept out, by layer (counts, never content). */
+function aclFiltered(keyword: KeywordProjection, query: string, ns: string, layers: Layer[]): { total: number; by_layer: Record<string, number> } {
+  const by_layer: Record<string, number> = { card: 0, wiki: 0, memory: 0, note: 0, trace: 0 };
+  let total = 0;
+  for (const h of keyword.searchAllNamespaces(query, { layers, limit: 50 })) {
+    if (h.ns === ns) continue;
+    total += 1;
+    by_layer[h.layer] = (by_layer[h.layer] ?? 0) + 1;
+  }
+  return { total, by_layer };
+}
+
+type Scored = { entry: RecordEntry; score: number; parts: Record<string, number>; demoted: boolean };
+
+/** The top of the fused list, with at most N sections per document; the second prefers a heading that names query terms. */
+function judgePool(ranked: Scored[], config: RecallConfig, query: string): Scored[] {
+  const terms = new Set(tokenize(query));
+  const byDoc = new Map<string, Scored[]>();
+  for (const s of ranked) {
+    const doc = documentKey(s.entry.key);
+    const list = byDoc.get(doc) ?? [];
+    list.push(s);
+    byDoc.set(doc, list);
+  }
+  const allowed = new Set<string>();
+  for (const list of byDoc.values()) {
+    const [first, ...rest] = list;
+    if (!first) continue;
+    allowed.add(first.entry.key);
+    if (config.sections_per_document < 2 || rest.length === 0) continue;
+    const headingScore = (s: Scored): number => (s.entry.heading ? tokenize(s.entry.heading).filter((t) => terms.has(t)).length : 0);
+    const second = [...rest].sort((a, b) => headingScore(b) - headingScore(a))[0] as Scored;
+    allowed.add(second.entry.key);
+  }
+  return ranked.filter((s) => allowed.has(s.entry.key)).slice(0, config.judge_pool);
+}
+
+async function runJudge(core: RecallCore, config: RecallConfig, request: ParsedRecallRequest, dialogue: ReturnType<typeof boundConversation>, pool: Scored[], queryVector: Float32Array | undefined): Promise<JudgeResult> {
+  if (pool.length === 0) return { judge: core.judge.id, status: 'complete', verdicts: new Map(), calls: 0, ms: 0 };
+  const vectors = core.projections.get<VectorProjection>('vector');
+  const lane = core.embedder ? vectors.lane('text', core.embedder.id) : undefined;
+  try {
+    return await core.judge.judge({
+      utterance: request.query,
+      dialogue,
+      queryVector,
+      deadline: Date.now() + config.judge_timeout_ms,
+      candidates: pool.map((s) => ({ key: s.entry.key, title: s.entry.title, text: excerpt(searchableText(s.entry), config.delivery.excerpt_chars).text, vector: lane?.vectorOf(s.entry.key) })),
+    });
+  } catch (err) {
+    return { judge: core.judge.id, status: 'failed', verdicts: new Map(pool.map((s) => [s.entry.key, null])), calls: 1, ms: 0, error: (err as Error).message };
+  }
+}
+
+function laneRanks(lists: Map<string, LaneHit[]>, key: string): Record<string, { rank: number; score: number }> {
+  const out: Record<string, { rank: number; score: number }> = {};
+  for (const [lane, hits] of lists) {
+    const i = hits.findIndex((h) => h.key === key);
+    if (i >= 0) out[lane] = { rank: i + 1, score: round6((hits[i] as LaneHit).score) };
+  }
+  return out;
+}
+
+function toPacketRecord(s: Scored, rank: number, judged: JudgeResult, held: Map<string, HoldReason>, delivered: Set<string>, excerptChars: number): PacketRecord {
+  const e = s.entry;
+  const cut = excerpt(e.text, excerptChars);
+  const verdict = judged.verdicts.has(e.key) ? (judged.verdicts.get(e.key) ?? null) : undefined;
+  return {
+    id: e.id,
+    evidence_key: e.key,
+    layer: e.layer,
+    title: repairTitle(e.title, e.text),
+    ...(e.heading ? { heading: e.heading } : {}),
+    excerpt: cut.text,
+    excerpt_truncated: cut.excerpt,
+    score: round6(s.score),
+    rank_score: rank + 1,
+    occurred_at: e.occurred_at,
+    provenance: { ns: e.ns, seq: e.seq, ...(e.source_path ? { source_path: e.source_path } : {}), ...(e.session_id ? { session_id: e.session_id } : {}), ...(e.kind ? { kind: e.kind } : {}) },
+    why: {
+      lanes: Object.fromEntries(Object.entries(s.parts).map(([k, v]) => [k, round6(v)])),
+      fused_score: round6(s.score),
+      demoted: s.demoted,
+      ...(verdict !== undefined ? { verdict } : {}),
+      delivered: delivered.has(e.key),
+      ...(held.has(e.key) ? { held_back: held.get(e.key) as HoldReason } : verdict === undefined && !delivered.has(e.key) ? { held_back: 'not_judged' as const } : {}),
+    },
+  };
+}
+
+const round = (x: number): number => Math.round(x * 100) / 100;
+const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;

@@ -1,0 +1,118 @@
+// The turn lifecycle every interface uses: open a session, start a turn (captured,
+// then recalled once), complete it (the answer and how much of each delivered item
+// it used — a lexical proxy, reported as such).
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { RecordsProjection } from '../../projections/records.js';
+import { completionHash, type TurnsProjection } from '../../projections/turns.js';
+import { KiokuError } from '../errors.js';
+import { DEFAULT_NAMESPACE, namespaceSchema } from '../events/index.js';
+import { itemIdSchema } from '../knowledge/evidence.js';
+import { parseInput } from '../knowledge/validate.js';
+import { tokenize } from '../text/index.js';
+import { boundConversation, conversationFingerprint } from './conversation.js';
+import { excerpt } from './delivery.js';
+import type { RecallPacket } from './packet.js';
+import { recall, type RecallContext, type RecallCore } from './pipeline.js';
+import { recallRequestSchema } from './request.js';
+
+const newId = (prefix: string): string => `${prefix}-${Date.now().toString(36)}-${randomBytes(5).toString('hex')}`;
+
+export const openSessionSchema = z.strictObject({
+  agent: z.string().min(1).max(200),
+  session_id: itemIdSchema.optional(),
+  namespace: namespaceSchema.optional(),
+});
+
+export async function openSession(core: RecallCore, input: unknown, context: RecallContext = {}): Promise<{ session_id: string; namespace: string }> {
+  const p = parseInput(openSessionSchema, input, 'open session');
+  const ns = resolveNamespace(p.namespace, context);
+  const sessionId = p.session_id ?? newId('s');
+  const turns = core.projections.get<TurnsProjection>('turns');
+  const existing = turns.session(sessionId);
+  if (existing) {
+    if (existing.ns !== ns) throw new KiokuError('KIOKU_FORBIDDEN', `session ${sessionId} belongs to another namespace`, { details: { field: 'session_id' } });
+    return { session_id: sessionId, namespace: ns };
+  }
+  const { seq } = await core.log.append({ type: 'session.opened', ns, actor: context.actor ?? 'recall', data: { session_id: sessionId, agent: p.agent } });
+  await core.projections.waitFor(seq);
+  return { session_id: sessionId, namespace: ns };
+}
+
+export const startTurnSchema = recallRequestSchema.extend({ session_id: itemIdSchema });
+
+/** Capture the turn, then recall once; the client must not search again for this turn. */
+export async function startTurn(core: RecallCore, input: unknown, context: RecallContext = {}): Promise<{ turn_id: string } & RecallPacket> {
+  const p = parseInput(startTurnSchema, input, 'start turn');
+  const turns = core.projections.get<TurnsProjection>('turns');
+  const session = turns.session(p.session_id);
+  if (!session) throw new KiokuError('KIOKU_NOT_FOUND', `no session ${p.session_id}; open one first`, { details: { field: 'session_id' } });
+  const ns = resolveNamespace(p.namespace, context);
+  if (session.ns !== ns) throw new KiokuError('KIOKU_FORBIDDEN', `session ${p.session_id} belongs to another namespace`, { details: { field: 'session_id' } });
+  const turnId = newId('t');
+  const dialogue = boundConversation(p.conversation ?? []);
+  const { seq } = await core.log.append({
+    type: 'turn.started',
+    ns,
+    actor: context.actor ?? 'recall',
+    data: {
+      turn_id: turnId,
+      session_id: p.session_id,
+      query: p.query,
+      ...(dialogue.length ? { conversation: dialogue.map((m) => ({ role: m.role, text: m.content })), conversation_fingerprint: conversationFingerprint(dialogue) } : {}),
+      ...(p.context_since ? { context_since: p.context_since } : {}),
+    },
+  });
+  await core.projections.waitFor(seq);
+  const packet = await recall(core, { ...p, namespace: ns }, { ...context, namespaces: [ns], turn_id: turnId });
+  return { turn_id: turnId, ...packet };
+}
+
+export const completeTurnSchema = z.strictObject({
+  answer: z.string().max(1_000_000),
+  tool_data: z.unknown().optional(),
+});
+
+/** Record the answer. The same body again is idempotent; a different one is a conflict. */
+export async function completeTurn(core: RecallCore, turnId: string, input: unknown, context: RecallContext = {}): Promise<{ turn_id: string; delivery_outcomes: { evidence_key: string; term_overlap: number }[] }> {
+  const p = parseInput(completeTurnSchema, input, 'complete turn');
+  const turns = core.projections.get<TurnsProjection>('turns');
+  const turn = turns.turn(turnId);
+  if (!turn) throw new KiokuError('KIOKU_NOT_FOUND', `no turn ${turnId}`, { details: { field: 'turn_id' } });
+  if (context.namespaces && !context.namespaces.includes(turn.ns)) throw new KiokuError('KIOKU_FORBIDDEN', `turn ${turnId} belongs to another namespace`);
+  const hash = completionHash(p.answer, p.tool_data);
+  if (turn.completed) {
+    if (turn.completed === hash) return { turn_id: turnId, delivery_outcomes: turn.delivery_outcomes ?? [] };
+    throw new KiokuError('KIOKU_ID_CONFLICT', `turn ${turnId} was already completed with a different body`, { details: { field: 'answer' } });
+  }
+  const outcomes = deliveryOutcomes(core, turn.delivered, p.answer);
+  const { seq } = await core.log.append({
+    type: 'turn.completed',
+    ns: turn.ns,
+    actor: context.actor ?? 'recall',
+    data: { turn_id: turnId, session_id: turn.session_id, answer: p.answer, ...(p.tool_data !== undefined ? { tool_data: p.tool_data } : {}), delivery_outcomes: outcomes },
+  });
+  await core.projections.waitFor(seq);
+  return { turn_id: turnId, delivery_outcomes: outcomes };
+}
+
+/** For each delivered item, the share of its excerpt's distinct terms that reappear in the answer. */
+export function deliveryOutcomes(core: RecallCore, delivered: readonly string[], answer: string): { evidence_key: string; term_overlap: number }[] {
+  const records = core.projections.get<RecordsProjection>('records');
+  const answerTerms = new Set(tokenize(answer));
+  return [...new Set(delivered)].slice(0, 3).map((key) => {
+    const text = records.get(key)?.text ?? '';
+    const terms = new Set(tokenize(excerpt(text, 2_000).text));
+    let used = 0;
+    for (const t of terms) if (answerTerms.has(t)) used += 1;
+    return { evidence_key: key, term_overlap: terms.size ? Math.round((used / terms.size) * 1000) / 1000 : 0 };
+  });
+}
+
+function resolveNamespace(requested: string | undefined, context: RecallContext): string {
+  const ns = requested ?? context.namespaces?.[0] ?? DEFAULT_NAMESPACE;
+  if (context.namespaces && !context.namespaces.includes(ns)) {
+    throw new KiokuError('KIOKU_FORBIDDEN', `namespace "${ns}" is not allowed with these credentials`, { details: { field: 'namespace' } });
+  }
+  return ns;
+}
