@@ -1,0 +1,130 @@
+// Every delivery rule of DESIGN §4 step 7 has a test that fails when the rule is removed.
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_DELIVERY_RULES, deliver, excerpt, repairTitle, type DeliveryCandidate, type DeliveryState } from '../src/recall/index.js';
+
+const empty: DeliveryState = { delivered: new Map(), assistant_texts: [] };
+let n = 0;
+function cand(over: Partial<DeliveryCandidate> = {}): DeliveryCandidate {
+  n += 1;
+  return { key: `ev1:private:memory:k${n}`, kind: 'knowledge', layer: 'memory', verdict: 0.9, title: `Item ${n}`, text: `Distinct body number ${n} about something useful.`, occurred_at: '2026-11-01T00:00:00Z', rank: n, ...over };
+}
+const keys = (r: ReturnType<typeof deliver>): string[] => r.items.map((i) => i.key);
+
+describe('delivery rules', () => {
+  it('floor: a verdict below 0.5 is not delivered', () => {
+    const low = cand({ verdict: 0.49 });
+    const r = deliver([low], empty);
+    expect(keys(r)).toEqual([]);
+    expect(r.held.get(low.key)).toBe('below_floor');
+    expect(keys(deliver([cand({ verdict: 0.5 })], empty))).toHaveLength(1);
+  });
+
+  it('an unknown verdict is never delivered, and never counted as negative', () => {
+    const unknown = cand({ verdict: null });
+    const r = deliver([unknown], empty);
+    expect(r.held.get(unknown.key)).toBe('unjudged');
+  });
+
+  it('at most three items', () => {
+    const cs = [cand(), cand(), cand(), cand()];
+    const r = deliver(cs, empty);
+    expect(r.items).toHaveLength(3);
+    expect(r.held.get(cs[3]!.key)).toBe('no_slot');
+  });
+
+  it('knowledge first: a higher-scored history item does not displace knowledge', () => {
+    const hist = cand({ kind: 'history', layer: 'trace', verdict: 0.99 });
+    const know = [cand({ verdict: 0.6 }), cand({ verdict: 0.6 }), cand({ verdict: 0.6 })];
+    const r = deliver([hist, ...know], empty);
+    expect(keys(r)).toEqual(know.map((k) => k.key));
+    expect(r.held.get(hist.key)).toBe('no_slot');
+  });
+
+  it('history needs a verdict of at least 0.75', () => {
+    const h = cand({ kind: 'history', layer: 'note', verdict: 0.7 });
+    expect(deliver([h], empty).held.get(h.key)).toBe('history_floor');
+    expect(keys(deliver([cand({ kind: 'history', layer: 'note', verdict: 0.75 })], empty))).toHaveLength(1);
+  });
+
+  it('history takes at most one slot left over by knowledge', () => {
+    const hs = [cand({ kind: 'history', layer: 'trace', verdict: 0.9 }), cand({ kind: 'history', layer: 'trace', verdict: 0.8 })];
+    const r = deliver([cand(), ...hs], empty);
+    expect(keys(r)).toHaveLength(2);
+    expect(r.held.get(hs[1]!.key)).toBe('no_slot');
+  });
+
+  it('nothing delivered in this session since context_since is delivered again', () => {
+    const c = cand({ fingerprint: 'a'.repeat(64) });
+    const state: DeliveryState = { ...empty, session_id: 's', delivered: new Map([[c.key, ['a'.repeat(64)]]]) };
+    expect(deliver([c], state).held.get(c.key)).toBe('already_delivered');
+  });
+
+  it('an edited source (fingerprint changed) may be delivered again', () => {
+    const c = cand({ fingerprint: 'b'.repeat(64) });
+    const state: DeliveryState = { ...empty, session_id: 's', delivered: new Map([[c.key, ['a'.repeat(64)]]]) };
+    expect(keys(deliver([c], state))).toEqual([c.key]);
+  });
+
+  it('an unknown version on either side blocks re-delivery (cards carry no fingerprint)', () => {
+    const card = cand({ layer: 'card', fingerprint: undefined });
+    expect(deliver([card], { ...empty, delivered: new Map([[card.key, ['a'.repeat(64)]]]) }).held.get(card.key)).toBe('already_delivered');
+    const mem = cand({ fingerprint: 'b'.repeat(64) });
+    expect(deliver([mem], { ...empty, delivered: new Map([[mem.key, [null]]]) }).held.get(mem.key)).toBe('already_delivered');
+  });
+
+  it("none of this session's own traces in the visible range", () => {
+    const own = cand({ kind: 'history', layer: 'trace', verdict: 0.9, session_id: 's1', occurred_at: '2026-11-02T00:00:00Z' });
+    const state: DeliveryState = { ...empty, session_id: 's1', context_since: '2026-11-01T00:00:00Z' };
+    expect(deliver([own], state).held.get(own.key)).toBe('own_session');
+    // before the last compaction it is out of view, so it may come back
+    const old = { ...own, key: 'ev1:private:trace:old', occurred_at: '2026-10-01T00:00:00Z' };
+    expect(keys(deliver([old], state))).toEqual([old.key]);
+  });
+
+  it('no exact duplicates', () => {
+    const a = cand({ text: 'Run scripts/rollback.sh with the previous tag.' });
+    const b = cand({ text: 'Run  scripts/rollback.sh with the previous tag.', verdict: 0.8 });
+    const r = deliver([a, b], empty);
+    expect(keys(r)).toEqual([a.key]);
+    expect(r.held.get(b.key)).toBe('duplicate');
+  });
+
+  it('nothing already quoted in a recent assistant reply', () => {
+    const c = cand({ text: 'Run scripts/rollback.sh with the previous tag.' });
+    const state: DeliveryState = { ...empty, assistant_texts: ['As the runbook says: run scripts/rollback.sh with the previous tag. Then check.'] };
+    expect(deliver([c], state).held.get(c.key)).toBe('quoted');
+  });
+
+  it('never a display-truncated snippet', () => {
+    const c = cand({ text: 'The migration plan for the billing service starts with…' });
+    expect(deliver([c], empty).held.get(c.key)).toBe('truncated');
+  });
+
+  it('never a card metadata section', () => {
+    const c = cand({ layer: 'card', meta: true });
+    expect(deliver([c], empty).held.get(c.key)).toBe('metadata_section');
+  });
+
+  it('replaces titles with no letters or a short prefix plus a hash by the first sentence', () => {
+    expect(repairTitle('1789234567890123', 'Bookmark about HNSW tuning. More text.')).toBe('Bookmark about HNSW tuning.');
+    expect(repairTitle('Xkb Case 6769ab12', 'Case notes on retries. Details follow.')).toBe('Case notes on retries.');
+    expect(repairTitle('Deploying safely', 'Body.')).toBe('Deploying safely');
+    const r = deliver([cand({ title: '12345', text: 'Rotate keys quarterly. Use the vault.' })], empty);
+    expect(r.items[0]?.title).toBe('Rotate keys quarterly.');
+  });
+
+  it('cuts long bodies at paragraph boundaries and labels them as excerpts', () => {
+    const body = ['First paragraph.', 'x'.repeat(1_500), `Third paragraph that does not fit ${'y'.repeat(200)}`].join('\n\n');
+    const cut = excerpt(body, 1_600);
+    expect(cut).toEqual({ text: `First paragraph.\n\n${'x'.repeat(1_500)}`, excerpt: true });
+    const r = deliver([cand({ text: body })], { ...empty }, { ...DEFAULT_DELIVERY_RULES, excerpt_chars: 1_600 });
+    expect(r.items[0]?.excerpt).toBe(true);
+  });
+
+  it('chooses from every judged candidate, in a deterministic order', () => {
+    const cs = Array.from({ length: 12 }, (_, i) => cand({ verdict: i === 11 ? 0.95 : 0.1 }));
+    const r = deliver(cs, empty);
+    expect(keys(r)).toEqual([cs[11]!.key]);
+    expect(deliver([...cs].reverse(), empty)).toEqual(r);
+  });
+});
