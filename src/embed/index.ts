@@ -5,3 +5,4 @@ export { OllamaEmbedder, OpenAiEmbedder, type HttpEmbedderOptions } from './http
 export { OnnxEmbedder } from './onnx.js';
 export { createEmbedder, embedderConfigFromEnv, EMBEDDER_KINDS, type EmbedderConfig, type EmbedderKind } from './registry.js';
 export { embedDocuments, chunkText } from './chunk.js';
+export { CachedEmbedder } from './cached.js';
