@@ -106,7 +106,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
 
   // ---- channels, concurrently: the model embeds while the keyword lanes run ----
   const t0 = performance.now();
-  const embedding = embedQueries(core, config, request, queries, dialogue, backends, warnings);
+  const embedding = embedQueries(core, config, request, queries, backends, warnings);
   const lists = new Map<string, LaneHit[]>();
   const keyword = core.projections.get<KeywordProjection>('keyword');
   const searchLayers = layers.filter((l) => l !== 'episode' || request.options.episodes);
@@ -291,7 +291,6 @@ async function embedQueries(
   config: RecallConfig,
   request: ParsedRecallRequest,
   queries: PlannedQuery[],
-  dialogue: ReturnType<typeof boundConversation>,
   backends: Record<string, BackendDiagnostic>,
   warnings: string[],
 ): Promise<{ vectors?: Map<string, Float32Array>; judgeVector?: Float32Array; ms: number }> {
@@ -306,30 +305,26 @@ async function embedQueries(
     return { ms: 0 };
   }
   const readable = (t: string): boolean => embedder.readsCjk || !isMainlyCjk(t);
-  const judgeText = [...dialogue.slice(-2).map((m) => m.content), request.query].join('\n');
-  const wanted: { kind: string; text: string }[] = queries.filter((q) => readable(q.text)).map((q) => ({ kind: q.kind, text: denseQueryText(q.text) }));
-  if (readable(judgeText)) wanted.push({ kind: 'judge', text: judgeText });
+  // One batch of the dense variants; the judge reuses the context query (utterance with
+  // its dialogue), or the utterance when there is no dialogue — no extra embedding.
+  const wanted = queries.filter((q) => readable(q.text)).map((q) => ({ kind: q.kind, text: denseQueryText(q.text) }));
   if (wanted.length === 0) {
     warnings.push('query_not_readable_by_embedder');
     return { vectors: new Map(), ms: 0 };
   }
-  // all variants in one batch; repeats come from the cache
   const cache = core.cache;
-  const missing = wanted.filter((w) => !cache?.get(embedder.id, w.text));
+  const missing = [...new Set(wanted.map((w) => w.text).filter((t) => !cache?.get(embedder.id, t)))];
   try {
+    const fresh = new Map<string, Float32Array>();
     if (missing.length) {
-      const out = await withTimeout(embedder.embed(missing.map((m) => m.text)), config.embed_timeout_ms);
-      missing.forEach((m, i) => cache?.set(embedder.id, m.text, out[i] as Float32Array));
-      const byText = new Map(missing.map((m, i) => [m.text, out[i] as Float32Array]));
-      const vectors = new Map<string, Float32Array>();
-      for (const w of wanted) vectors.set(w.kind, (cache?.get(embedder.id, w.text) ?? byText.get(w.text)) as Float32Array);
-      const judgeVector = vectors.get('judge');
-      vectors.delete('judge');
-      return { vectors, ...(judgeVector ? { judgeVector } : {}), ms: round(performance.now() - started) };
+      const out = await withTimeout(embedder.embed(missing), config.embed_timeout_ms);
+      missing.forEach((t, i) => {
+        fresh.set(t, out[i] as Float32Array);
+        cache?.set(embedder.id, t, out[i] as Float32Array);
+      });
     }
-    const vectors = new Map(wanted.map((w) => [w.kind, cache?.get(embedder.id, w.text) as Float32Array]));
-    const judgeVector = vectors.get('judge');
-    vectors.delete('judge');
+    const vectors = new Map(wanted.map((w) => [w.kind, (fresh.get(w.text) ?? cache?.get(embedder.id, w.text)) as Float32Array]));
+    const judgeVector = vectors.get('context') ?? vectors.get('utterance');
     return { vectors, ...(judgeVector ? { judgeVector } : {}), ms: round(performance.now() - started) };
   } catch (err) {
     const timeout = err instanceof TimeoutError;

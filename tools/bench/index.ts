@@ -17,6 +17,7 @@ import { UseLiteEmbedder, embedDocuments } from '../../src/embed/index.js';
 import type { AppendInput } from '../../src/events/index.js';
 import { openKioku } from '../../src/kioku.js';
 import { Knowledge, evidenceKey } from '../../src/knowledge/index.js';
+import { Synthetic, percentile } from './synthetic.js';
 
 const { values } = parseArgs({
   options: {
@@ -39,19 +40,12 @@ const keep = values.data !== undefined;
 const dataDir = keep ? resolve(values.data as string) : mkdtempSync(join(tmpdir(), 'kioku-bench-index-'));
 if (keep) for (const d of ['log', 'projections']) rmSync(join(dataDir, d), { recursive: true, force: true });
 
-// Deterministic synthetic text: a Zipf-like vocabulary, one in ten records Chinese.
-let seed = 42;
-const rand = (): number => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 4294967296);
-const VOCAB = Array.from({ length: 6000 }, (_, i) => `w${i.toString(36)}${['al', 'er', 'on', 'ix', 'um'][i % 5]}`);
-const CJK = [...'数据库迁移发布回滚版本部署服务器客户报价会议预算安全密钥轮换团队计划上线监控告警日志缓存队列接口文档测试'];
-const word = (): string => VOCAB[Math.floor(VOCAB.length * rand() ** 2.2)] as string;
-const text = (i: number): string =>
-  i % 10 === 9 ? Array.from({ length: 24 }, () => CJK[Math.floor(rand() * CJK.length)]).join('') : Array.from({ length: 12 + Math.floor(rand() * 24) }, word).join(' ');
-
-const pct = (xs: number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round((s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0) * 1000) / 1000;
-};
+const syn = new Synthetic();
+const rand = (): number => syn.rand();
+const word = (): string => syn.word();
+const text = (i: number): string => syn.text(i);
+const CJK = syn.cjk;
+const pct = percentile;
 const median = (xs: number[]): number => pct(xs, 0.5);
 const rss = (): number => Math.round(process.memoryUsage().rss / 1e6);
 const log = (msg: string): void => void process.stderr.write(`${msg}\n`);
@@ -73,14 +67,8 @@ const writeMs = performance.now() - t;
 
 // ---- 2. vectors: clustered synthetic, appended as embedding.computed events ----
 const CLUSTERS = 200;
-const centers = Array.from({ length: CLUSTERS }, () => Float32Array.from({ length: DIM }, () => rand() * 2 - 1));
-const noisy = (c: Float32Array, amount: number): Float32Array => {
-  const v = Float32Array.from(c, (x) => x + (rand() * 2 - 1) * amount);
-  let n = 0;
-  for (const x of v) n += x * x;
-  n = Math.sqrt(n);
-  return v.map((x) => x / n);
-};
+const centers = syn.centers(CLUSTERS, DIM);
+const noisy = (c: Float32Array, amount: number): Float32Array => syn.near(c, amount);
 const vectors: Float32Array[] = [];
 t = performance.now();
 for (let i = 0; i < VECTORS; i += BATCH) {

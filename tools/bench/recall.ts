@@ -1,0 +1,108 @@
+// npm run bench:recall -- --records 100000 [--json] [--turns 300] [--no-model]
+// Turn-start latency (capture + recall with three planned queries + local judge +
+// delivery + events) at N records, with the bundled model embedding the queries, and
+// the same with embedding excluded (what Kioku itself controls). Item vectors are
+// synthetic clustered 512-d vectors filed under the bundled model's id: that keeps the
+// HNSW work real without 30 minutes of document embedding; the query embedding is the
+// real model. Prints a table, then one JSON object.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { vectorToBytes } from '../../projections/index.js';
+import { UseLiteEmbedder, type Embedder } from '../../src/embed/index.js';
+import type { AppendInput } from '../../src/events/index.js';
+import { openKioku } from '../../src/kioku.js';
+import { Knowledge, evidenceKey } from '../../src/knowledge/index.js';
+import { EmbeddingCache, LocalJudge, openSession, startTurn, type RecallCore } from '../../src/recall/index.js';
+import { Synthetic, percentile } from './synthetic.js';
+
+const { values } = parseArgs({
+  options: {
+    records: { type: 'string', default: '100000' },
+    turns: { type: 'string', default: '300' },
+    json: { type: 'boolean', default: false },
+    'no-model': { type: 'boolean', default: false },
+  },
+});
+const RECORDS = Number(values.records);
+const TURNS = Number(values.turns);
+if (![RECORDS, TURNS].every((n) => Number.isSafeInteger(n) && n > 0)) {
+  process.stderr.write('usage: bench:recall -- --records N [--turns N] [--json] [--no-model]\n');
+  process.exit(2);
+}
+const dataDir = mkdtempSync(join(tmpdir(), 'kioku-bench-recall-'));
+const syn = new Synthetic(7);
+const log = (m: string): void => void process.stderr.write(`${m}\n`);
+
+// A real model for queries; the stand-in for --no-model is a deterministic 512-d map.
+const model: Embedder = values['no-model']
+  ? { id: 'use-lite-512', dim: 512, readsCjk: false, init: async () => undefined, close: async () => undefined, embed: async (t) => t.map((_, i) => syn.near(syn.centers(1, 512)[0] as Float32Array, 0.5 + i * 0)) }
+  : new UseLiteEmbedder();
+await model.init();
+
+const store = await openKioku({ data: dataDir });
+const knowledge = new Knowledge(store, 'bench');
+const centers = syn.centers(200, 512);
+for (let i = 0; i < RECORDS; i += 500) {
+  const n = Math.min(500, RECORDS - i);
+  await knowledge.writeMemories({ memories: Array.from({ length: n }, (_, j) => ({ id: `r${i + j}`, kind: 'fact' as const, text: syn.text(i + j), terms: [syn.word()] })) });
+  const events: AppendInput[] = Array.from({ length: n }, (_, j) => ({
+    type: 'embedding.computed',
+    actor: 'bench',
+    data: { evidence_key: evidenceKey({ ns: 'private', layer: 'memory', id: `r${i + j}` }), model: model.id, lane: 'text', dim: 512, vector: vectorToBytes(syn.near(centers[(i + j) % 200] as Float32Array, 0.8)) },
+  }));
+  const appended = await store.log.appendAll(events);
+  await store.projections.waitFor(appended.at(-1)?.seq ?? 0);
+  if ((i / 500) % 40 === 0) log(`  ${i + n}/${RECORDS} records`);
+}
+
+const core: RecallCore = { log: store.log, projections: store.projections, embedder: model, judge: new LocalJudge(), cache: new EmbeddingCache() };
+const { session_id } = await openSession(core, { agent: 'bench' });
+const conversation = [
+  { role: 'user' as const, content: `We are planning the ${syn.word()} migration for next week.` },
+  { role: 'assistant' as const, content: `Noted: the ${syn.word()} service moves first.` },
+];
+// Turns: a two-sentence utterance with dialogue → three planned queries each.
+const utterance = (i: number): string => `${syn.word()} ${syn.word()} ${syn.word()} broke again in turn ${i}. How do we fix the ${syn.word()} ${syn.word()} problem?`;
+const whole: number[] = [];
+const controlled: number[] = [];
+const embedMs: number[] = [];
+for (let i = 0; i < 10; i++) await startTurn(core, { session_id, query: utterance(-i), conversation }); // warm-up
+for (let i = 0; i < TURNS; i++) {
+  const t = performance.now();
+  const packet = await startTurn(core, { session_id, query: utterance(i), conversation });
+  const ms = performance.now() - t;
+  whole.push(ms);
+  embedMs.push(packet.timings['embed_ms'] ?? 0);
+  controlled.push(ms - (packet.timings['embed_ms'] ?? 0));
+}
+const rssMB = Math.round(process.memoryUsage().rss / 1e6);
+await store.close();
+await model.close();
+rmSync(dataDir, { recursive: true, force: true });
+
+const result = {
+  bench: 'recall',
+  records: RECORDS,
+  turns: TURNS,
+  queries_per_turn: 3,
+  model: values['no-model'] ? 'stand-in (no model)' : model.id,
+  judge: 'local-calibrated',
+  turnMs: { p50: percentile(whole, 0.5), p95: percentile(whole, 0.95), p99: percentile(whole, 0.99) },
+  embeddingExcludedMs: { p50: percentile(controlled, 0.5), p95: percentile(controlled, 0.95), p99: percentile(controlled, 0.99) },
+  embedMs: { p50: percentile(embedMs, 0.5), p95: percentile(embedMs, 0.95) },
+  rssMB,
+  node: process.version,
+  cpu: cpus()[0]?.model ?? 'unknown',
+  cores: cpus().length,
+};
+const rows: [string, string][] = [
+  ['records / turns (3 queries each)', `${RECORDS} / ${TURNS}`],
+  ['turn start ms p50 / p95 / p99 (with the model)', `${result.turnMs.p50} / ${result.turnMs.p95} / ${result.turnMs.p99}`],
+  ['embedding excluded ms p50 / p95 / p99', `${result.embeddingExcludedMs.p50} / ${result.embeddingExcludedMs.p95} / ${result.embeddingExcludedMs.p99}`],
+  ['query embedding ms p50 / p95', `${result.embedMs.p50} / ${result.embedMs.p95}`],
+  ['RSS MB', String(rssMB)],
+];
+for (const [k, v] of rows) process.stdout.write(`${k.padEnd(50)} ${v}\n`);
+if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
