@@ -7,6 +7,7 @@ import { verifyCommand } from './commands/verify.js';
 import { rebuildCommand } from './commands/rebuild.js';
 import { logShowCommand, logStatsCommand } from './commands/log.js';
 import { importCommand, reembedCommand } from './commands/import.js';
+import { coldReportCommand, recallCommand } from './commands/recall.js';
 
 const dataOption = (): Option => new Option('--data <dir>', 'data directory (default $KIOKU_DATA_DIR or ~/.kioku)');
 const jsonOption = (): Option => new Option('--json', 'print one JSON object as the last line');
@@ -65,6 +66,26 @@ export function buildProgram(): Command {
     .addOption(jsonOption())
     .option('--model <kind>', 'embedder: use-lite | ollama | openai | local-onnx | hash (default $KIOKU_EMBEDDER or use-lite)')
     .action(action((flags: Parameters<typeof reembedCommand>[0]) => reembedCommand(flags)));
+
+  program
+    .command('recall')
+    .description('recall what the store knows about QUERY (the same core as HTTP and MCP)')
+    .argument('<query>', 'what to recall')
+    .addOption(dataOption())
+    .addOption(jsonOption())
+    .option('--ns <namespace>', 'namespace to read')
+    .option('--limit <n>', 'records to return (1–50)', '10')
+    .action(action((query: string, flags: Parameters<typeof recallCommand>[1]) => recallCommand(query, flags)));
+
+  const report = program.command('report').description('reports from the usage counters');
+  report
+    .command('cold')
+    .description('evidence considered at least N times and never judged relevant')
+    .addOption(dataOption())
+    .addOption(jsonOption())
+    .option('--ns <namespace>', 'namespace', 'private')
+    .option('--min-considered <n>', 'minimum times considered', '5')
+    .action(action((flags: Parameters<typeof coldReportCommand>[0]) => coldReportCommand(flags)));
 
   const log = program.command('log').description('inspect the event log');
   log

@@ -10,3 +10,4 @@ export { recallRequestSchema, recallOptionsSchema, type RecallRequest, type Reca
 export { EmbeddingCache } from './embedding-cache.js';
 export type { RecallPacket, PacketRecord, BackendDiagnostic, BackendStatus } from './packet.js';
 export * from './judge/index.js';
+export { createRecallCore, judgeFromEnv, type CoreOptions } from './setup.js';
