@@ -213,38 +213,30 @@ export class Knowledge {
   async upsertCard(input: unknown): Promise<DocumentWriteResult> {
     const p = parseInput(documentSchema, input, 'upsert card');
     return this.exclusive(async () => {
-      const { meta, body } = parseMarkdown(p.markdown);
-      const id = p.id ?? stringMeta(meta, 'id') ?? missingId('card');
-      const split = splitSections(body);
-      const title = p.title ?? stringMeta(meta, 'title') ?? split.title ?? id;
-      const hash = contentHash(p.markdown);
-      if (this.unchanged(p.ns, 'card', id, hash)) return { id, changed: false, keys: this.keysOf(p.ns, 'card', id) };
-      const sections = split.sections.map((s) => ({ id: String(s.index), heading: s.heading, body: s.body, ...(isCardMetadataHeading(s.heading) ? { meta: true } : {}) }));
-      const relations = [...new Set(split.sections.filter((s) => /relation|關係|关系|related|links/i.test(s.heading)).flatMap((s) => relatedCardIds(s.body)))].filter((r) => r !== id);
+      const doc = readDocument(p, 'card');
+      if (this.unchanged(p.ns, 'card', doc.id, doc.hash)) return { id: doc.id, changed: false, keys: this.keysOf(p.ns, 'card', doc.id) };
+      const sections = doc.sections.map((s) => ({ id: String(s.index), heading: s.heading, body: s.body, ...(isCardMetadataHeading(s.heading) ? { meta: true } : {}) }));
+      const relations = [...new Set(doc.sections.filter((s) => /relation|關係|关系|related|links/i.test(s.heading)).flatMap((s) => relatedCardIds(s.body)))].filter((r) => r !== doc.id);
       await this.commit([
         {
           type: 'card.upserted',
           ns: p.ns,
-          data: { id, title, content_hash: hash, sections, ...(relations.length ? { relations } : {}), ...(p.source_path ? { source_path: p.source_path } : {}), ...tagsOf(meta) },
+          data: { id: doc.id, title: doc.title, content_hash: doc.hash, sections, ...(relations.length ? { relations } : {}), ...(p.source_path ? { source_path: p.source_path } : {}), ...tagsOf(doc.meta) },
         },
       ]);
-      return { id, changed: true, keys: this.keysOf(p.ns, 'card', id) };
+      return { id: doc.id, changed: true, keys: this.keysOf(p.ns, 'card', doc.id) };
     });
   }
 
   async upsertWiki(input: unknown): Promise<DocumentWriteResult> {
     const p = parseInput(documentSchema, input, 'upsert wiki topic');
     return this.exclusive(async () => {
-      const { meta, body } = parseMarkdown(p.markdown);
-      const id = p.id ?? stringMeta(meta, 'id') ?? missingId('wiki topic');
-      const split = splitSections(body);
-      const title = p.title ?? stringMeta(meta, 'title') ?? split.title ?? id;
-      const hash = contentHash(p.markdown);
-      if (this.unchanged(p.ns, 'wiki', id, hash)) return { id, changed: false, keys: this.keysOf(p.ns, 'wiki', id) };
+      const doc = readDocument(p, 'wiki topic');
+      if (this.unchanged(p.ns, 'wiki', doc.id, doc.hash)) return { id: doc.id, changed: false, keys: this.keysOf(p.ns, 'wiki', doc.id) };
       await this.commit([
-        { type: 'wiki.upserted', ns: p.ns, data: { topic_id: id, title, content_hash: hash, sections: slugSections(split.sections), ...(p.source_path ? { source_path: p.source_path } : {}), ...tagsOf(meta) } },
+        { type: 'wiki.upserted', ns: p.ns, data: { topic_id: doc.id, title: doc.title, content_hash: doc.hash, sections: slugSections(doc.sections), ...(p.source_path ? { source_path: p.source_path } : {}), ...tagsOf(doc.meta) } },
       ]);
-      return { id, changed: true, keys: this.keysOf(p.ns, 'wiki', id) };
+      return { id: doc.id, changed: true, keys: this.keysOf(p.ns, 'wiki', doc.id) };
     });
   }
 
@@ -339,6 +331,14 @@ export class Knowledge {
       .filter((e) => e.status === 'active')
       .map((e) => e.key);
   }
+}
+
+/** Front matter, id, title, sections and content hash of a card or wiki document. */
+function readDocument(p: z.output<typeof documentSchema>, what: string): { meta: Record<string, unknown>; id: string; title: string; hash: string; sections: ReturnType<typeof splitSections>['sections'] } {
+  const { meta, body } = parseMarkdown(p.markdown);
+  const id = p.id ?? stringMeta(meta, 'id') ?? missingId(what);
+  const split = splitSections(body);
+  return { meta, id, title: p.title ?? stringMeta(meta, 'title') ?? split.title ?? id, hash: contentHash(p.markdown), sections: split.sections };
 }
 
 function parseMarkdown(markdown: string): { meta: Record<string, unknown>; body: string } {
