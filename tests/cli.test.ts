@@ -130,3 +130,26 @@ describe('kioku rebuild and log', () => {
     expect(bad.stderr).toMatch(/positive integer/);
   });
 });
+
+describe('kioku recall and report', () => {
+  it('recalls through the shared core and prints the packet as JSON', async () => {
+    const d = tempDir();
+    try {
+      const log = await openLog(d.path);
+      await log.append({ type: 'memory.written', data: { id: 'rb', kind: 'procedure', text: 'Roll back with scripts/rollback.sh and the previous tag.' } });
+      await log.close();
+      const r = await runCli(['recall', 'how to roll back', '--data', d.path, '--json'], { KIOKU_EMBEDDER: 'hash' });
+      expect(r.code).toBe(0);
+      expect(r.json).toMatchObject({ retrieval_mode: 'keyword', records: [{ evidence_key: 'ev1:private:memory:rb' }], judge: { judge: 'local-calibrated' } });
+      expect((r.json?.['warnings'] as string[]).some((w) => w.startsWith('vectors_pending'))).toBe(true);
+      const cold = await runCli(['report', 'cold', '--min-considered', '1', '--data', d.path, '--json']);
+      expect(cold.code).toBe(0);
+      expect(cold.json).toMatchObject({ namespace: 'private', min_considered: 1 });
+      const bad = await runCli(['recall', 'x', '--limit', '99', '--data', d.path], { KIOKU_EMBEDDER: 'hash' });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/limit/);
+    } finally {
+      d.cleanup();
+    }
+  });
+});
