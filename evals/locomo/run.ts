@@ -25,6 +25,7 @@ const { values } = parseArgs({
     embedder: { type: 'string', default: 'use-lite' },
     compare: { type: 'boolean', default: false },
     'fit-judge': { type: 'boolean', default: false },
+    grid: { type: 'boolean', default: false },
     conversations: { type: 'string' },
     data: { type: 'string' },
   },
@@ -135,15 +136,32 @@ const variants: Variant[] = values.compare
       { name: '+ window lane', config: cfg({ channel_weights: { keyword: 1, vector: 0.8, window: 0.5 }, query_weights: { utterance: 1 }, cue_weights: { entity: 0, time: 0 } }) },
       { name: '+ speaker and date cues (default)', config: DEFAULT_RECALL_CONFIG },
     ]
-  : [{ name: 'bm25 baseline', bm25: true }, { name: 'kioku default', config: DEFAULT_RECALL_CONFIG }];
+  : values.grid
+    ? gridVariants()
+    : [{ name: 'bm25 baseline', bm25: true }, { name: 'kioku default', config: DEFAULT_RECALL_CONFIG }];
+
+/** A small grid around the default, for tuning on this dev split (report leave-one-conversation-out beside it). */
+function gridVariants(): Variant[] {
+  const out: Variant[] = [];
+  for (const vector of [0.6, 0.9, 1.2])
+    for (const window of [0.3, 0.6, 0.9])
+      for (const cue of [0.2, 0.4, 0.6])
+        for (const context of [0.3, 0.6])
+          out.push({
+            name: `vector ${vector} window ${window} cues ${cue} context ${context}`,
+            config: cfg({ channel_weights: { ...DEFAULT_RECALL_CONFIG.channel_weights, vector, window }, cue_weights: { entity: cue, time: cue }, query_weights: { ...DEFAULT_RECALL_CONFIG.query_weights, context } }),
+          });
+  return out;
+}
 
 // Retrieval only: with no judge there are no verdicts, so the eval's own recalls cannot demote anything.
 const judge = new DisabledJudge();
 const keyword = projections.get<KeywordProjection>('keyword');
-const results: { name: string; overall: Scores; byCategory: Record<string, Scores>; latency: { p50: number; p95: number } }[] = [];
+const results: { name: string; overall: Scores; byCategory: Record<string, Scores>; byConversation: Record<string, Scores>; latency: { p50: number; p95: number } }[] = [];
 const fitRows: { cos: number; cov: number; y: number }[] = [];
 for (const v of variants) {
   const byCategory: Record<string, Scores> = {};
+  const byConversation: Record<string, Scores> = {};
   const overall = zero();
   const lat: number[] = [];
   for (const s of samples) {
@@ -173,7 +191,8 @@ for (const v of variants) {
       const sc = score(ranked, gold);
       const cat = q.category === 5 ? '5' : String(q.category);
       const bucket = (byCategory[cat] ??= zero());
-      for (const b of q.category === 5 ? [bucket] : [bucket, overall]) {
+      const conv = (byConversation[ns] ??= zero());
+      for (const b of q.category === 5 ? [bucket] : [bucket, overall, conv]) {
         b.n += 1;
         b.r5 += sc.r5;
         b.r10 += sc.r10;
@@ -187,29 +206,75 @@ for (const v of variants) {
     name: v.name,
     overall: avg(overall),
     byCategory: Object.fromEntries(Object.entries(byCategory).sort().map(([k, x]) => [k, avg(x)])),
+    byConversation: Object.fromEntries(Object.entries(byConversation).sort().map(([k, x]) => [k, { ...x }])),
     latency: { p50: r4(lat[Math.floor(lat.length / 2)] ?? 0), p95: r4(lat[Math.floor(lat.length * 0.95)] ?? 0) },
   });
   process.stderr.write(`  ${v.name}: R@10 ${results.at(-1)?.overall.r10}\n`);
 }
 
+// Leave-one-conversation-out: choose the best variant on four conversations, score it on the fifth.
+let leaveOneOut: { r10: number; picks: Record<string, string> } | undefined;
+const tuned = results.filter((r) => !r.name.startsWith('bm25'));
+if (tuned.length > 1) {
+  let hits = 0;
+  let n = 0;
+  const picks: Record<string, string> = {};
+  for (const held of Object.keys(tuned[0]?.byConversation ?? {})) {
+    const trainScore = (r: (typeof tuned)[number]): number => {
+      let s = 0;
+      let c = 0;
+      for (const [conv, x] of Object.entries(r.byConversation)) if (conv !== held) ((s += x.r10), (c += x.n));
+      return s / c;
+    };
+    const best = [...tuned].sort((a, b) => trainScore(b) - trainScore(a))[0] as (typeof tuned)[number];
+    picks[held] = best.name;
+    hits += best.byConversation[held]?.r10 ?? 0;
+    n += best.byConversation[held]?.n ?? 0;
+  }
+  leaveOneOut = { r10: r4(hits / n), picks };
+}
+
 // Logistic regression for the local judge's calibration (gradient descent, standardised inputs).
 let calibration: { withVector: { cos: number; cov: number; bias: number }; rows: number; positives: number } | undefined;
 if (fitRows.length) {
-  let [wc, wv, b] = [0, 0, 0];
-  for (let epoch = 0; epoch < 3000; epoch++) {
-    let [gc, gv, gb] = [0, 0, 0];
+  // Newton-Raphson (IRLS) on the log-likelihood: three parameters, exact maximum.
+  let w = [0, 0, 0];
+  for (let iter = 0; iter < 50; iter++) {
+    const g = [0, 0, 0];
+    const h = [
+      [1e-6, 0, 0],
+      [0, 1e-6, 0],
+      [0, 0, 1e-6],
+    ];
     for (const r of fitRows) {
-      const p = 1 / (1 + Math.exp(-(wc * r.cos + wv * r.cov + b)));
-      gc += (p - r.y) * r.cos;
-      gv += (p - r.y) * r.cov;
-      gb += p - r.y;
+      const x = [r.cos, r.cov, 1];
+      const p = 1 / (1 + Math.exp(-(w[0]! * x[0]! + w[1]! * x[1]! + w[2]!)));
+      for (let i = 0; i < 3; i++) {
+        g[i]! += (r.y - p) * x[i]!;
+        for (let j = 0; j < 3; j++) h[i]![j]! += p * (1 - p) * x[i]! * x[j]!;
+      }
     }
-    const lr = 2 / fitRows.length;
-    wc -= lr * gc * 10;
-    wv -= lr * gv * 10;
-    b -= lr * gb * 10;
+    const step = solve3(h, g);
+    w = w.map((v, i) => v + step[i]!);
+    if (Math.max(...step.map(Math.abs)) < 1e-8) break;
   }
-  calibration = { withVector: { cos: r4(wc), cov: r4(wv), bias: r4(b) }, rows: fitRows.length, positives: fitRows.filter((r) => r.y === 1).length };
+  calibration = { withVector: { cos: r4(w[0]!), cov: r4(w[1]!), bias: r4(w[2]!) }, rows: fitRows.length, positives: fitRows.filter((r) => r.y === 1).length };
+}
+
+function solve3(a: number[][], b: number[]): number[] {
+  // Gaussian elimination on a 3×3 system
+  const m = a.map((row, i) => [...row, b[i]!]);
+  for (let c = 0; c < 3; c++) {
+    let p = c;
+    for (let r = c + 1; r < 3; r++) if (Math.abs(m[r]![c]!) > Math.abs(m[p]![c]!)) p = r;
+    [m[c], m[p]] = [m[p]!, m[c]!];
+    for (let r = 0; r < 3; r++) {
+      if (r === c) continue;
+      const f = m[r]![c]! / m[c]![c]!;
+      for (let k = c; k < 4; k++) m[r]![k]! -= f * m[c]![k]!;
+    }
+  }
+  return m.map((row, i) => row[3]! / row[i]!);
 }
 (embedder as CachedEmbedder).save();
 await embedder.close();
@@ -224,15 +289,17 @@ const report = {
   ingest_seconds: Math.round(ingestSeconds),
   note: 'overall = categories 1-4 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop); category 5 (adversarial) reported apart',
   goal_recall_at_10: 0.75,
-  variants: results,
+  variants: results.map(({ byConversation, ...r }) => (values.grid ? r : { ...r, byConversation })),
+  ...(leaveOneOut ? { leave_one_conversation_out_r10: leaveOneOut } : {}),
   ...(calibration ? { judge_calibration: calibration } : {}),
 };
 const lines = [`LoCoMo dev: ${report.conversations} conversations, ${report.turns} turns, embedder ${report.embedder}`];
 lines.push(`${'variant'.padEnd(48)} ${'R@5'.padStart(6)} ${'R@10'.padStart(6)} ${'MRR'.padStart(6)}  by category R@10 (1/2/3/4 | 5)   p50 ms`);
-for (const r of results) {
+for (const r of [...results].sort((a, b) => (values.grid ? b.overall.r10 - a.overall.r10 : 0))) {
   const c = (k: string): string => String(r.byCategory[k]?.r10 ?? '-');
   lines.push(`${r.name.padEnd(48)} ${String(r.overall.r5).padStart(6)} ${String(r.overall.r10).padStart(6)} ${String(r.overall.mrr).padStart(6)}  ${c('1')}/${c('2')}/${c('3')}/${c('4')} | ${c('5')}   ${r.latency.p50}`);
 }
+if (leaveOneOut) lines.push(`leave-one-conversation-out R@10 (best variant picked on the other four each time): ${leaveOneOut.r10}`);
 if (calibration) lines.push(`local judge calibration: sigmoid(${calibration.withVector.cos}·cos + ${calibration.withVector.cov}·coverage + ${calibration.withVector.bias}) over ${calibration.rows} candidates (${calibration.positives} gold)`);
 process.stdout.write(`${lines.join('\n')}\n`);
 if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);
