@@ -235,46 +235,55 @@ if (tuned.length > 1) {
 }
 
 // Logistic regression for the local judge's calibration (gradient descent, standardised inputs).
-let calibration: { withVector: { cos: number; cov: number; bias: number }; rows: number; positives: number } | undefined;
+let calibration: { withVector: { cos: number; cov: number; bias: number }; withoutVector: { cov: number; bias: number }; rows: number; positives: number } | undefined;
 if (fitRows.length) {
-  // Newton-Raphson (IRLS) on the log-likelihood: three parameters, exact maximum.
-  let w = [0, 0, 0];
-  for (let iter = 0; iter < 50; iter++) {
-    const g = [0, 0, 0];
-    const h = [
-      [1e-6, 0, 0],
-      [0, 1e-6, 0],
-      [0, 0, 1e-6],
-    ];
-    for (const r of fitRows) {
-      const x = [r.cos, r.cov, 1];
-      const p = 1 / (1 + Math.exp(-(w[0]! * x[0]! + w[1]! * x[1]! + w[2]!)));
-      for (let i = 0; i < 3; i++) {
-        g[i]! += (r.y - p) * x[i]!;
-        for (let j = 0; j < 3; j++) h[i]![j]! += p * (1 - p) * x[i]! * x[j]!;
-      }
-    }
-    const step = solve3(h, g);
-    w = w.map((v, i) => v + step[i]!);
-    if (Math.max(...step.map(Math.abs)) < 1e-8) break;
-  }
-  calibration = { withVector: { cos: r4(w[0]!), cov: r4(w[1]!), bias: r4(w[2]!) }, rows: fitRows.length, positives: fitRows.filter((r) => r.y === 1).length };
+  const withVector = fitLogistic(fitRows.map((r) => [r.cos, r.cov]), fitRows.map((r) => r.y));
+  const withoutVector = fitLogistic(fitRows.map((r) => [r.cov]), fitRows.map((r) => r.y));
+  calibration = {
+    withVector: { cos: r4(withVector[0]!), cov: r4(withVector[1]!), bias: r4(withVector[2]!) },
+    withoutVector: { cov: r4(withoutVector[0]!), bias: r4(withoutVector[1]!) },
+    rows: fitRows.length,
+    positives: fitRows.filter((r) => r.y === 1).length,
+  };
 }
 
-function solve3(a: number[][], b: number[]): number[] {
-  // Gaussian elimination on a 3×3 system
+/** Newton-Raphson (IRLS) for logistic regression; returns weights then bias. Exact maximum likelihood. */
+function fitLogistic(xs: number[][], ys: number[]): number[] {
+  const d = (xs[0]?.length ?? 0) + 1;
+  let w = new Array<number>(d).fill(0);
+  for (let iter = 0; iter < 50; iter++) {
+    const g = new Array<number>(d).fill(0);
+    const h = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1e-6 : 0)));
+    xs.forEach((row, k) => {
+      const x = [...row, 1];
+      const p = 1 / (1 + Math.exp(-x.reduce((s, v, i) => s + v * w[i]!, 0)));
+      for (let i = 0; i < d; i++) {
+        g[i]! += (ys[k]! - p) * x[i]!;
+        for (let j = 0; j < d; j++) h[i]![j]! += p * (1 - p) * x[i]! * x[j]!;
+      }
+    });
+    const step = solve(h, g);
+    w = w.map((v, i) => v + step[i]!);
+    if (Math.max(...step.map(Math.abs)) < 1e-9) break;
+  }
+  return w;
+}
+
+function solve(a: number[][], b: number[]): number[] {
+  // Gaussian elimination with partial pivoting
+  const n = b.length;
   const m = a.map((row, i) => [...row, b[i]!]);
-  for (let c = 0; c < 3; c++) {
+  for (let c = 0; c < n; c++) {
     let p = c;
-    for (let r = c + 1; r < 3; r++) if (Math.abs(m[r]![c]!) > Math.abs(m[p]![c]!)) p = r;
+    for (let r = c + 1; r < n; r++) if (Math.abs(m[r]![c]!) > Math.abs(m[p]![c]!)) p = r;
     [m[c], m[p]] = [m[p]!, m[c]!];
-    for (let r = 0; r < 3; r++) {
+    for (let r = 0; r < n; r++) {
       if (r === c) continue;
       const f = m[r]![c]! / m[c]![c]!;
-      for (let k = c; k < 4; k++) m[r]![k]! -= f * m[c]![k]!;
+      for (let k = c; k <= n; k++) m[r]![k]! -= f * m[c]![k]!;
     }
   }
-  return m.map((row, i) => row[3]! / row[i]!);
+  return m.map((row, i) => row[n]! / row[i]!);
 }
 (embedder as CachedEmbedder).save();
 await embedder.close();
@@ -300,7 +309,10 @@ for (const r of [...results].sort((a, b) => (values.grid ? b.overall.r10 - a.ove
   lines.push(`${r.name.padEnd(48)} ${String(r.overall.r5).padStart(6)} ${String(r.overall.r10).padStart(6)} ${String(r.overall.mrr).padStart(6)}  ${c('1')}/${c('2')}/${c('3')}/${c('4')} | ${c('5')}   ${r.latency.p50}`);
 }
 if (leaveOneOut) lines.push(`leave-one-conversation-out R@10 (best variant picked on the other four each time): ${leaveOneOut.r10}`);
-if (calibration) lines.push(`local judge calibration: sigmoid(${calibration.withVector.cos}·cos + ${calibration.withVector.cov}·coverage + ${calibration.withVector.bias}) over ${calibration.rows} candidates (${calibration.positives} gold)`);
+if (calibration) {
+  lines.push(`local judge calibration: sigmoid(${calibration.withVector.cos}·cos + ${calibration.withVector.cov}·coverage + ${calibration.withVector.bias}) over ${calibration.rows} candidates (${calibration.positives} gold)`);
+  lines.push(`  without a vector: sigmoid(${calibration.withoutVector.cov}·coverage + ${calibration.withoutVector.bias})`);
+}
 process.stdout.write(`${lines.join('\n')}\n`);
 if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);
 await projections.close();
