@@ -26,6 +26,7 @@ const { values } = parseArgs({
     compare: { type: 'boolean', default: false },
     'fit-judge': { type: 'boolean', default: false },
     grid: { type: 'boolean', default: false },
+    'grid-spec': { type: 'string' },
     conversations: { type: 'string' },
     data: { type: 'string' },
   },
@@ -140,21 +141,25 @@ const variants: Variant[] = values.compare
     ? gridVariants()
     : [{ name: 'bm25 baseline', bm25: true }, { name: 'kioku default', config: DEFAULT_RECALL_CONFIG }];
 
-/** A small grid around the default, for tuning on this dev split (report leave-one-conversation-out beside it). */
+/**
+ * A small grid around the default, for tuning on this dev split (leave-one-conversation-out
+ * is reported beside it). --grid-spec '{"vector":[0.6],"window":[0.6],"entity":[0.6],"time":[0.6]}' overrides the axes.
+ */
 function gridVariants(): Variant[] {
+  const spec = { vector: [0.6, 0.9, 1.2], window: [0.3, 0.6, 0.9], entity: [0.2, 0.4, 0.6], time: [0.2, 0.4, 0.6], keyword: [1], ...(values['grid-spec'] ? (JSON.parse(values['grid-spec']) as Record<string, number[]>) : {}) };
   const out: Variant[] = [];
-  for (const vector of [0.6, 0.9, 1.2])
-    for (const window of [0.3, 0.6, 0.9])
-      for (const cue of [0.2, 0.4, 0.6])
-        for (const context of [0.3, 0.6])
-          out.push({
-            name: `vector ${vector} window ${window} cues ${cue} context ${context}`,
-            config: cfg({ channel_weights: { ...DEFAULT_RECALL_CONFIG.channel_weights, vector, window }, cue_weights: { entity: cue, time: cue }, query_weights: { ...DEFAULT_RECALL_CONFIG.query_weights, context } }),
-          });
+  for (const keyword of spec.keyword)
+    for (const vector of spec.vector)
+      for (const window of spec.window)
+        for (const entity of spec.entity)
+          for (const time of spec.time)
+            out.push({
+              name: `keyword ${keyword} vector ${vector} window ${window} entity ${entity} time ${time}`,
+              config: cfg({ channel_weights: { ...DEFAULT_RECALL_CONFIG.channel_weights, keyword, vector, window }, cue_weights: { entity, time } }),
+            });
   return out;
 }
 
-// Retrieval only: with no judge there are no verdicts, so the eval's own recalls cannot demote anything.
 const judge = new DisabledJudge();
 const keyword = projections.get<KeywordProjection>('keyword');
 const results: { name: string; overall: Scores; byCategory: Record<string, Scores>; byConversation: Record<string, Scores>; latency: { p50: number; p95: number } }[] = [];
