@@ -63,13 +63,14 @@ function sessionTime(s: string): string {
 const turnId = (dia: string): string => dia.replace(/[:\s#]+/g, '-');
 /** Evidence ids as written ("D8:6; D9:17", "D:11:26", "D30:05") → normalised turn ids; malformed ones counted. */
 let malformedEvidence = 0;
+let countingMalformed = true;
 function goldIds(evidence: string[] | undefined): string[] {
   const out: string[] = [];
   for (const raw of evidence ?? []) {
     for (const part of raw.split(/[;,]\s*/)) {
       const m = /^D:?(\d+):0*(\d+)$/.exec(part.trim());
       if (m) out.push(`D${m[1]}-${m[2]}`);
-      else malformedEvidence += 1;
+      else if (countingMalformed) malformedEvidence += 1;
     }
   }
   return out;
@@ -215,6 +216,7 @@ for (const v of variants) {
     latency: { p50: r4(lat[Math.floor(lat.length / 2)] ?? 0), p95: r4(lat[Math.floor(lat.length * 0.95)] ?? 0) },
   });
   process.stderr.write(`  ${v.name}: R@10 ${results.at(-1)?.overall.r10}\n`);
+  countingMalformed = false;
 }
 
 // Leave-one-conversation-out: choose the best variant on four conversations, score it on the fifth.
