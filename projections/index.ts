@@ -4,6 +4,7 @@ export { StatsProjection, evolveStats, type StatsState } from './stats.js';
 export { RecordsProjection, type RecordEntry, type ItemStatus } from './records.js';
 export { KeywordProjection, searchableText, type KeywordHit, type KeywordLane, type KeywordSearchOptions } from './keyword/index.js';
 export { DeliveredProjection } from './delivered.js';
+export { JobsProjection, type JobState } from './jobs.js';
 export { TurnsProjection, completionHash, type TurnState, type SessionState } from './turns.js';
 export { UsageProjection, isDemoted, DEMOTION_MIN_JUDGED, type UsageCounters } from './usage.js';
 export { VectorProjection, VectorLane, laneId, vectorFromBytes, vectorToBytes, type VectorHit, type VectorSearchOptions } from './vector/index.js';
@@ -15,8 +16,9 @@ import { VectorProjection } from './vector/index.js';
 import { DeliveredProjection } from './delivered.js';
 import { UsageProjection } from './usage.js';
 import { TurnsProjection } from './turns.js';
+import { JobsProjection } from './jobs.js';
 
 /** Every projection a Kioku store runs. Later capabilities add theirs here. */
 export function defaultProjections(): Projection[] {
-  return [new StatsProjection(), new RecordsProjection(), new KeywordProjection(), new VectorProjection(), new UsageProjection(), new DeliveredProjection(), new TurnsProjection()];
+  return [new StatsProjection(), new RecordsProjection(), new KeywordProjection(), new VectorProjection(), new UsageProjection(), new DeliveredProjection(), new TurnsProjection(), new JobsProjection()];
 }

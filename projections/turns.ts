@@ -16,6 +16,8 @@ export interface TurnState {
   query: string;
   started_at: number;
   delivered: string[];
+  /** log seqs of this turn's events (start, recall, verdicts, delivery, completion) */
+  seqs: number[];
   /** hash of the completion body (answer + tool data), once completed */
   completed?: string;
   delivery_outcomes?: { evidence_key: string; term_overlap: number }[];
@@ -44,19 +46,30 @@ export class TurnsProjection implements Projection {
       }
       case 'turn.started': {
         const d = record.data as EventData<'turn.started'>;
-        this.state.turns[d.turn_id] = { ns: record.ns, session_id: d.session_id, query: d.query, started_at: record.ts, delivered: [] };
+        this.state.turns[d.turn_id] = { ns: record.ns, session_id: d.session_id, query: d.query, started_at: record.ts, delivered: [], seqs: [record.seq] };
+        return;
+      }
+      case 'recall.performed':
+      case 'verdict.recorded': {
+        const d = record.data as { turn_id?: string };
+        const turn = d.turn_id ? this.state.turns[d.turn_id] : undefined;
+        if (turn) turn.seqs.push(record.seq);
         return;
       }
       case 'delivery.made': {
         const d = record.data as EventData<'delivery.made'>;
         const turn = d.turn_id ? this.state.turns[d.turn_id] : undefined;
-        if (turn) turn.delivered.push(...d.items.map((i) => i.evidence_key));
+        if (turn) {
+          turn.delivered.push(...d.items.map((i) => i.evidence_key));
+          turn.seqs.push(record.seq);
+        }
         return;
       }
       case 'turn.completed': {
         const d = record.data as EventData<'turn.completed'>;
         const turn = this.state.turns[d.turn_id];
         if (turn && !turn.completed) {
+          turn.seqs.push(record.seq);
           turn.completed = completionHash(d.answer, d.tool_data);
           turn.delivery_outcomes = d.delivery_outcomes ?? [];
         }

@@ -24,6 +24,13 @@ export const ERROR_REGISTRY = {
   KIOKU_EMBEDDER_FAILED: { status: 502, summary: 'The embedding model or provider failed or timed out.' },
   KIOKU_EMBEDDER_UNAVAILABLE: { status: 503, summary: 'The configured embedder cannot be loaded (missing package, bad configuration).' },
   KIOKU_FORBIDDEN: { status: 403, summary: 'The credentials do not allow this namespace or operation.' },
+  KIOKU_UNAUTHORIZED: { status: 401, summary: 'A token is required (or the one given is unknown, or was not sent in the Authorization header).' },
+  KIOKU_RATE_LIMITED: { status: 429, summary: 'Too many requests for this token; retry after the time given.' },
+  KIOKU_BODY_TOO_LARGE: { status: 413, summary: 'The request body exceeds the server limit.' },
+  KIOKU_NOT_READY: { status: 503, summary: 'The server is still opening the store and catching its projections up.' },
+  KIOKU_AUTH_FILE_INVALID: { status: 500, summary: 'The auth file cannot be used; the server refuses to start.' },
+  KIOKU_BIND_REFUSED: { status: 500, summary: 'A non-loopback address was asked for without KIOKU_ALLOW_NON_LOOPBACK=1 and tokens.' },
+  KIOKU_INTERNAL: { status: 500, summary: 'An unexpected failure inside Kioku; the server log has the details.' },
   KIOKU_USAGE: { status: 400, summary: 'A command-line invocation was malformed (bad flag or argument).' },
 } as const satisfies Record<string, { status: number; summary: string }>;
 

@@ -8,6 +8,7 @@ import { rebuildCommand } from './commands/rebuild.js';
 import { logShowCommand, logStatsCommand } from './commands/log.js';
 import { importCommand, reembedCommand } from './commands/import.js';
 import { coldReportCommand, recallCommand } from './commands/recall.js';
+import { serveCommand } from './commands/serve.js';
 
 const dataOption = (): Option => new Option('--data <dir>', 'data directory (default $KIOKU_DATA_DIR or ~/.kioku)');
 const jsonOption = (): Option => new Option('--json', 'print one JSON object as the last line');
@@ -28,6 +29,15 @@ export function buildProgram(): Command {
     .description('Kioku: a local-first, event-sourced knowledge and memory store for AI agents')
     .showHelpAfterError()
     .exitOverride();
+
+  program
+    .command('serve')
+    .description('run the HTTP service (loopback, port 18972 by default)')
+    .addOption(dataOption())
+    .option('--host <host>', 'address to listen on (default $KIOKU_HOST or 127.0.0.1)')
+    .option('--port <port>', 'port (default $KIOKU_PORT or 18972)')
+    .option('--quiet', 'no request log')
+    .action(action((flags: Parameters<typeof serveCommand>[0]) => serveCommand(flags)));
 
   program
     .command('verify')

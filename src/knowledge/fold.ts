@@ -121,6 +121,7 @@ export class KnowledgeFold {
           seq: record.seq,
           content_fp: fingerprint(`${d.title}\n${s.heading}\n${s.body}`),
           doc_hash: d.content_hash,
+          ...(d.relations?.length ? { relations: d.relations } : {}),
           ...(s.meta ? { meta: true } : {}),
           ...(d.source_path ? { source_path: d.source_path } : {}),
         }));

@@ -33,6 +33,8 @@ export interface Item {
   /** card metadata section: recallable, never delivered */
   meta?: boolean;
   source_path?: string;
+  /** card ids this card's relations section names */
+  relations?: string[];
   /** content hash of the whole source document (cards, wiki, notes): import idempotence */
   doc_hash?: string;
   supersedes?: string[];

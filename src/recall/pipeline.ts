@@ -44,6 +44,8 @@ export interface RecallContext {
   namespaces?: readonly string[];
   actor?: string;
   turn_id?: string;
+  /** read-only: no events appended, so nothing is counted or remembered (candidates/query) */
+  readOnly?: boolean;
 }
 
 const QUESTION_WORDS = /^(?:what|when|where|who|whom|whose|why|how|which|did|does|do|is|are|was|were|can|could|would|should|will|has|have|had)\b\s*/i;
@@ -76,7 +78,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   const records = core.projections.get<RecordsProjection>('records');
 
   if (isAcknowledgement(request.query)) {
-    await core.log.append({
+    if (!context.readOnly) await core.log.append({
       type: 'recall.performed',
       ns,
       actor: context.actor ?? 'recall',
@@ -266,8 +268,10 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   if (result.items.length) {
     events.push({ type: 'delivery.made', ns, actor, data: { recall_id: recallId, ...ids, items: result.items.map((it) => ({ evidence_key: it.key, verdict: it.verdict, ...(it.fingerprint ? { fingerprint: it.fingerprint } : {}) })) } });
   }
-  const appended = await core.log.appendAll(events);
-  await core.projections.waitFor(appended.at(-1)?.seq ?? 0);
+  if (!context.readOnly) {
+    const appended = await core.log.appendAll(events);
+    await core.projections.waitFor(appended.at(-1)?.seq ?? 0);
+  }
 
   timings['total_ms'] = round(performance.now() - started);
   return {

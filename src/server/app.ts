@@ -1,0 +1,81 @@
+// The HTTP service: fastify, one route module per concern, every route calling the
+// same core as MCP, the hook and the CLI.
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { KiokuStore } from '../kioku.js';
+import { KiokuError } from '../errors.js';
+import type { RecallCore } from '../recall/index.js';
+import type { EmbeddingIndexer } from '../indexer/embedding-job.js';
+import type { Knowledge } from '../knowledge/index.js';
+import { ANONYMOUS, type AuthConfig } from './auth.js';
+import { errorHandler } from './errors.js';
+import { RateLimiter } from './rate-limit.js';
+import { healthRoutes } from './routes/health.js';
+import { turnRoutes } from './routes/turns.js';
+import { recallRoutes } from './routes/recall.js';
+import { knowledgeRoutes } from './routes/knowledge.js';
+import { pipelineRoutes } from './routes/pipeline.js';
+
+export interface ServerState {
+  /** set once the store is open and projections caught up */
+  store?: KiokuStore;
+  core?: RecallCore & { indexer: EmbeddingIndexer; close: () => Promise<void> };
+  /** one Knowledge per store: its commands run one at a time */
+  knowledge?: Knowledge;
+  ready: boolean;
+  startedAt: number;
+  progress?: { done: number; total: number };
+}
+
+export interface AppOptions {
+  auth: AuthConfig;
+  state: ServerState;
+  bodyLimit?: number;
+  rateLimitPerMinute?: number;
+  logger?: boolean;
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyLimit ?? 2 * 1024 * 1024,
+    // deep JSON nesting is refused by the parser rather than crashing a handler
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+  });
+  // Schemas on routes document the API (OpenAPI at /docs/json); the core validates,
+  // naming the failing field — one place, not two.
+  app.setValidatorCompiler(() => (data) => ({ value: data }));
+  await app.register(swagger, {
+    openapi: { info: { title: 'Kioku', description: 'Local-first knowledge and memory for AI agents', version: '0.1.0' }, components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } } },
+  });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((req, reply) => void reply.status(404).send({ error: { code: 'KIOKU_NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` } }));
+
+  const limiter = new RateLimiter(options.rateLimitPerMinute ?? Number(process.env['KIOKU_RATE_LIMIT'] ?? 6_000));
+  app.decorateRequest('principal', { getter: () => ANONYMOUS });
+  app.addHook('onRequest', async (req) => {
+    const path = req.url.split('?')[0] ?? '';
+    const query = req.url.includes('?') ? new URLSearchParams(req.url.slice(req.url.indexOf('?') + 1)) : undefined;
+    if (query && ['token', 'access_token', 'api_key', 'apikey', 'key'].some((k) => query.has(k))) {
+      throw new KiokuError('KIOKU_UNAUTHORIZED', 'tokens are accepted only in the Authorization header, never in the URL', { details: { field: 'query' } });
+    }
+    if (path === '/v1/health' || path.startsWith('/docs')) return;
+    const principal = options.auth.authenticate(req.headers.authorization);
+    if (!principal) throw new KiokuError('KIOKU_UNAUTHORIZED', options.auth.required ? 'a valid bearer token is required' : 'unauthorised');
+    Object.defineProperty(req, 'principal', { value: principal, enumerable: true });
+    if (!principal.anonymous) {
+      const wait = limiter.take(principal.name);
+      if (wait > 0) throw new KiokuError('KIOKU_RATE_LIMITED', `rate limit reached for token ${principal.name}`, { details: { retry_after_ms: wait } });
+    }
+    if (!options.state.ready) throw new KiokuError('KIOKU_NOT_READY', 'the store is still opening; retry shortly', { details: { progress: options.state.progress ?? null } });
+  });
+
+  app.get('/docs/json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(healthRoutes(options));
+  await app.register(turnRoutes(options.state));
+  await app.register(recallRoutes(options.state));
+  await app.register(knowledgeRoutes(options.state));
+  await app.register(pipelineRoutes(options.state));
+  return app;
+}

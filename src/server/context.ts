@@ -1,0 +1,40 @@
+// Per-request context: who is calling (from the token), which namespace they may use,
+// and the checks every route shares.
+import type { FastifyRequest } from 'fastify';
+import { KiokuError } from '../errors.js';
+import type { Principal, Scope } from './auth.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+}
+
+export function requireScope(req: FastifyRequest, scope: Scope): void {
+  if (!req.principal.scopes.has(scope)) {
+    throw new KiokuError('KIOKU_FORBIDDEN', `this token lacks the ${scope} scope`, { details: { scope } });
+  }
+}
+
+/**
+ * The namespace a request acts in. Without tokens the body chooses (default private);
+ * with a token it must match the token's or be absent — never a silent switch.
+ */
+export function namespaceFor(req: FastifyRequest, requested: string | undefined): string {
+  const p = req.principal;
+  if (p.anonymous) return requested ?? 'private';
+  if (requested !== undefined && requested !== p.namespace) {
+    throw new KiokuError('KIOKU_FORBIDDEN', `this token is for namespace "${p.namespace}", not "${requested}"`, { details: { field: 'namespace' } });
+  }
+  return p.namespace;
+}
+
+/** Split `namespace` off a body for core commands that call it `ns`. */
+export function withoutNamespace(body: unknown): { namespace: string | undefined; rest: Record<string, unknown> } {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new KiokuError('KIOKU_INPUT_INVALID', 'the request body must be a JSON object', { details: { field: '(body)' } });
+  }
+  const { namespace, ...rest } = body as Record<string, unknown>;
+  if (namespace !== undefined && typeof namespace !== 'string') throw new KiokuError('KIOKU_INPUT_INVALID', 'namespace must be a string', { details: { field: 'namespace' } });
+  return { namespace: namespace as string | undefined, rest };
+}

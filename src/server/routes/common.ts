@@ -1,0 +1,28 @@
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { KiokuStore } from '../../kioku.js';
+import type { RecallContext } from '../../recall/index.js';
+import type { ServerState } from '../app.js';
+import { jsonSchema } from '../schemas.js';
+
+export type Ready = { store: KiokuStore; core: NonNullable<ServerState['core']> };
+
+/** The open store and core (the onRequest hook answers 503 before they exist). */
+export function ready(state: ServerState): Ready {
+  return { store: state.store as KiokuStore, core: state.core as NonNullable<ServerState['core']> };
+}
+
+/** Route options: OpenAPI docs from the zod schema of the body. */
+export function doc(summary: string, body?: z.ZodType, tags: string[] = []): { schema: Record<string, unknown> } {
+  return { schema: { summary, tags, security: [{ bearer: [] }], ...(body ? { body: jsonSchema(body) } : {}) } };
+}
+
+export function recallContext(req: FastifyRequest, namespace: string): RecallContext {
+  return { namespaces: [namespace], actor: req.principal.anonymous ? 'http' : `http:${req.principal.name}` };
+}
+
+export function plugin(fn: (app: FastifyInstance) => void | Promise<void>): FastifyPluginAsync {
+  return async (app) => {
+    await fn(app);
+  };
+}

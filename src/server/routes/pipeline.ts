@@ -1,0 +1,72 @@
+import type { JobsProjection, RecordsProjection, TurnsProjection } from '../../../projections/index.js';
+import { KiokuError } from '../../errors.js';
+import type { ServerState } from '../app.js';
+import { namespaceFor, requireScope, withoutNamespace } from '../context.js';
+import { wire } from '../schemas.js';
+import { doc, plugin, ready } from './common.js';
+
+const STATUSES = new Set(['queued', 'running', 'succeeded', 'failed', 'cancelled']);
+
+export const pipelineRoutes = (state: ServerState) =>
+  plugin((app) => {
+    const nsOf = (req: Parameters<typeof namespaceFor>[0]): string => namespaceFor(req, (req.query as { namespace?: string }).namespace);
+
+    app.get('/v1/ingest/status', doc('what is indexed, what waits for vectors, the last embedding job', undefined, ['pipeline']), async (req) => {
+      requireScope(req, 'memory:read');
+      const { store, core } = ready(state);
+      const status = core.indexer.status();
+      return {
+        head: store.log.head(),
+        items: store.projections.get<RecordsProjection>('records').counts(),
+        embedder: core.embedder?.id ?? null,
+        waiting_for_vectors: core.waitingForVectors?.() ?? 0,
+        indexing: { running: status.running, last_job: status.last ?? null },
+        projections: store.projections.status(),
+      };
+    });
+
+    app.get('/v1/pipeline/snapshot', doc('job events of the last N days, by stage and status', undefined, ['pipeline']), async (req) => {
+      requireScope(req, 'memory:read');
+      const days = Number((req.query as { days?: string }).days ?? 7);
+      if (!Number.isFinite(days) || days <= 0 || days > 3650) throw new KiokuError('KIOKU_INPUT_INVALID', 'days must be between 0 and 3650', { details: { field: 'days' } });
+      return { days, ...ready(state).store.projections.get<JobsProjection>('jobs').summary(nsOf(req), days) };
+    });
+
+    app.get('/v1/pipeline/jobs', doc('jobs, newest first, filtered by stage and status', undefined, ['pipeline']), async (req) => {
+      requireScope(req, 'memory:read');
+      const q = req.query as { stage?: string; status?: string; limit?: string };
+      const limit = q.limit === undefined ? 50 : Number(q.limit);
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > 500) throw new KiokuError('KIOKU_INPUT_INVALID', 'limit must be 1–500', { details: { field: 'limit' } });
+      if (q.status !== undefined && q.status !== '' && !STATUSES.has(q.status)) throw new KiokuError('KIOKU_INPUT_INVALID', `status must be one of ${[...STATUSES].join(', ')}`, { details: { field: 'status' } });
+      return { jobs: ready(state).store.projections.get<JobsProjection>('jobs').list({ ns: nsOf(req), ...(q.stage ? { stage: q.stage } : {}), ...(q.status ? { status: q.status } : {}), limit }) };
+    });
+
+    app.post('/v1/pipeline/jobs/events', doc('record a job event (stored, never executed)', wire.jobEvent, ['pipeline']), async (req) => {
+      requireScope(req, 'memory:write');
+      const { namespace, rest } = withoutNamespace(req.body);
+      const ns = namespaceFor(req, namespace);
+      const parsed = wire.jobEvent.omit({ namespace: true }).safeParse(rest);
+      if (!parsed.success) {
+        const i = parsed.error.issues[0];
+        throw new KiokuError('KIOKU_INPUT_INVALID', `job event: ${i?.path.join('.') || '(body)'}: ${i?.message}`, { details: { field: i?.path.join('.') ?? '(body)' } });
+      }
+      const { store } = ready(state);
+      const { seq, hash } = await store.log.append({ type: 'job.event', ns, actor: 'http', data: parsed.data });
+      await store.projections.waitFor(seq);
+      return { seq, hash };
+    });
+
+    app.get<{ Params: { trace_id: string } }>('/v1/artifacts/:trace_id', doc('everything recorded for one turn: start, recall, verdicts, delivery, completion', undefined, ['pipeline']), async (req) => {
+      requireScope(req, 'memory:read');
+      const { store } = ready(state);
+      const turn = store.projections.get<TurnsProjection>('turns').turn(req.params.trace_id);
+      if (!turn) throw new KiokuError('KIOKU_NOT_FOUND', `no turn ${req.params.trace_id}`);
+      namespaceFor(req, turn.ns);
+      const events = [];
+      for (const seq of turn.seqs) {
+        const r = await store.log.get(seq);
+        if (r) events.push({ seq: r.seq, ts: new Date(r.ts).toISOString(), type: r.type, hash: r.hash, data: r.data });
+      }
+      return { trace_id: req.params.trace_id, session_id: turn.session_id, namespace: turn.ns, completed: turn.completed !== undefined, events };
+    });
+  });

@@ -1,0 +1,102 @@
+// Starting and stopping the service. Start-up: open the log, listen (health answers,
+// other routes 503), load snapshots and catch projections up, then serve. Shutdown:
+// stop accepting, finish in-flight requests and appends, snapshot, close LevelDB.
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { defaultProjections, ProjectionRunner } from '../../projections/index.js';
+import { resolvePaths } from '../config.js';
+import type { Embedder } from '../embed/index.js';
+import { KiokuError } from '../errors.js';
+import { Knowledge } from '../knowledge/index.js';
+import { openLog } from '../log/index.js';
+import { createRecallCore, type Judge } from '../recall/index.js';
+import { buildApp, type ServerState } from './app.js';
+import { loadAuth } from './auth.js';
+
+export interface ServeOptions {
+  data?: string | undefined;
+  host?: string | undefined;
+  port?: number | undefined;
+  authFile?: string | undefined;
+  allowNonLoopback?: boolean | undefined;
+  embedder?: Embedder;
+  judge?: Judge;
+  logger?: boolean;
+  rateLimitPerMinute?: number;
+  /** embed new items in the background (default true) */
+  backgroundIndexing?: boolean;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  url: string;
+  state: ServerState;
+  /** resolves once the store is open and projections have caught up */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PORT = 18972;
+
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  if (isIP(host) === 6) return host === '::1';
+  return false;
+}
+
+export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
+  const paths = resolvePaths({ data: options.data });
+  const auth = loadAuth(options.authFile ?? process.env['KIOKU_AUTH_FILE'] ?? join(paths.dataDir, 'auth.json'));
+  const host = options.host ?? process.env['KIOKU_HOST'] ?? '127.0.0.1';
+  const port = options.port ?? Number(process.env['KIOKU_PORT'] ?? DEFAULT_PORT);
+  if (!isLoopback(host)) {
+    const allowed = options.allowNonLoopback ?? process.env['KIOKU_ALLOW_NON_LOOPBACK'] === '1';
+    if (!allowed || !auth.required) {
+      throw new KiokuError('KIOKU_BIND_REFUSED', `refusing to listen on ${host}: a non-loopback address needs KIOKU_ALLOW_NON_LOOPBACK=1 and tokens in ${auth.file} (or use an SSH tunnel)`, { details: { host } });
+    }
+  }
+  const log = await openLog(paths.dataDir);
+  const state: ServerState = { ready: false, startedAt: Date.now() };
+  let app: FastifyInstance;
+  try {
+    app = await buildApp({ auth, state, logger: options.logger ?? false, ...(options.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}) });
+    await app.listen({ host, port });
+  } catch (err) {
+    await log.close();
+    throw err;
+  }
+  const address = app.server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
+
+  const runner = new ProjectionRunner(log, defaultProjections(), { snapshotDir: paths.projectionsDir, onWarning: (m) => app.log.warn(m) });
+  const readyPromise = (async () => {
+    await runner.open((done, total) => (state.progress = { done, total }));
+    const store = { paths, log, projections: runner, close: async () => undefined };
+    state.store = store;
+    state.core = createRecallCore(store, { ...(options.embedder ? { embedder: options.embedder } : {}), ...(options.judge ? { judge: options.judge } : {}), backgroundIndexing: options.backgroundIndexing ?? true });
+    state.knowledge = new Knowledge(store, 'http');
+    state.ready = true;
+  })();
+  readyPromise.catch((err: unknown) => app.log.error({ err }, 'store failed to open'));
+
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    url,
+    state,
+    ready: readyPromise,
+    close() {
+      closing ??= (async () => {
+        await app.close(); // stops accepting; in-flight requests (and their appends) finish
+        await readyPromise.catch(() => undefined);
+        await state.core?.close();
+        await runner.close(); // snapshots
+        await log.close(); // waits for queued appends, closes LevelDB
+      })();
+      return closing;
+    },
+  };
+}
