@@ -39,13 +39,33 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? 2 * 1024 * 1024,
-    // deep JSON nesting is refused by the parser rather than crashing a handler
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'error',
   });
   // Schemas on routes document the API (OpenAPI at /docs/json); the core validates,
   // naming the failing field — one place, not two.
   app.setValidatorCompiler(() => (data) => ({ value: data }));
+  // JSON bodies must be valid UTF-8: replacement characters never slip into the log.
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(body);
+    } catch {
+      return done(new KiokuError('KIOKU_INPUT_INVALID', 'the request body is not valid UTF-8', { details: { field: '(body)' } }), undefined);
+    }
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(
+        null,
+        JSON.parse(text, (key, value: unknown) => {
+          if (key === '__proto__' || key === 'constructor' || key === 'prototype') throw new Error(`the key "${key}" is not accepted`);
+          return value;
+        }),
+      );
+    } catch (err) {
+      done(new KiokuError('KIOKU_INPUT_INVALID', `the request body is not valid JSON: ${(err as Error).message}`.slice(0, 300), { details: { field: '(body)' } }), undefined);
+    }
+  });
   await app.register(swagger, {
     openapi: { info: { title: 'Kioku', description: 'Local-first knowledge and memory for AI agents', version: '0.1.0' }, components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } } },
   });
