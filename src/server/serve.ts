@@ -90,7 +90,15 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     ready: readyPromise,
     close() {
       closing ??= (async () => {
-        await app.close(); // stops accepting; in-flight requests (and their appends) finish
+        // Stop accepting; in-flight requests (and their appends) finish. Keep-alive sockets
+        // that turn idle while we wait are closed as they do (otherwise close() would wait
+        // for their keep-alive timeout).
+        const sweeper = setInterval(() => app.server.closeIdleConnections(), 50);
+        try {
+          await app.close();
+        } finally {
+          clearInterval(sweeper);
+        }
         await readyPromise.catch(() => undefined);
         await state.core?.close();
         await runner.close(); // snapshots
