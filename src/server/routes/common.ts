@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { Scope } from '../auth.js';
+import { namespaceFor, requireScope, withoutNamespace } from '../context.js';
 import type { z } from 'zod';
 import type { KiokuStore } from '../../kioku.js';
 import type { RecallContext } from '../../recall/index.js';
@@ -25,4 +27,12 @@ export function plugin(fn: (app: FastifyInstance) => void | Promise<void>): Fast
   return async (app) => {
     await fn(app);
   };
+}
+
+/** The common start of a body route: check the scope, split off and resolve the namespace. */
+export function scopedBody(req: FastifyRequest, scope: Scope): { ns: string; rest: Record<string, unknown>; context: RecallContext } {
+  requireScope(req, scope);
+  const { namespace, rest } = withoutNamespace(req.body ?? {});
+  const ns = namespaceFor(req, namespace);
+  return { ns, rest, context: recallContext(req, ns) };
 }

@@ -1,8 +1,7 @@
 import { DisabledJudge, recall, type RecallPacket } from '../../recall/index.js';
 import type { ServerState } from '../app.js';
-import { namespaceFor, requireScope, withoutNamespace } from '../context.js';
 import { wire } from '../schemas.js';
-import { doc, plugin, ready, recallContext } from './common.js';
+import { doc, plugin, ready, scopedBody } from './common.js';
 
 /** The delivery as a text block an agent can read directly. */
 export function renderContext(packet: RecallPacket): string {
@@ -14,25 +13,19 @@ export function renderContext(packet: RecallPacket): string {
 export const recallRoutes = (state: ServerState) =>
   plugin((app) => {
     app.post('/v1/recall', doc('recall: records, delivery, diagnostics', wire.recall, ['recall']), async (req) => {
-      requireScope(req, 'memory:read');
-      const { namespace, rest } = withoutNamespace(req.body);
-      const ns = namespaceFor(req, namespace);
-      return recall(ready(state).core, { ...rest, namespace: ns }, recallContext(req, ns));
+      const { ns, rest, context } = scopedBody(req, 'memory:read');
+      return recall(ready(state).core, { ...rest, namespace: ns }, context);
     });
 
     app.post('/v1/context', doc('recall, plus the delivery rendered as a text block', wire.recall, ['recall']), async (req) => {
-      requireScope(req, 'memory:read');
-      const { namespace, rest } = withoutNamespace(req.body);
-      const ns = namespaceFor(req, namespace);
-      const packet = await recall(ready(state).core, { ...rest, namespace: ns }, recallContext(req, ns));
+      const { ns, rest, context } = scopedBody(req, 'memory:read');
+      const packet = await recall(ready(state).core, { ...rest, namespace: ns }, context);
       return { ...packet, context: renderContext(packet) };
     });
 
     app.post('/v1/candidates/query', doc('read-only retrieval: fused candidates, no judge, nothing recorded', wire.recall, ['recall']), async (req) => {
-      requireScope(req, 'memory:read');
-      const { namespace, rest } = withoutNamespace(req.body);
-      const ns = namespaceFor(req, namespace);
+      const { ns, rest, context } = scopedBody(req, 'memory:read');
       const { core } = ready(state);
-      return recall({ ...core, judge: new DisabledJudge() }, { ...rest, namespace: ns }, { ...recallContext(req, ns), readOnly: true });
+      return recall({ ...core, judge: new DisabledJudge() }, { ...rest, namespace: ns }, { ...context, readOnly: true });
     });
   });
