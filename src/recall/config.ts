@@ -26,9 +26,10 @@ export interface RecallConfig {
 export const DEFAULT_RECALL_CONFIG: RecallConfig = {
   fusion: 'weighted',
   rrf_k: 60,
-  channel_weights: { keyword: 1, terms: 0.5, vector: 0.8, window: 0.5 },
+  // LoCoMo dev grid (evals/README.md): R@10 0.731 in-sample, 0.720 leave-one-conversation-out
+  channel_weights: { keyword: 1, terms: 0.5, vector: 0.4, window: 0.6 },
   query_weights: { utterance: 1, context: 0.5, last_sentence: 0.5 },
-  cue_weights: { entity: 0.3, time: 0.3 },
+  cue_weights: { entity: 0.6, time: 1.0 },
   lane_budget: 50,
   judge_pool: 20,
   sections_per_document: 2,
