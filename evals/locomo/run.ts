@@ -183,7 +183,8 @@ for (const v of variants) {
         const packet = await recall({ log, projections, embedder, judge, config: v.config as RecallConfig }, { query: q.question, namespace: ns, limit: 10, options: { cards: false, wiki: false, memories: false, notes: false, assets: false } });
         ranked = packet.records.map((r) => r.id);
         if (values['fit-judge'] && v.config === DEFAULT_RECALL_CONFIG && q.category !== 5) {
-          const [qv] = await embedder.embed([q.question]);
+          // the judge sees the dense query (question words stripped), as recall embeds it
+          const [qv] = await embedder.embed([denseQueryText(q.question)]);
           const lane = projections.get<VectorProjection>('vector').lane('text', embedder.id);
           const terms = new Set(tokenize(q.question));
           for (const r of packet.records) {
@@ -222,7 +223,7 @@ for (const v of variants) {
 // Leave-one-conversation-out: choose the best variant on four conversations, score it on the fifth.
 let leaveOneOut: { r10: number; picks: Record<string, string> } | undefined;
 const tuned = results.filter((r) => !r.name.startsWith('bm25'));
-if (tuned.length > 1) {
+if (values.grid && tuned.length > 1) {
   let hits = 0;
   let n = 0;
   const picks: Record<string, string> = {};
@@ -329,4 +330,3 @@ function r4(x: number): number {
   return Math.round(x * 10000) / 10000;
 }
 void evidenceKey;
-void denseQueryText;
