@@ -243,20 +243,35 @@ if (values.grid && tuned.length > 1) {
 }
 
 // Logistic regression for the local judge's calibration (gradient descent, standardised inputs).
-let calibration: { withVector: { cos: number; cov: number; bias: number }; withoutVector: { cov: number; bias: number }; rows: number; positives: number } | undefined;
+let calibration: { withVector: { cos: number; cov: number; bias: number }; withoutVector: { cov: number; bias: number }; base_rate_fit: { cos: number; cov: number; bias: number }; at_floor: { passed: number; precision: number; recall: number }; rows: number; positives: number } | undefined;
 if (fitRows.length) {
-  const withVector = fitLogistic(fitRows.map((r) => [r.cos, r.cov]), fitRows.map((r) => r.y));
-  const withoutVector = fitLogistic(fitRows.map((r) => [r.cov]), fitRows.map((r) => r.y));
+  const ys = fitRows.map((r) => r.y);
+  const withVector = fitLogistic(fitRows.map((r) => [r.cos, r.cov]), ys, true);
+  const withoutVector = fitLogistic(fitRows.map((r) => [r.cov]), ys, true);
+  const baseRate = fitLogistic(fitRows.map((r) => [r.cos, r.cov]), ys, false);
+  // how the balanced judge separates at the delivery floor (0.5) on these candidates
+  let tp = 0;
+  let fp = 0;
+  for (const r of fitRows) {
+    const p = 1 / (1 + Math.exp(-(withVector[0]! * r.cos + withVector[1]! * r.cov + withVector[2]!)));
+    if (p >= 0.5) r.y ? tp++ : fp++;
+  }
+  const positives = ys.filter((y) => y === 1).length;
   calibration = {
     withVector: { cos: r4(withVector[0]!), cov: r4(withVector[1]!), bias: r4(withVector[2]!) },
     withoutVector: { cov: r4(withoutVector[0]!), bias: r4(withoutVector[1]!) },
+    base_rate_fit: { cos: r4(baseRate[0]!), cov: r4(baseRate[1]!), bias: r4(baseRate[2]!) },
+    at_floor: { passed: tp + fp, precision: r4(tp / Math.max(1, tp + fp)), recall: r4(tp / positives) },
     rows: fitRows.length,
-    positives: fitRows.filter((r) => r.y === 1).length,
+    positives,
   };
 }
 
 /** Newton-Raphson (IRLS) for logistic regression; returns weights then bias. Exact maximum likelihood. */
-function fitLogistic(xs: number[][], ys: number[]): number[] {
+function fitLogistic(xs: number[][], ys: number[], balanced = false): number[] {
+  // balanced: weight each class to half the total, i.e. calibrate to a 50 % prior
+  const pos = ys.filter((y) => y === 1).length;
+  const weightOf = (y: number): number => (!balanced ? 1 : y === 1 ? ys.length / (2 * pos) : ys.length / (2 * (ys.length - pos)));
   const d = (xs[0]?.length ?? 0) + 1;
   let w = new Array<number>(d).fill(0);
   for (let iter = 0; iter < 50; iter++) {
@@ -265,9 +280,10 @@ function fitLogistic(xs: number[][], ys: number[]): number[] {
     xs.forEach((row, k) => {
       const x = [...row, 1];
       const p = 1 / (1 + Math.exp(-x.reduce((s, v, i) => s + v * w[i]!, 0)));
+      const c = weightOf(ys[k]!);
       for (let i = 0; i < d; i++) {
-        g[i]! += (ys[k]! - p) * x[i]!;
-        for (let j = 0; j < d; j++) h[i]![j]! += p * (1 - p) * x[i]! * x[j]!;
+        g[i]! += c * (ys[k]! - p) * x[i]!;
+        for (let j = 0; j < d; j++) h[i]![j]! += c * p * (1 - p) * x[i]! * x[j]!;
       }
     });
     const step = solve(h, g);
@@ -319,7 +335,8 @@ for (const r of [...results].sort((a, b) => (values.grid ? b.overall.r10 - a.ove
 if (leaveOneOut) lines.push(`leave-one-conversation-out R@10 (best variant picked on the other four each time): ${leaveOneOut.r10}`);
 if (calibration) {
   lines.push(`local judge calibration: sigmoid(${calibration.withVector.cos}·cos + ${calibration.withVector.cov}·coverage + ${calibration.withVector.bias}) over ${calibration.rows} candidates (${calibration.positives} gold)`);
-  lines.push(`  without a vector: sigmoid(${calibration.withoutVector.cov}·coverage + ${calibration.withoutVector.bias})`);
+  lines.push(`  without a vector: sigmoid(${calibration.withoutVector.cov}·coverage + ${calibration.withoutVector.bias}); class-balanced (50 % prior)`);
+  lines.push(`  at the 0.5 delivery floor: ${calibration.at_floor.passed} candidates pass, precision ${calibration.at_floor.precision}, recall ${calibration.at_floor.recall}; base-rate fit would be sigmoid(${calibration.base_rate_fit.cos}·cos + ${calibration.base_rate_fit.cov}·coverage + ${calibration.base_rate_fit.bias})`);
 }
 process.stdout.write(`${lines.join('\n')}\n`);
 if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);
