@@ -180,3 +180,19 @@ describe('start-up refusals', () => {
     }
   });
 });
+
+describe('while the store is opening', () => {
+  it('answers health with ready:false and every other route with 503', async () => {
+    const { buildApp } = await import('../src/server/index.js');
+    const app = await buildApp({ auth: { required: false, file: '', authenticate: () => ({ name: 'anonymous', namespace: 'private', scopes: new Set(['memory:read', 'memory:write'] as const), anonymous: true }) }, state: { ready: false, startedAt: Date.now(), progress: { done: 10, total: 100 } } });
+    try {
+      const health = await app.inject({ method: 'GET', url: '/v1/health' });
+      expect(health.json()).toMatchObject({ ready: false, progress: { done: 10, total: 100 } });
+      const r = await app.inject({ method: 'POST', url: '/v1/recall', payload: { query: 'x' } });
+      expect(r.statusCode).toBe(503);
+      expect(r.json()).toMatchObject({ error: { code: 'KIOKU_NOT_READY' } });
+    } finally {
+      await app.close();
+    }
+  });
+});
