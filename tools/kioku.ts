@@ -7,7 +7,7 @@ import { verifyCommand } from './commands/verify.js';
 import { rebuildCommand } from './commands/rebuild.js';
 import { logShowCommand, logStatsCommand } from './commands/log.js';
 import { importCommand, reembedCommand } from './commands/import.js';
-import { coldReportCommand, recallCommand } from './commands/recall.js';
+import { coldReportCommand, deliveryReportCommand, recallCommand, replayCommand } from './commands/recall.js';
 import { serveCommand } from './commands/serve.js';
 
 const dataOption = (): Option => new Option('--data <dir>', 'data directory (default $KIOKU_DATA_DIR or ~/.kioku)');
@@ -96,6 +96,26 @@ export function buildProgram(): Command {
     .option('--ns <namespace>', 'namespace', 'private')
     .option('--min-considered <n>', 'minimum times considered', '5')
     .action(action((flags: Parameters<typeof coldReportCommand>[0]) => coldReportCommand(flags)));
+
+  report
+    .command('delivery')
+    .description('delivery outcomes of the last N days and the least-used repeated items (a lexical proxy)')
+    .addOption(dataOption())
+    .addOption(jsonOption())
+    .option('--days <n>', 'days back', '7')
+    .option('--ns <namespace>', 'only this namespace')
+    .action(action((flags: Parameters<typeof deliveryReportCommand>[0]) => deliveryReportCommand(flags)));
+
+  program
+    .command('replay')
+    .description('re-run recorded turns through the current delivery rules (no judge, no model, nothing appended)')
+    .addOption(dataOption())
+    .addOption(jsonOption())
+    .option('--from <time>', 'ISO date or time (default: the beginning)')
+    .option('--to <time>', 'ISO date or time (default: now)')
+    .option('--ns <namespace>', 'only this namespace')
+    .option('--retrieve', "also re-run retrieval against today's projections (and say so)")
+    .action(action((flags: Parameters<typeof replayCommand>[0]) => replayCommand(flags)));
 
   const log = program.command('log').description('inspect the event log');
   log

@@ -11,3 +11,4 @@ export { EmbeddingCache } from './embedding-cache.js';
 export type { RecallPacket, PacketRecord, BackendDiagnostic, BackendStatus } from './packet.js';
 export * from './judge/index.js';
 export { createRecallCore, judgeFromEnv, type CoreOptions } from './setup.js';
+export { replay, seqAtTime, type ReplayOptions, type ReplayReport, type ReplayedTurn } from './replay.js';

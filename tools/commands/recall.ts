@@ -3,7 +3,7 @@
 import type { PathOverrides } from '../../src/config.js';
 import { KiokuError } from '../../src/errors.js';
 import { openKioku } from '../../src/kioku.js';
-import { createRecallCore, recall } from '../../src/recall/index.js';
+import { createRecallCore, recall, replay, seqAtTime } from '../../src/recall/index.js';
 import type { UsageProjection } from '../../projections/index.js';
 import { EXIT, emit, type OutputOptions } from '../cli-util.js';
 
@@ -52,6 +52,92 @@ export async function coldReportCommand(flags: ColdFlags): Promise<number> {
       flags,
       () => [`evidence considered ≥ ${min} times and never judged relevant in ${ns}: ${cold.length}`, ...cold.slice(0, 50).map((c) => `  ${c.key}  considered ${c.considered}, judged ${c.judged}, returned ${c.returned}`)].join('\n'),
       { namespace: ns, min_considered: min, basis: 'usage counters from recall.performed and verdict.recorded events', items: cold },
+    );
+    return EXIT.ok;
+  } finally {
+    await store.close();
+  }
+}
+
+export interface ReplayFlags extends OutputOptions, PathOverrides {
+  from?: string;
+  to?: string;
+  ns?: string;
+  retrieve?: boolean;
+}
+
+export async function replayCommand(flags: ReplayFlags): Promise<number> {
+  const parse = (v: string | undefined, name: string, fallback: Date): Date => {
+    if (v === undefined) return fallback;
+    const d = new Date(v);
+    if (Number.isNaN(d.getTime())) throw new KiokuError('KIOKU_USAGE', `--${name} must be a date or time (ISO 8601), got "${v}"`);
+    return d;
+  };
+  const from = parse(flags.from, 'from', new Date(0));
+  const to = parse(flags.to, 'to', new Date(Date.now() + 60_000));
+  const store = await openKioku({ ...flags, createIfMissing: false });
+  const core = flags.retrieve ? createRecallCore(store) : undefined;
+  try {
+    const report = await replay(store, core, { from, to, ...(flags.ns ? { ns: flags.ns } : {}), ...(flags.retrieve ? { retrieve: true } : {}) });
+    emit(
+      flags,
+      () => {
+        const lines = [`replay ${report.from} … ${report.to}: ${report.totals.turns} turn(s); ${report.retrieval}; nothing appended`];
+        for (const t of report.turns) {
+          if (t.before.join() === t.after.join()) continue;
+          lines.push(`  ${t.at} ${t.turn_id} "${t.query.slice(0, 60)}"`, `    before: ${t.before.join(', ') || '—'}`, `    after:  ${t.after.join(', ') || '—'}`);
+        }
+        const b = report.totals.before;
+        const a = report.totals.after;
+        lines.push(`before: ${b.items} item(s) (${b.knowledge} knowledge, ${b.history} history), ${b.per_turn} per turn`);
+        lines.push(`after:  ${a.items} item(s) (${a.knowledge} knowledge, ${a.history} history), ${a.per_turn} per turn; ${report.totals.changed_turns} turn(s) changed`);
+        return lines.join('\n');
+      },
+      report,
+    );
+    return EXIT.ok;
+  } finally {
+    await core?.close();
+    await store.close();
+  }
+}
+
+export interface DeliveryReportFlags extends OutputOptions, PathOverrides {
+  days?: string;
+  ns?: string;
+}
+
+/** Delivery outcomes over the last N days: how much of each delivered item the answers used (a lexical proxy). */
+export async function deliveryReportCommand(flags: DeliveryReportFlags): Promise<number> {
+  const days = flags.days === undefined ? 7 : Number(flags.days);
+  if (!Number.isFinite(days) || days <= 0) throw new KiokuError('KIOKU_USAGE', '--days must be a positive number');
+  const store = await openKioku({ ...flags, createIfMissing: false });
+  try {
+    const since = Date.now() - days * 86_400_000;
+    const buckets = { '0': 0, '0-0.25': 0, '0.25-0.5': 0, '0.5-0.75': 0, '0.75-1': 0 };
+    const perKey = new Map<string, { delivered: number; overlap: number }>();
+    let turns = 0;
+    for await (const r of store.log.read({ types: ['turn.completed'], from: await seqAtTime(store.log, since) })) {
+      if (flags.ns && r.ns !== flags.ns) continue;
+      turns += 1;
+      for (const o of (r.data as { delivery_outcomes?: { evidence_key: string; term_overlap: number }[] }).delivery_outcomes ?? []) {
+        const v = o.term_overlap;
+        buckets[v === 0 ? '0' : v < 0.25 ? '0-0.25' : v < 0.5 ? '0.25-0.5' : v < 0.75 ? '0.5-0.75' : '0.75-1'] += 1;
+        const k = perKey.get(o.evidence_key) ?? { delivered: 0, overlap: 0 };
+        k.delivered += 1;
+        k.overlap += v;
+        perKey.set(o.evidence_key, k);
+      }
+    }
+    const leastUsed = [...perKey.entries()]
+      .filter(([, k]) => k.delivered >= 2)
+      .map(([key, k]) => ({ key, delivered: k.delivered, mean_overlap: Math.round((k.overlap / k.delivered) * 1000) / 1000 }))
+      .sort((a, b) => a.mean_overlap - b.mean_overlap || b.delivered - a.delivered)
+      .slice(0, 20);
+    emit(
+      flags,
+      () => [`delivery outcomes over ${days} day(s): ${turns} completed turn(s); term overlap is a lexical proxy, not proof of use`, `  ${Object.entries(buckets).map(([b, n]) => `${b}: ${n}`).join('  ')}`, 'least-used repeated items:', ...leastUsed.map((l) => `  ${l.key}  delivered ${l.delivered}×, mean overlap ${l.mean_overlap}`)].join('\n'),
+      { days, turns, overlap_distribution: buckets, least_used_repeated: leastUsed, basis: 'delivery_outcomes of turn.completed events: share of each delivered excerpt\'s terms found in the answer (lexical proxy)' },
     );
     return EXIT.ok;
   } finally {

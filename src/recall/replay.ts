@@ -1,0 +1,166 @@
+// Replay: re-run recorded turns through the *current* delivery rules from what the
+// log holds — each turn's recorded candidates and verdicts, with the delivered-keys
+// state rebuilt by replaying the range in order. No judge or model is called, and
+// nothing is appended. With `retrieve`, retrieval is re-run against today's
+// projections (read-only) and the report says so.
+import type { RecordsProjection } from '../../projections/records.js';
+import type { EventData, LogRecord } from '../events/index.js';
+import { KNOWLEDGE_LAYERS, type Layer } from '../knowledge/evidence.js';
+import type { EventLog } from '../log/index.js';
+import type { ProjectionRunner } from '../../projections/runner.js';
+import { DEFAULT_DELIVERY_RULES, deliver, type DeliveryCandidate, type DeliveryRules } from './delivery.js';
+import { DisabledJudge } from './judge/index.js';
+import { recall, type RecallCore } from './pipeline.js';
+
+export interface ReplayOptions {
+  from: Date;
+  to: Date;
+  ns?: string;
+  rules?: DeliveryRules;
+  /** also re-run retrieval against today's projections (read-only) */
+  retrieve?: boolean;
+}
+
+export interface ReplayedTurn {
+  turn_id: string;
+  session_id: string;
+  ns: string;
+  at: string;
+  query: string;
+  before: string[];
+  after: string[];
+  /** candidates that had no recorded verdict (unknown: never delivered) */
+  unjudged: number;
+  retrieval: 'recorded' | 'rerun';
+}
+
+export interface ReplayReport {
+  from: string;
+  to: string;
+  turns: ReplayedTurn[];
+  totals: {
+    turns: number;
+    before: { items: number; knowledge: number; history: number; per_turn: number };
+    after: { items: number; knowledge: number; history: number; per_turn: number };
+    changed_turns: number;
+  };
+  retrieval: 'recorded candidates and verdicts' | 'retrieval re-run against today\'s projections (recorded verdicts reused; new candidates unjudged)';
+  /** replay never appends: the log head before and after */
+  log_head: { before: number; after: number };
+}
+
+interface TurnRecord {
+  turn_id: string;
+  session_id: string;
+  ns: string;
+  ts: number;
+  query: string;
+  context_since?: string;
+  conversation: { role: string; text: string }[];
+  recall?: EventData<'recall.performed'>;
+  verdicts: Map<string, number | null>;
+  delivered: string[];
+}
+
+/** First seq whose timestamp is ≥ t (binary search; timestamps never decrease along the log). */
+export async function seqAtTime(log: EventLog, t: number): Promise<number> {
+  let lo = 1;
+  let hi = log.head().seq + 1;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const r = await log.get(mid);
+    if (r && r.ts < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export async function replay(store: { log: EventLog; projections: ProjectionRunner }, core: RecallCore | undefined, options: ReplayOptions): Promise<ReplayReport> {
+  const rules = options.rules ?? DEFAULT_DELIVERY_RULES;
+  const headBefore = store.log.head().seq;
+  const from = await seqAtTime(store.log, options.from.getTime());
+  const to = (await seqAtTime(store.log, options.to.getTime())) - 1;
+  const turns = new Map<string, TurnRecord>();
+  const order: string[] = [];
+  for await (const r of store.log.read({ from, to, types: ['turn.started', 'recall.performed', 'verdict.recorded', 'delivery.made'] })) {
+    if (options.ns !== undefined && r.ns !== options.ns) continue;
+    collect(r, turns, order);
+  }
+  const records = store.projections.get<RecordsProjection>('records');
+  const delivered = new Map<string, Map<string, { ts: number; fp: string | null }[]>>();
+  const out: ReplayedTurn[] = [];
+  for (const id of order) {
+    const t = turns.get(id) as TurnRecord;
+    let candidates: { key: string; layer: string; fingerprint?: string; meta: boolean }[] =
+      t.recall?.candidates.filter((c) => c.flags?.includes('judged') || t.verdicts.has(c.evidence_key)).map((c) => ({ key: c.evidence_key, layer: c.layer, ...(c.fingerprint ? { fingerprint: c.fingerprint } : {}), meta: c.flags?.includes('meta') ?? false })) ?? [];
+    if (options.retrieve && core) {
+      const packet = await recall({ ...core, judge: new DisabledJudge() }, { query: t.query, namespace: t.ns, session_id: t.session_id, ...(t.context_since ? { context_since: t.context_since } : {}) }, { readOnly: true, namespaces: [t.ns] });
+      candidates = packet.records.map((r) => ({ key: r.evidence_key, layer: r.layer, meta: records.get(r.evidence_key)?.meta ?? false, ...(records.get(r.evidence_key)?.fingerprint ? { fingerprint: records.get(r.evidence_key)?.fingerprint as string } : {}) }));
+    }
+    const since = t.context_since ? Date.parse(t.context_since) : -Infinity;
+    const sessionDelivered = new Map<string, (string | null)[]>();
+    for (const [key, list] of delivered.get(t.session_id) ?? []) {
+      const fps = list.filter((d) => d.ts >= since).map((d) => d.fp);
+      if (fps.length) sessionDelivered.set(key, fps);
+    }
+    const deliveryCandidates: DeliveryCandidate[] = candidates.map((c, rank) => {
+      const e = records.get(c.key);
+      return {
+        key: c.key,
+        kind: KNOWLEDGE_LAYERS.has(c.layer as Layer) ? 'knowledge' : 'history',
+        layer: c.layer,
+        verdict: t.verdicts.get(c.key) ?? null,
+        fingerprint: c.fingerprint,
+        title: e?.title ?? c.key,
+        text: e?.text ?? '',
+        meta: c.meta,
+        session_id: e?.session_id,
+        occurred_at: e?.occurred_at ?? new Date(t.ts).toISOString(),
+        rank,
+      };
+    });
+    const result = deliver(deliveryCandidates, { session_id: t.session_id, context_since: t.context_since, delivered: sessionDelivered, assistant_texts: t.conversation.filter((m) => m.role === 'assistant').map((m) => m.text) }, rules);
+    const mine = delivered.get(t.session_id) ?? new Map<string, { ts: number; fp: string | null }[]>();
+    for (const item of result.items) mine.set(item.key, [...(mine.get(item.key) ?? []), { ts: t.ts, fp: item.fingerprint ?? null }]);
+    delivered.set(t.session_id, mine);
+    out.push({
+      turn_id: t.turn_id,
+      session_id: t.session_id,
+      ns: t.ns,
+      at: new Date(t.ts).toISOString(),
+      query: t.query.slice(0, 200),
+      before: t.delivered,
+      after: result.items.map((i) => i.key),
+      unjudged: deliveryCandidates.filter((c) => c.verdict === null).length,
+      retrieval: options.retrieve ? 'rerun' : 'recorded',
+    });
+  }
+  const tally = (pick: (t: ReplayedTurn) => string[]): ReplayReport['totals']['before'] => {
+    const keys = out.flatMap(pick);
+    const knowledge = keys.filter((k) => KNOWLEDGE_LAYERS.has(k.split(':')[2] as Layer)).length;
+    return { items: keys.length, knowledge, history: keys.length - knowledge, per_turn: out.length ? Math.round((keys.length / out.length) * 100) / 100 : 0 };
+  };
+  return {
+    from: options.from.toISOString(),
+    to: options.to.toISOString(),
+    turns: out,
+    totals: { turns: out.length, before: tally((t) => t.before), after: tally((t) => t.after), changed_turns: out.filter((t) => t.before.join() !== t.after.join()).length },
+    retrieval: options.retrieve ? "retrieval re-run against today's projections (recorded verdicts reused; new candidates unjudged)" : 'recorded candidates and verdicts',
+    log_head: { before: headBefore, after: store.log.head().seq },
+  };
+}
+
+function collect(r: LogRecord, turns: Map<string, TurnRecord>, order: string[]): void {
+  if (r.type === 'turn.started') {
+    const d = r.data as EventData<'turn.started'>;
+    turns.set(d.turn_id, { turn_id: d.turn_id, session_id: d.session_id, ns: r.ns, ts: r.ts, query: d.query, ...(d.context_since ? { context_since: d.context_since } : {}), conversation: d.conversation ?? [], verdicts: new Map(), delivered: [] });
+    order.push(d.turn_id);
+    return;
+  }
+  const turnId = (r.data as { turn_id?: string }).turn_id;
+  const t = turnId ? turns.get(turnId) : undefined;
+  if (!t) return;
+  if (r.type === 'recall.performed') t.recall = r.data as EventData<'recall.performed'>;
+  else if (r.type === 'verdict.recorded') for (const v of (r.data as EventData<'verdict.recorded'>).verdicts) t.verdicts.set(v.evidence_key, v.score);
+  else if (r.type === 'delivery.made') t.delivered.push(...(r.data as EventData<'delivery.made'>).items.map((i) => i.evidence_key));
+}
