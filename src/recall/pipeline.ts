@@ -197,7 +197,10 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   // ---- the judge sees the top of the fused list, at most two sections per document ----
   const pool = judgePool(ranked, config, request.query);
   const t2 = performance.now();
-  const judged = await runJudge(core, config, request, dialogue, pool, embedded.judgeVector);
+  // cosines the vector lane already measured for the judge's query, so the judge reads fewer vectors
+  const judgeKind = embedded.vectors?.has('context') ? 'context' : 'utterance';
+  const measured = new Map((lists.get(`vector:${judgeKind}`) ?? []).map((h) => [h.key, h.score]));
+  const judged = await runJudge(core, config, request, dialogue, pool, embedded.judgeVector, measured);
   timings['judge_ms'] = round(performance.now() - t2);
   const degraded = judged.status === 'partial' || judged.status === 'failed' || Object.values(backends).some((b) => b.status === 'error' || b.status === 'timeout' || b.status === 'invalid_response');
 
@@ -389,7 +392,7 @@ function judgePool(ranked: Scored[], config: RecallConfig, query: string): Score
   return ranked.filter((s) => allowed.has(s.entry.key)).slice(0, config.judge_pool);
 }
 
-async function runJudge(core: RecallCore, config: RecallConfig, request: ParsedRecallRequest, dialogue: ReturnType<typeof boundConversation>, pool: Scored[], queryVector: Float32Array | undefined): Promise<JudgeResult> {
+async function runJudge(core: RecallCore, config: RecallConfig, request: ParsedRecallRequest, dialogue: ReturnType<typeof boundConversation>, pool: Scored[], queryVector: Float32Array | undefined, measured: ReadonlyMap<string, number>): Promise<JudgeResult> {
   if (pool.length === 0) return { judge: core.judge.id, status: 'complete', verdicts: new Map(), calls: 0, ms: 0 };
   const vectors = core.projections.get<VectorProjection>('vector');
   const lane = core.embedder ? vectors.lane('text', core.embedder.id) : undefined;
@@ -399,7 +402,10 @@ async function runJudge(core: RecallCore, config: RecallConfig, request: ParsedR
       dialogue,
       queryVector,
       deadline: Date.now() + config.judge_timeout_ms,
-      candidates: pool.map((s) => ({ key: s.entry.key, title: s.entry.title, text: excerpt(searchableText(s.entry), config.delivery.excerpt_chars).text, vector: lane?.vectorOf(s.entry.key) })),
+      candidates: pool.map((s) => {
+        const known = measured.get(s.entry.key);
+        return { key: s.entry.key, title: s.entry.title, text: excerpt(searchableText(s.entry), config.delivery.excerpt_chars).text, ...(known !== undefined ? { cosine: known } : { vector: lane?.vectorOf(s.entry.key) }) };
+      }),
     });
   } catch (err) {
     return { judge: core.judge.id, status: 'failed', verdicts: new Map(pool.map((s) => [s.entry.key, null])), calls: 1, ms: 0, error: (err as Error).message };

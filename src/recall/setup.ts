@@ -39,17 +39,18 @@ export function createRecallCore(store: KiokuStore, options: CoreOptions = {}): 
   const embedder = options.embedder ?? createEmbedder(embedderConfigFromEnv());
   const indexer = new EmbeddingIndexer(store, embedder);
   if (options.backgroundIndexing) indexer.start();
-  let waiting = { at: -1, n: 0 };
+  let waiting = { head: -1, at: 0, n: 0 };
   return {
     log: store.log,
     projections: store.projections,
     embedder,
     judge: options.judge ?? judgeFromEnv(),
     cache: new EmbeddingCache(),
-    // planning what waits for vectors walks every item: do it at most once per log position
+    // Planning what waits for vectors walks every item (~5 µs each): recompute at most
+    // every 2 s, and only when the log moved — never once per turn.
     waitingForVectors: () => {
       const head = store.log.head().seq;
-      if (waiting.at !== head) waiting = { at: head, n: indexer.waiting() };
+      if (waiting.head !== head && Date.now() - waiting.at >= 2_000) waiting = { head, at: Date.now(), n: indexer.waiting() };
       return waiting.n;
     },
     indexer,

@@ -11,6 +11,8 @@ export interface JudgeCandidate {
   text: string;
   /** the item's stored vector from the current embedding model, when it has one */
   vector?: Float32Array | undefined;
+  /** cosine to the query vector when the vector lane already measured it (saves reading the vector) */
+  cosine?: number | undefined;
 }
 
 export interface JudgeRequest {
