@@ -63,6 +63,8 @@ export class EmbeddingIndexer {
   private unsubscribe: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private failures = 0;
+  /** per item: the text, its fingerprint and whether the model can read it, valid while the item's seq is unchanged */
+  private readonly textCache = new Map<string, { seq: number; text: string; fp: string; readable: boolean }>();
 
   constructor(
     private readonly store: IndexerStore,
@@ -87,13 +89,18 @@ export class EmbeddingIndexer {
     const windowLane = this.vectors.lane('window', this.embedder.id);
     const sessions = new Map<string, RecordEntry[]>();
     for (const item of this.records.all({ layers })) {
-      const text = searchableText(item).trim();
+      let cached = this.textCache.get(item.key);
+      if (!cached || cached.seq !== item.seq) {
+        const text = searchableText(item).trim();
+        cached = { seq: item.seq, text, fp: text ? fingerprint(text) : '', readable: this.embedder.readsCjk || !isMainlyCjk(text) };
+        this.textCache.set(item.key, cached);
+      }
+      const { text, fp } = cached;
       if (!text) continue;
-      if (!this.embedder.readsCjk && isMainlyCjk(text)) {
+      if (!cached.readable) {
         skippedCjk += 1;
         continue;
       }
-      const fp = fingerprint(text);
       if (textLane?.fingerprintOf(item.key) !== fp) tasks.push({ key: item.key, ns: item.ns, lane: 'text', text, fp });
       if (item.layer === 'trace' && item.session_id) {
         const list = sessions.get(`${item.ns}\u0000${item.session_id}`) ?? [];
