@@ -205,3 +205,10 @@ describe('assets', () => {
     expect(store.log.head().seq).toBe(0);
   });
 });
+
+describe('batches', () => {
+  it('lets a memory supersede an earlier one of the same batch', async () => {
+    await store.knowledge.writeMemories({ memories: [{ id: 'v1', kind: 'fact', text: 'Version one of the rule.' }, { id: 'v2', kind: 'fact', text: 'Version two of the rule.', supersede_ids: ['v1'] }] });
+    expect(records().get(mem('v1'))).toMatchObject({ status: 'superseded', superseded_by: 'v2' });
+  });
+});

@@ -9,6 +9,7 @@ import { logShowCommand, logStatsCommand } from './commands/log.js';
 import { importCommand, reembedCommand } from './commands/import.js';
 import { coldReportCommand, deliveryReportCommand, recallCommand, replayCommand } from './commands/recall.js';
 import { serveCommand } from './commands/serve.js';
+import { evalCommand } from './commands/eval.js';
 
 const dataOption = (): Option => new Option('--data <dir>', 'data directory (default $KIOKU_DATA_DIR or ~/.kioku)');
 const jsonOption = (): Option => new Option('--json', 'print one JSON object as the last line');
@@ -116,6 +117,21 @@ export function buildProgram(): Command {
     .option('--ns <namespace>', 'only this namespace')
     .option('--retrieve', "also re-run retrieval against today's projections (and say so)")
     .action(action((flags: Parameters<typeof replayCommand>[0]) => replayCommand(flags)));
+
+  program
+    .command('eval')
+    .description('run the labelled recall and conversation cases against a fresh Kioku (exit 1 if any case fails)')
+    .addOption(jsonOption())
+    .option('--cases <files>', 'comma-separated case files (default evals/cases/recall.json,conversation.json)')
+    .option('--library <dir>', 'library to load (default evals/library)')
+    .option('--transport <kind>', 'http (a real server process, default) or inproc', 'http')
+    .option('--url <url>', 'evaluate a running service instead of a fresh one')
+    .option('--live', 'with --url: evaluate the configured live library')
+    .option('--embedder <kind>', 'embedder for the fresh store (default $KIOKU_EMBEDDER or use-lite)')
+    .option('--judge <kind>', 'judge: local, llm or disabled')
+    .option('--output <file>', 'write the full report as JSON')
+    .option('--baseline <file>', 'compare with this report (default evals/reports/baseline.json)')
+    .action(action((flags: Parameters<typeof evalCommand>[0]) => evalCommand(flags)));
 
   const log = program.command('log').description('inspect the event log');
   log

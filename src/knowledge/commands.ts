@@ -140,7 +140,10 @@ export class Knowledge {
           if (sameMemory(existing, m)) continue; // idempotent repeat
           throw new KiokuError('KIOKU_ID_CONFLICT', `memory "${id}" already exists with different content; supersede it instead`, { details: { field: `memories.${i}.id`, id } });
         }
-        for (const [j, old] of m.supersede_ids.entries()) this.requireActiveMemory(parsed.ns, old, `memories.${i}.supersede_ids.${j}`);
+        for (const [j, old] of m.supersede_ids.entries()) {
+          // an earlier memory of the same batch may be superseded too
+          if (!batchIds.has(old) || old === id) this.requireActiveMemory(parsed.ns, old, `memories.${i}.supersede_ids.${j}`);
+        }
         if (m.supersede_ids.length === 0) {
           const candidates = this.records.supersedeCandidates(parsed.ns, m.terms, [id]);
           if (candidates.length) result.supersede_candidates[id] = candidates;

@@ -1,0 +1,46 @@
+// The evaluation harness itself: a wrong label fails, an unreachable server fails,
+// and a correct label passes — over a real server process and in-process.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runEval } from '../src/eval/index.js';
+import { REPO, runCli, tempDir } from './helpers.js';
+
+let dir: ReturnType<typeof tempDir>;
+let casesFile: string;
+beforeAll(() => {
+  dir = tempDir();
+  casesFile = join(dir.path, 'cases.json');
+  writeFileSync(
+    casesFile,
+    JSON.stringify({
+      cases: [
+        { id: 'right-label', query: 'Which database does staging use?', need: 'fact', expected_delivery: 'any', expected_ids: ['staging-db'] },
+        { id: 'wrong-label', query: 'Which database does staging use?', need: 'deliberately wrong label', expected_delivery: 'any', expected_ids: ['css-conventions'] },
+        { id: 'greeting', query: '早安', need: 'greeting', expected_delivery: 'quiet', expected_mode: 'skipped' },
+      ],
+    }),
+  );
+});
+afterAll(() => dir.cleanup());
+
+it('passes a correct label and fails a deliberately wrong one (in-process)', async () => {
+  const report = await runEval({ caseFiles: [casesFile], libraryDir: join(REPO, 'evals/library'), transport: 'inproc', embedder: 'hash' });
+  const byId = Object.fromEntries(report.results.map((r) => [r.id, r]));
+  expect(byId['right-label']?.pass).toBe(true);
+  expect(byId['wrong-label']?.pass).toBe(false);
+  expect(byId['wrong-label']?.failures).toContain('expected css-conventions not recalled');
+  expect(byId['greeting']?.pass).toBe(true);
+  expect(report.summary).toMatchObject({ cases: 3, passed: 2, failed: 1, transport_failures: 0 });
+});
+
+it('counts an unreachable server as failure, never as an empty success', async () => {
+  const report = await runEval({ caseFiles: [casesFile], libraryDir: join(REPO, 'evals/library'), transport: 'http', url: 'http://127.0.0.1:1' });
+  expect(report.summary).toMatchObject({ passed: 0, failed: 3, transport_failures: 3 });
+});
+
+it('runs a real server process over HTTP from the CLI and exits 1 when a case fails', async () => {
+  const r = await runCli(['eval', '--cases', casesFile, '--embedder', 'hash', '--json']);
+  expect(r.code).toBe(1);
+  expect(r.json).toMatchObject({ transport: 'http', summary: { cases: 3, passed: 2, failed: 1 } });
+}, 60_000);
