@@ -16,7 +16,7 @@ beforeAll(() => {
     JSON.stringify({
       cases: [
         { id: 'right-label', query: 'Which database does staging use?', need: 'fact', expected_delivery: 'any', expected_ids: ['staging-db'] },
-        { id: 'wrong-label', query: 'Which database does staging use?', need: 'deliberately wrong label', expected_delivery: 'any', expected_ids: ['css-conventions'] },
+        { id: 'wrong-label', query: 'Which database does staging use?', need: 'deliberately wrong label', expected_delivery: 'any', expected_ids: ['ghost-item'] },
         { id: 'greeting', query: '早安', need: 'greeting', expected_delivery: 'quiet', expected_mode: 'skipped' },
       ],
     }),
@@ -29,7 +29,7 @@ it('passes a correct label and fails a deliberately wrong one (in-process)', asy
   const byId = Object.fromEntries(report.results.map((r) => [r.id, r]));
   expect(byId['right-label']?.pass).toBe(true);
   expect(byId['wrong-label']?.pass).toBe(false);
-  expect(byId['wrong-label']?.failures).toContain('expected css-conventions not recalled');
+  expect(byId['wrong-label']?.failures).toContain('expected ghost-item not recalled');
   expect(byId['greeting']?.pass).toBe(true);
   expect(report.summary).toMatchObject({ cases: 3, passed: 2, failed: 1, transport_failures: 0 });
 });
