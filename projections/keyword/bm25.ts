@@ -100,12 +100,14 @@ export class Bm25Index {
   /**
    * Score every doc sharing a term with the query. Complete matches (all distinct
    * query terms present) rank before partial ones; BM25 orders within each group.
+   * `gate` admits docs by group (namespace × layer) with typed-array lookups — no
+   * closure per doc — and counts the matching docs it kept out, per group.
    */
-  search(queryTokens: readonly string[], limit: number, accept?: (doc: number) => boolean): { hits: Bm25Hit[]; terms: number } {
+  search(queryTokens: readonly string[], limit: number, gate?: Bm25Gate): { hits: Bm25Hit[]; terms: number } {
     const qtf = new Map<string, number>();
     for (const t of queryTokens) qtf.set(t, (qtf.get(t) ?? 0) + 1);
     const distinct = qtf.size;
-    if (distinct === 0 || this.live === 0) return { hits: [], terms: distinct };
+    if (distinct === 0 || this.live === 0 || limit <= 0) return { hits: [], terms: distinct };
     if (scoreBuf.length < this.lengths.length) {
       scoreBuf = new Float64Array(this.lengths.length * 2);
       matchBuf = new Uint16Array(this.lengths.length * 2);
@@ -128,13 +130,90 @@ export class Bm25Index {
         scoreBuf[d] = (scoreBuf[d] as number) + q * idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * len) / avg)));
       }
     }
-    const hits: Bm25Hit[] = [];
+    // bounded top-k: a min-heap of the best `limit` admitted docs
+    const heap = new TopK(limit, distinct);
     for (const d of touched) {
-      if (!accept || accept(d)) hits.push({ doc: d, score: scoreBuf[d] as number, matched: matchBuf[d] as number });
+      const score = scoreBuf[d] as number;
+      const matched = matchBuf[d] as number;
       scoreBuf[d] = 0;
       matchBuf[d] = 0;
+      if (gate) {
+        const g = gate.groupOf[d] as number;
+        if (!gate.accept[g]) {
+          if (gate.rejected) gate.rejected[g] = (gate.rejected[g] ?? 0) + 1;
+          continue;
+        }
+      }
+      heap.offer(d, score, matched);
     }
-    hits.sort((x, y) => Number(y.matched === distinct) - Number(x.matched === distinct) || y.score - x.score || x.doc - y.doc);
-    return { hits: hits.length > limit ? hits.slice(0, limit) : hits, terms: distinct };
+    return { hits: heap.sorted(), terms: distinct };
+  }
+}
+
+export interface Bm25Gate {
+  /** group of each doc (e.g. namespace × layer) */
+  groupOf: ArrayLike<number>;
+  /** 1 = admit docs of this group */
+  accept: ArrayLike<number>;
+  /** filled with counts of matching docs kept out, per group */
+  rejected?: number[];
+}
+
+/** Keeps the best k hits: complete matches first, then score, then doc number (deterministic). */
+class TopK {
+  private readonly items: Bm25Hit[] = [];
+  constructor(
+    private readonly k: number,
+    private readonly distinct: number,
+  ) {}
+
+  /** a ranks before b */
+  private better(a: Bm25Hit, b: Bm25Hit): boolean {
+    const ca = a.matched === this.distinct;
+    const cb = b.matched === this.distinct;
+    if (ca !== cb) return ca;
+    if (a.score !== b.score) return a.score > b.score;
+    return a.doc < b.doc;
+  }
+
+  offer(doc: number, score: number, matched: number): void {
+    const hit = { doc, score, matched };
+    const h = this.items;
+    if (h.length < this.k) {
+      h.push(hit);
+      this.up(h.length - 1);
+    } else if (this.better(hit, h[0] as Bm25Hit)) {
+      h[0] = hit;
+      this.down(0);
+    }
+  }
+
+  // heap root = the worst kept hit
+  private up(i: number): void {
+    const h = this.items;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.better(h[p] as Bm25Hit, h[i] as Bm25Hit)) break;
+      [h[p], h[i]] = [h[i] as Bm25Hit, h[p] as Bm25Hit];
+      i = p;
+    }
+  }
+
+  private down(i: number): void {
+    const h = this.items;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let w = i;
+      if (l < h.length && this.better(h[w] as Bm25Hit, h[l] as Bm25Hit)) w = l;
+      if (r < h.length && this.better(h[w] as Bm25Hit, h[r] as Bm25Hit)) w = r;
+      if (w === i) return;
+      [h[w], h[i]] = [h[i] as Bm25Hit, h[w] as Bm25Hit];
+      i = w;
+    }
+  }
+
+  sorted(): Bm25Hit[] {
+    return [...this.items].sort((a, b) => (this.better(a, b) ? -1 : this.better(b, a) ? 1 : 0));
   }
 }

@@ -6,9 +6,13 @@ import { KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold
 import type { Item } from '../../src/knowledge/item.js';
 import { tokenize } from '../../src/text/index.js';
 import { canonicalDigest, type Projection } from '../projection.js';
-import { Bm25Index } from './bm25.js';
+import { Bm25Index, type Bm25Gate } from './bm25.js';
 
 export type KeywordLane = 'text' | 'terms';
+
+const LAYERS_ALL: readonly Layer[] = ['card', 'wiki', 'memory', 'note', 'trace', 'episode', 'asset'];
+const LAYER_SLOTS = 8;
+const LAYER_INDEX = Object.fromEntries(LAYERS_ALL.map((l, i) => [l, i])) as Record<Layer, number>;
 
 export interface KeywordHit {
   key: string;
@@ -55,6 +59,9 @@ export class KeywordProjection implements Projection {
   private terms = new Bm25Index();
   private docs: (DocRow | undefined)[] = [];
   private docOf = new Map<string, number>();
+  /** doc → group (namespace id × 8 + layer id), for gating searches with typed lookups */
+  private groupOf: number[] = [];
+  private nsIds = new Map<string, number>();
 
   apply(record: LogRecord): void {
     for (const change of this.fold.changes(record)) {
@@ -78,6 +85,7 @@ export class KeywordProjection implements Projection {
     const doc = this.docs.length;
     this.docs.push(row);
     this.docOf.set(row.key, doc);
+    this.groupOf[doc] = this.group(row.ns, row.layer);
     this.text.add(doc, row.text);
     if (row.terms.length) this.terms.add(doc, row.terms);
   }
@@ -91,31 +99,46 @@ export class KeywordProjection implements Projection {
     this.docOf.delete(key);
   }
 
-  search(query: string, options: KeywordSearchOptions): KeywordHit[] {
-    const index = options.lane === 'terms' ? this.terms : this.text;
-    const ns = new Set(options.namespaces);
-    const layers = options.layers ? new Set(options.layers) : undefined;
-    const { hits, terms } = index.search(tokenize(query), options.limit ?? 50, (doc) => {
-      const row = this.docs[doc];
-      return row !== undefined && ns.has(row.ns) && (!layers || layers.has(row.layer));
-    });
-    return hits.map((h) => {
-      const row = this.docs[h.doc] as DocRow;
-      return { key: row.key, layer: row.layer, ns: row.ns, score: h.score, complete: h.matched === terms, matched: h.matched };
-    });
+  private group(ns: string, layer: Layer): number {
+    let id = this.nsIds.get(ns);
+    if (id === undefined) this.nsIds.set(ns, (id = this.nsIds.size));
+    return id * LAYER_SLOTS + LAYER_INDEX[layer];
   }
 
-  /** Hits in every namespace: only for counting what ACL keeps out, never for content. */
-  searchAllNamespaces(query: string, options: { layers?: readonly Layer[]; limit?: number }): KeywordHit[] {
-    const layers = options.layers ? new Set(options.layers) : undefined;
-    const { hits, terms } = this.text.search(tokenize(query), options.limit ?? 50, (doc) => {
-      const row = this.docs[doc];
-      return row !== undefined && (!layers || layers.has(row.layer));
+  private gate(namespaces: readonly string[] | undefined, layers: readonly Layer[] | undefined): Bm25Gate & { rejected: number[] } {
+    const accept = new Uint8Array(Math.max(1, this.nsIds.size) * LAYER_SLOTS);
+    for (const [ns, id] of this.nsIds) {
+      if (namespaces && !namespaces.includes(ns)) continue;
+      for (const layer of layers ?? LAYERS_ALL) accept[id * LAYER_SLOTS + LAYER_INDEX[layer]] = 1;
+    }
+    return { groupOf: this.groupOf, accept, rejected: [] };
+  }
+
+  search(query: string, options: KeywordSearchOptions): KeywordHit[] {
+    return this.searchCounting(query, options).hits;
+  }
+
+  /**
+   * Search, and count the matching items of the searched layers that namespace rules
+   * kept out (ACL filter counts: counts only, never content).
+   */
+  searchCounting(query: string, options: KeywordSearchOptions): { hits: KeywordHit[]; filtered: Record<string, number> } {
+    const index = options.lane === 'terms' ? this.terms : this.text;
+    const gate = this.gate(options.namespaces, options.layers);
+    const { hits, terms } = index.search(tokenize(query), options.limit ?? 50, gate);
+    const layerAllowed = new Set(options.layers ?? LAYERS_ALL);
+    const filtered: Record<string, number> = {};
+    gate.rejected.forEach((n, g) => {
+      const layer = LAYERS_ALL[g % LAYER_SLOTS];
+      if (n && layer && layerAllowed.has(layer)) filtered[layer] = (filtered[layer] ?? 0) + n;
     });
-    return hits.map((h) => {
-      const row = this.docs[h.doc] as DocRow;
-      return { key: row.key, layer: row.layer, ns: row.ns, score: h.score, complete: h.matched === terms, matched: h.matched };
-    });
+    return {
+      hits: hits.map((h) => {
+        const row = this.docs[h.doc] as DocRow;
+        return { key: row.key, layer: row.layer, ns: row.ns, score: h.score, complete: h.matched === terms, matched: h.matched };
+      }),
+      filtered,
+    };
   }
 
   has(key: string): boolean {
@@ -143,6 +166,8 @@ export class KeywordProjection implements Projection {
     this.terms = new Bm25Index();
     this.docs = [];
     this.docOf = new Map();
+    this.groupOf = [];
+    this.nsIds = new Map();
   }
 
   digest(): string {

@@ -114,8 +114,10 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   const searchLayers = layers.filter((l) => l !== 'episode' || request.options.episodes);
   let keywordHits = 0;
   let termHits = 0;
+  let filteredByLayer: Record<string, number> = {};
   for (const q of queries) {
-    const hits = keyword.search(q.text, { namespaces: [ns], layers: searchLayers, limit: config.lane_budget });
+    const { hits, filtered } = keyword.searchCounting(q.text, { namespaces: [ns], layers: searchLayers, limit: config.lane_budget });
+    if (q.kind === 'utterance') filteredByLayer = filtered;
     lists.set(`keyword:${q.kind}`, hits.map((h) => ({ key: h.key, score: h.score + (h.complete ? 1e-9 : 0) })));
     keywordHits += hits.length;
     if (searchLayers.includes('memory')) {
@@ -190,7 +192,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
     perLayer.set(s.entry.layer, n + 1);
     return true;
   });
-  const filtered = aclFiltered(keyword, request.query, ns, searchLayers);
+  const filtered = aclCounts(filteredByLayer);
   if (filtered.total > 0) warnings.push('records_filtered_by_acl');
   timings['fusion_ms'] = round(performance.now() - t1);
 
@@ -355,16 +357,9 @@ function entityCue(records: RecordsProjection, ns: string, query: string): Set<s
   return keys;
 }
 
-/** How many hits the caller's namespace rules kept out, by layer (counts, never content). */
-function aclFiltered(keyword: KeywordProjection, query: string, ns: string, layers: Layer[]): { total: number; by_layer: Record<string, number> } {
-  const by_layer: Record<string, number> = { card: 0, wiki: 0, memory: 0, note: 0, trace: 0 };
-  let total = 0;
-  for (const h of keyword.searchAllNamespaces(query, { layers, limit: 50 })) {
-    if (h.ns === ns) continue;
-    total += 1;
-    by_layer[h.layer] = (by_layer[h.layer] ?? 0) + 1;
-  }
-  return { total, by_layer };
+/** How many matching items the caller's namespace rules kept out, by layer (counts, never content). */
+function aclCounts(byLayer: Record<string, number>): { total: number; by_layer: Record<string, number> } {
+  return { total: Object.values(byLayer).reduce((a, b) => a + b, 0), by_layer: { card: 0, wiki: 0, memory: 0, note: 0, trace: 0, ...byLayer } };
 }
 
 type Scored = { entry: RecordEntry; score: number; parts: Record<string, number>; demoted: boolean };
