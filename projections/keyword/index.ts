@@ -1,7 +1,7 @@
 // keyword: BM25 over Latin word tokens and CJK bigrams (lane `text`), and a separate
 // lane over memories' expansion words (lane `terms`). Retired items leave the index.
 import type { LogRecord } from '../../src/events/index.js';
-import type { Layer } from '../../src/knowledge/evidence.js';
+import { LAYERS, LAYER_INDEX, LAYER_SLOTS, type Layer } from '../../src/knowledge/evidence.js';
 import { KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold.js';
 import type { Item } from '../../src/knowledge/item.js';
 import { tokenize } from '../../src/text/index.js';
@@ -10,9 +10,7 @@ import { Bm25Index, type Bm25Gate } from './bm25.js';
 
 export type KeywordLane = 'text' | 'terms';
 
-const LAYERS_ALL: readonly Layer[] = ['card', 'wiki', 'memory', 'note', 'trace', 'episode', 'asset'];
-const LAYER_SLOTS = 8;
-const LAYER_INDEX = Object.fromEntries(LAYERS_ALL.map((l, i) => [l, i])) as Record<Layer, number>;
+const LAYERS_ALL: readonly Layer[] = LAYERS;
 
 export interface KeywordHit {
   key: string;

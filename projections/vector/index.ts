@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { EventData, LogRecord } from '../../src/events/index.js';
-import type { Layer } from '../../src/knowledge/evidence.js';
+import { LAYERS, LAYER_INDEX, LAYER_SLOTS, type Layer } from '../../src/knowledge/evidence.js';
 import { KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold.js';
 import { canonicalDigest, type Projection } from '../projection.js';
 import { VectorLane, laneId, vectorFromBytes, type LaneMeta, type VectorHit } from './lane.js';
@@ -26,6 +26,8 @@ interface VectorSnapshot {
   rejected: number;
 }
 
+const LAYERS_ALL: readonly Layer[] = LAYERS;
+
 export interface VectorSearchOptions {
   lane: string;
   model: string;
@@ -41,6 +43,14 @@ export class VectorProjection implements Projection {
   private live = new Map<string, LiveItem>();
   private lanes = new Map<string, VectorLane>();
   private rejected = 0;
+  /** namespace → small integer, for the group ids searches are gated by (not persisted: re-derived) */
+  private nsIds = new Map<string, number>();
+
+  private groupOf(ns: string, layer: Layer): number {
+    let id = this.nsIds.get(ns);
+    if (id === undefined) this.nsIds.set(ns, (id = this.nsIds.size));
+    return id * LAYER_SLOTS + LAYER_INDEX[layer];
+  }
 
   apply(record: LogRecord): void {
     if (record.type === 'embedding.computed') return this.embed(record.data as EventData<'embedding.computed'>);
@@ -65,7 +75,8 @@ export class VectorProjection implements Projection {
       return;
     }
     const vector = vectorFromBytes(d.vector, d.dim);
-    lane.put(d.evidence_key, vector, d.fingerprint, createHash('sha256').update(d.vector).digest('hex'));
+    const item = this.live.get(d.evidence_key) as LiveItem;
+    lane.put(d.evidence_key, vector, d.fingerprint, createHash('sha256').update(d.vector).digest('hex'), this.groupOf(item.ns, item.layer));
   }
 
   // ---- queries ----
@@ -73,12 +84,13 @@ export class VectorProjection implements Projection {
   search(vector: Float32Array | number[], options: VectorSearchOptions): VectorHit[] {
     const lane = this.lanes.get(laneId(options.lane, options.model));
     if (!lane) return [];
-    const ns = new Set(options.namespaces);
-    const layers = options.layers ? new Set(options.layers) : undefined;
-    return lane.search(vector, options.k, (key) => {
-      const item = this.live.get(key);
-      return item !== undefined && ns.has(item.ns) && (!layers || layers.has(item.layer));
-    });
+    const accept = new Uint8Array(Math.max(1, this.nsIds.size) * LAYER_SLOTS);
+    for (const ns of options.namespaces) {
+      const id = this.nsIds.get(ns);
+      if (id === undefined) continue;
+      for (const layer of options.layers ?? LAYERS_ALL) accept[id * LAYER_SLOTS + LAYER_INDEX[layer]] = 1;
+    }
+    return lane.searchGated(vector, options.k, accept);
   }
 
   lane(lane: string, model: string): VectorLane | undefined {
@@ -126,6 +138,10 @@ export class VectorProjection implements Projection {
   restoreFiles(dir: string): void {
     for (const meta of this.pendingLanes) {
       const lane = VectorLane.restore(meta, join(dir, laneFile(laneId(meta.lane, meta.model))));
+      lane.regroup((key) => {
+        const item = this.live.get(key);
+        return item ? this.groupOf(item.ns, item.layer) : -1;
+      });
       this.lanes.set(lane.id, lane);
     }
     this.pendingLanes = [];
@@ -137,6 +153,7 @@ export class VectorProjection implements Projection {
     this.lanes = new Map();
     this.pendingLanes = [];
     this.rejected = 0;
+    this.nsIds = new Map();
   }
 
   digest(): string {

@@ -39,6 +39,8 @@ export class VectorLane {
   private labelOf = new Map<string, number>();
   private fps = new Map<string, string>();
   private vhash = new Map<string, string>();
+  /** label → group (namespace × layer) for gated searches; -1 when deleted */
+  private groups: number[] = [];
 
   constructor(lane: string, model: string, dim: number, capacity = 1024) {
     this.lane = lane;
@@ -78,7 +80,7 @@ export class VectorLane {
   }
 
   /** Add or replace the vector of `key`. */
-  put(key: string, vector: Float32Array, fp: string | undefined, vectorHash: string): void {
+  put(key: string, vector: Float32Array, fp: string | undefined, vectorHash: string, group = 0): void {
     this.remove(key);
     const label = this.keys.length;
     if (label >= this.capacity) {
@@ -87,6 +89,7 @@ export class VectorLane {
     }
     this.index.addPoint(Array.from(vector), label);
     this.keys.push(key);
+    this.groups[label] = group;
     this.labelOf.set(key, label);
     if (fp) this.fps.set(key, fp);
     this.vhash.set(key, vectorHash);
@@ -97,6 +100,7 @@ export class VectorLane {
     if (label === undefined) return;
     this.index.markDelete(label);
     this.keys[label] = null;
+    this.groups[label] = -1;
     this.labelOf.delete(key);
     this.fps.delete(key);
     this.vhash.delete(key);
@@ -109,6 +113,24 @@ export class VectorLane {
     const filter = accept ? (label: number) => { const key = this.keys[label]; return key != null && accept(key); } : undefined;
     const { neighbors, distances } = this.index.searchKnn(query, Math.min(k, live), filter);
     return neighbors.map((label, i) => ({ key: this.keys[label] as string, score: 1 - (distances[i] as number) }));
+  }
+
+  /** Search admitting only labels whose group is set in `accept` (typed lookups, no string work per candidate). */
+  searchGated(vector: Float32Array | number[], k: number, accept: Uint8Array): VectorHit[] {
+    const live = this.labelOf.size;
+    if (live === 0 || k <= 0) return [];
+    const query = Array.isArray(vector) ? vector : Array.from(vector);
+    const groups = this.groups;
+    const { neighbors, distances } = this.index.searchKnn(query, Math.min(k, live), (label: number) => {
+      const g = groups[label];
+      return g !== undefined && g >= 0 && accept[g] === 1;
+    });
+    return neighbors.map((label, i) => ({ key: this.keys[label] as string, score: 1 - (distances[i] as number) }));
+  }
+
+  /** Re-derive every label's group (after a restore, when group ids are assigned afresh). */
+  regroup(groupOf: (key: string) => number): void {
+    this.groups = this.keys.map((k) => (k === null ? -1 : groupOf(k)));
   }
 
   meta(): LaneMeta {

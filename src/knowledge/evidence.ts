@@ -5,6 +5,10 @@ import { z } from 'zod';
 
 export const LAYERS = ['card', 'wiki', 'memory', 'note', 'trace', 'episode', 'asset'] as const;
 export type Layer = (typeof LAYERS)[number];
+/** Small integer per layer, for group ids (namespace × layer) that gate index searches. */
+export const LAYER_SLOTS = 8;
+export const LAYER_INDEX = Object.fromEntries(LAYERS.map((l, i) => [l, i])) as Record<Layer, number>;
+
 /** Reusable knowledge vs what happened (history needs a higher verdict to be delivered). */
 export const KNOWLEDGE_LAYERS: ReadonlySet<Layer> = new Set(['card', 'wiki', 'memory', 'asset']);
 
