@@ -20,5 +20,14 @@ import { JobsProjection } from './jobs.js';
 
 /** Every projection a Kioku store runs. Later capabilities add theirs here. */
 export function defaultProjections(): Projection[] {
-  return [new StatsProjection(), new RecordsProjection(), new KeywordProjection(), new VectorProjection(), new UsageProjection(), new DeliveredProjection(), new TurnsProjection(), new JobsProjection()];
+  return [
+    new StatsProjection(),
+    new RecordsProjection(),
+    new KeywordProjection(),
+    new VectorProjection(),
+    new UsageProjection(),
+    new DeliveredProjection(),
+    new TurnsProjection(),
+    new JobsProjection(),
+  ];
 }

@@ -39,7 +39,12 @@ export class JobsProjection implements Projection {
 
   list(filter: { ns?: string; stage?: string; status?: string; limit?: number }): JobState[] {
     return Object.values(this.jobs)
-      .filter((j) => (filter.ns === undefined || j.ns === filter.ns) && (filter.stage === undefined || j.stage === filter.stage) && (filter.status === undefined || j.status === filter.status))
+      .filter(
+        (j) =>
+          (filter.ns === undefined || j.ns === filter.ns) &&
+          (filter.stage === undefined || j.stage === filter.stage) &&
+          (filter.status === undefined || j.status === filter.status),
+      )
       .sort((a, b) => b.last_ts - a.last_ts || (a.job_id < b.job_id ? -1 : 1))
       .slice(0, filter.limit ?? 50);
   }

@@ -45,5 +45,7 @@ function canonical(value: unknown): unknown {
 }
 
 export function canonicalDigest(value: unknown): string {
-  return createHash('sha256').update(canonicalPackr.pack(canonical(value))).digest('hex');
+  return createHash('sha256')
+    .update(canonicalPackr.pack(canonical(value)))
+    .digest('hex');
 }

@@ -73,7 +73,12 @@ export class RecordsProjection implements Projection {
       const keepRetired = prev && prev.status !== 'active' && prev.layer === 'memory';
       if (prev) this.unindex(prev);
       const entry: RecordEntry = keepRetired
-        ? { ...change.item, status: prev.status, ...(prev.superseded_by ? { superseded_by: prev.superseded_by } : {}), ...(prev.retired_seq ? { retired_seq: prev.retired_seq } : {}) }
+        ? {
+            ...change.item,
+            status: prev.status,
+            ...(prev.superseded_by ? { superseded_by: prev.superseded_by } : {}),
+            ...(prev.retired_seq ? { retired_seq: prev.retired_seq } : {}),
+          }
         : { ...change.item, status: 'active' };
       this.entries.set(entry.key, entry);
       this.index(entry);
@@ -146,7 +151,9 @@ export class RecordsProjection implements Projection {
 
   /** All sections of one document (or the one item for single-item layers), in section order. */
   document(ns: string, layer: Layer, id: string): RecordEntry[] {
-    return this.pick(this.byDoc.get(evidenceKey({ ns, layer, id })), { includeRetired: true }).sort((a, b) => (a.position ?? 0) - (b.position ?? 0) || (a.key < b.key ? -1 : 1));
+    return this.pick(this.byDoc.get(evidenceKey({ ns, layer, id })), { includeRetired: true }).sort(
+      (a, b) => (a.position ?? 0) - (b.position ?? 0) || (a.key < b.key ? -1 : 1),
+    );
   }
 
   /** A memory's supersede chain: the current head (none when forgotten) and every version, oldest first. */

@@ -87,7 +87,8 @@ export class ProjectionRunner {
       this.warn(`projection ${name}: snapshot discarded (${why}); rebuilding from genesis`);
     };
     if ('invalid' in snap) return discard(snap.invalid);
-    if (snap.name !== name || snap.version !== slot.projection.version) return discard(`written by ${snap.name} v${snap.version}, need v${slot.projection.version}`);
+    if (snap.name !== name || snap.version !== slot.projection.version)
+      return discard(`written by ${snap.name} v${snap.version}, need v${slot.projection.version}`);
     const head = this.log.head();
     if (snap.seq > head.seq) return discard(`snapshot is at ${snap.seq}, the log ends at ${head.seq}`);
     const at = snap.seq === 0 ? GENESIS_HASH_HEX : (await this.log.get(snap.seq))?.hash;

@@ -70,7 +70,13 @@ export function readSnapshotFile(dir: string, name: string): SnapshotFile | { mi
   }
   try {
     const snap = packr.unpack(bytes) as Partial<SnapshotFile>;
-    if (snap?.format !== 2 || typeof snap.seq !== 'number' || typeof snap.hash !== 'string' || typeof snap.checksum !== 'string' || !(snap.state instanceof Uint8Array)) {
+    if (
+      snap?.format !== 2 ||
+      typeof snap.seq !== 'number' ||
+      typeof snap.hash !== 'string' ||
+      typeof snap.checksum !== 'string' ||
+      !(snap.state instanceof Uint8Array)
+    ) {
       return { invalid: 'not a snapshot file (or an older format)' };
     }
     return snap as SnapshotFile;

@@ -29,7 +29,9 @@ interface TurnsSnapshot {
 }
 
 export function completionHash(answer: string, toolData: unknown): string {
-  return createHash('sha256').update(JSON.stringify([answer, toolData ?? null])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([answer, toolData ?? null]))
+    .digest('hex');
 }
 
 export class TurnsProjection implements Projection {

@@ -55,9 +55,7 @@ export class KiokuError extends Error {
   }
 
   toJSON(): { code: ErrorCode; message: string; details?: Record<string, unknown> } {
-    return this.details === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, details: this.details };
+    return this.details === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, details: this.details };
   }
 }
 

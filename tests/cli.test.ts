@@ -10,7 +10,10 @@ beforeAll(async () => {
   dir = tempDir();
   const log = await openLog(dir.path);
   await log.appendAll([jobEvent(1), memoryEvent('m1', '部署回滚用 scripts/rollback.sh'), jobEvent(2, 'team')]);
-  await log.append({ type: 'embedding.computed', data: { evidence_key: 'ev1:private:memory:m1', model: 'hash-64', lane: 'text', dim: 2, vector: new Uint8Array(8) } });
+  await log.append({
+    type: 'embedding.computed',
+    data: { evidence_key: 'ev1:private:memory:m1', model: 'hash-64', lane: 'text', dim: 2, vector: new Uint8Array(8) },
+  });
   await log.close();
 });
 afterAll(() => dir.cleanup());

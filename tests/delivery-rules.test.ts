@@ -6,7 +6,17 @@ const empty: DeliveryState = { delivered: new Map(), assistant_texts: [] };
 let n = 0;
 function cand(over: Partial<DeliveryCandidate> = {}): DeliveryCandidate {
   n += 1;
-  return { key: `ev1:private:memory:k${n}`, kind: 'knowledge', layer: 'memory', verdict: 0.9, title: `Item ${n}`, text: `Distinct body number ${n} about something useful.`, occurred_at: '2026-11-01T00:00:00Z', rank: n, ...over };
+  return {
+    key: `ev1:private:memory:k${n}`,
+    kind: 'knowledge',
+    layer: 'memory',
+    verdict: 0.9,
+    title: `Item ${n}`,
+    text: `Distinct body number ${n} about something useful.`,
+    occurred_at: '2026-11-01T00:00:00Z',
+    rank: n,
+    ...over,
+  };
 }
 const keys = (r: ReturnType<typeof deliver>): string[] => r.items.map((i) => i.key);
 

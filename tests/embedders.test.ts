@@ -62,7 +62,11 @@ describe('HTTP embedders', () => {
 
   it('report an HTTP error with its status and body', async () => {
     const e = new OllamaEmbedder({ url: base, model: 'missing' });
-    await expect(e.embed(['x'])).rejects.toMatchObject({ code: 'KIOKU_EMBEDDER_FAILED', details: { status: 404 }, message: expect.stringMatching(/not found/) });
+    await expect(e.embed(['x'])).rejects.toMatchObject({
+      code: 'KIOKU_EMBEDDER_FAILED',
+      details: { status: 404 },
+      message: expect.stringMatching(/not found/),
+    });
   });
 
   it('refuse a provider with no model configured', () => {
@@ -74,7 +78,10 @@ describe('HTTP embedders', () => {
 describe('local-onnx', () => {
   it('explains how to install its optional package', async () => {
     const e = new OnnxEmbedder(import.meta.dirname);
-    await expect(e.embed(['x'])).rejects.toMatchObject({ code: 'KIOKU_EMBEDDER_UNAVAILABLE', message: expect.stringMatching(/ONNXRUNTIME_NODE_INSTALL=skip npm install @huggingface\/transformers/) });
+    await expect(e.embed(['x'])).rejects.toMatchObject({
+      code: 'KIOKU_EMBEDDER_UNAVAILABLE',
+      message: expect.stringMatching(/ONNXRUNTIME_NODE_INSTALL=skip npm install @huggingface\/transformers/),
+    });
   });
 });
 

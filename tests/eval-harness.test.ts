@@ -16,7 +16,13 @@ beforeAll(() => {
     JSON.stringify({
       cases: [
         { id: 'right-label', query: 'Which database does staging use?', need: 'fact', expected_delivery: 'any', expected_ids: ['staging-db'] },
-        { id: 'wrong-label', query: 'Which database does staging use?', need: 'deliberately wrong label', expected_delivery: 'any', expected_ids: ['ghost-item'] },
+        {
+          id: 'wrong-label',
+          query: 'Which database does staging use?',
+          need: 'deliberately wrong label',
+          expected_delivery: 'any',
+          expected_ids: ['ghost-item'],
+        },
         { id: 'greeting', query: '早安', need: 'greeting', expected_delivery: 'quiet', expected_mode: 'skipped' },
       ],
     }),

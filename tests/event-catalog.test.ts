@@ -45,7 +45,12 @@ describe('event catalog', () => {
   });
 
   it('applies defaults so readers see complete shapes', () => {
-    expect(validateEvent({ type: 'memory.written', data: { id: 'm', kind: 'fact', text: 't' } }).data).toMatchObject({ terms: [], entities: [], tags: [], attachments: [] });
+    expect(validateEvent({ type: 'memory.written', data: { id: 'm', kind: 'fact', text: 't' } }).data).toMatchObject({
+      terms: [],
+      entities: [],
+      tags: [],
+      attachments: [],
+    });
   });
 
   it('passes unknown types through upcast untouched', () => {

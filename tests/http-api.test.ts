@@ -18,7 +18,10 @@ describe('without tokens (anonymous, loopback)', () => {
   });
 
   it('runs a whole turn: open, start (one recall), complete (idempotent, 409 on a different body)', async () => {
-    expect((await s.call('POST', '/v1/memories', { memories: [{ id: 'rb', kind: 'procedure', text: 'Roll back with scripts/rollback.sh and the previous tag.' }] })).body).toEqual({ ids: ['rb'], written: ['rb'], supersede_candidates: {} });
+    expect(
+      (await s.call('POST', '/v1/memories', { memories: [{ id: 'rb', kind: 'procedure', text: 'Roll back with scripts/rollback.sh and the previous tag.' }] }))
+        .body,
+    ).toEqual({ ids: ['rb'], written: ['rb'], supersede_candidates: {} });
     const open = await s.call('POST', '/v1/sessions/open', { agent: 'test' });
     expect(open.status).toBe(200);
     expect(open.body).toMatchObject({ session_id: expect.any(String), namespace: 'private' });
@@ -27,7 +30,8 @@ describe('without tokens (anonymous, loopback)', () => {
     expect(start.body).toMatchObject({ turn_id: expect.any(String), retrieval_mode: expect.any(String), judge: { status: 'complete' }, degraded: false });
     const records = start.body['records'] as { evidence_key: string; id: string }[];
     expect(records[0]).toMatchObject({ id: 'rb', evidence_key: 'ev1:private:memory:rb' });
-    for (const k of ['records', 'delivery', 'retrieval_mode', 'judge', 'backends', 'filtered_counts', 'warnings', 'options', 'degraded']) expect(start.body).toHaveProperty(k);
+    for (const k of ['records', 'delivery', 'retrieval_mode', 'judge', 'backends', 'filtered_counts', 'warnings', 'options', 'degraded'])
+      expect(start.body).toHaveProperty(k);
     const turn = start.body['turn_id'] as string;
     const done = await s.call('POST', `/v1/turns/${turn}/complete`, { answer: 'Run scripts/rollback.sh.' });
     expect(done.body).toMatchObject({ turn_id: turn, delivery_outcomes: expect.any(Array) });
@@ -35,7 +39,9 @@ describe('without tokens (anonymous, loopback)', () => {
     expect((await s.call('POST', `/v1/turns/${turn}/complete`, { answer: 'different' })).status).toBe(409);
     expect((await s.call('POST', '/v1/turns/nope/complete', { answer: 'x' })).status).toBe(404);
     const artifact = await s.call('GET', `/v1/artifacts/${turn}`);
-    expect((artifact.body['events'] as { type: string }[]).map((e) => e.type)).toEqual(expect.arrayContaining(['turn.started', 'recall.performed', 'turn.completed']));
+    expect((artifact.body['events'] as { type: string }[]).map((e) => e.type)).toEqual(
+      expect.arrayContaining(['turn.started', 'recall.performed', 'turn.completed']),
+    );
   });
 
   it('makes a memory write idempotent with a client id', async () => {
@@ -47,14 +53,23 @@ describe('without tokens (anonymous, loopback)', () => {
   });
 
   it('forgets and supersedes memories, and reads evidence, cards and wiki', async () => {
-    await s.call('POST', '/v1/memories', { memories: [{ id: 'old', kind: 'fact', text: 'Deploys on Fridays.' }, { id: 'new', kind: 'fact', text: 'Deploys on Tuesdays.' }] });
+    await s.call('POST', '/v1/memories', {
+      memories: [
+        { id: 'old', kind: 'fact', text: 'Deploys on Fridays.' },
+        { id: 'new', kind: 'fact', text: 'Deploys on Tuesdays.' },
+      ],
+    });
     expect((await s.call('POST', '/v1/memories/new/supersede', { superseded_ids: ['old'] })).status).toBe(200);
     expect((await s.call('GET', '/v1/evidence/ev1:private:memory:old')).body).toMatchObject({ status: 'superseded', superseded_by: 'new', head_id: 'new' });
     expect((await s.call('POST', '/v1/memories/new/forget', {})).body).toEqual({ id: 'new', forgotten: true });
     expect((await s.call('GET', '/v1/evidence/ev1:private:memory:missing')).status).toBe(404);
     expect((await s.call('GET', '/v1/cards/none')).status).toBe(404);
     await s.state.knowledge!.upsertCard({ id: 'deploy', markdown: '# Deploy\n## 1. Steps\nShip it.\n## 2. Relations\n- [[rollback]]' });
-    expect((await s.call('GET', '/v1/cards/deploy')).body).toMatchObject({ id: 'deploy', title: 'Deploy', sections: [{ section: '1' }, { section: '2', meta: true }] });
+    expect((await s.call('GET', '/v1/cards/deploy')).body).toMatchObject({
+      id: 'deploy',
+      title: 'Deploy',
+      sections: [{ section: '1' }, { section: '2', meta: true }],
+    });
     expect((await s.call('GET', '/v1/cards/deploy/relations')).body).toMatchObject({ relations: [{ id: 'rollback', exists: false }] });
     await s.state.knowledge!.upsertWiki({ id: 'ops', markdown: '## Rollback\nUse the script.' });
     expect((await s.call('GET', '/v1/wiki/topics/ops')).body).toMatchObject({ sections: [{ evidence_key: 'ev1:private:wiki:ops#rollback' }] });
@@ -81,7 +96,9 @@ describe('without tokens (anonymous, loopback)', () => {
   it('answers schema violations with 400 naming the field, unknown routes with 404, huge bodies with 413', async () => {
     const r = await s.call('POST', '/v1/recall', { query: 'x', limit: 99 });
     expect(r).toMatchObject({ status: 400, body: { error: { code: 'KIOKU_INPUT_INVALID', details: { field: 'limit' } } } });
-    expect((await s.call('POST', '/v1/recall', { query: 'x', conversation: Array.from({ length: 9 }, () => ({ role: 'user', content: 'hi' })) })).status).toBe(400);
+    expect((await s.call('POST', '/v1/recall', { query: 'x', conversation: Array.from({ length: 9 }, () => ({ role: 'user', content: 'hi' })) })).status).toBe(
+      400,
+    );
     expect((await s.call('GET', '/v1/nothing')).status).toBe(404);
     const big = await s.call('POST', '/v1/memories', { memories: [{ kind: 'fact', text: 'x'.repeat(3 * 1024 * 1024) }] });
     expect(big).toMatchObject({ status: 413, body: { error: { code: 'KIOKU_BODY_TOO_LARGE' } } });
@@ -130,7 +147,7 @@ describe('with tokens', () => {
     expect((await s.call('POST', '/v1/sessions/open', { agent: 'a' }, read)).status).toBe(403);
   });
 
-  it("lets a write token write in its namespace, and refuses another namespace with 403 (never a silent switch)", async () => {
+  it('lets a write token write in its namespace, and refuses another namespace with 403 (never a silent switch)', async () => {
     const ok = await s.call('POST', '/v1/memories', { memories: [{ id: 'tm', kind: 'fact', text: 'team fact' }] }, write);
     expect(ok.status).toBe(200);
     expect(s.state.store!.projections.get<import('../projections/index.js').RecordsProjection>('records').get('ev1:team:memory:tm')).toBeDefined();
@@ -148,7 +165,10 @@ describe('start-up refusals', () => {
   ])('refuses to start with %s in the auth file', async (_what, tokens, message) => {
     const dir = tempDir();
     try {
-      await expect(startTestServer({ tokens, dir: dir.path })).rejects.toMatchObject({ code: 'KIOKU_AUTH_FILE_INVALID', message: expect.stringMatching(message) });
+      await expect(startTestServer({ tokens, dir: dir.path })).rejects.toMatchObject({
+        code: 'KIOKU_AUTH_FILE_INVALID',
+        message: expect.stringMatching(message),
+      });
     } finally {
       dir.cleanup();
     }
@@ -157,8 +177,12 @@ describe('start-up refusals', () => {
   it('refuses a non-loopback address without KIOKU_ALLOW_NON_LOOPBACK=1 and tokens', async () => {
     const dir = tempDir();
     try {
-      await expect(startServer({ data: dir.path, host: '0.0.0.0', port: 0, authFile: `${dir.path}/none.json` })).rejects.toMatchObject({ code: 'KIOKU_BIND_REFUSED' });
-      await expect(startServer({ data: dir.path, host: '0.0.0.0', port: 0, authFile: `${dir.path}/none.json`, allowNonLoopback: true })).rejects.toMatchObject({ code: 'KIOKU_BIND_REFUSED' });
+      await expect(startServer({ data: dir.path, host: '0.0.0.0', port: 0, authFile: `${dir.path}/none.json` })).rejects.toMatchObject({
+        code: 'KIOKU_BIND_REFUSED',
+      });
+      await expect(startServer({ data: dir.path, host: '0.0.0.0', port: 0, authFile: `${dir.path}/none.json`, allowNonLoopback: true })).rejects.toMatchObject({
+        code: 'KIOKU_BIND_REFUSED',
+      });
     } finally {
       dir.cleanup();
     }
@@ -184,7 +208,14 @@ describe('start-up refusals', () => {
 describe('while the store is opening', () => {
   it('answers health with ready:false and every other route with 503', async () => {
     const { buildApp } = await import('../src/server/index.js');
-    const app = await buildApp({ auth: { required: false, file: '', authenticate: () => ({ name: 'anonymous', namespace: 'private', scopes: new Set(['memory:read', 'memory:write'] as const), anonymous: true }) }, state: { ready: false, startedAt: Date.now(), progress: { done: 10, total: 100 } } });
+    const app = await buildApp({
+      auth: {
+        required: false,
+        file: '',
+        authenticate: () => ({ name: 'anonymous', namespace: 'private', scopes: new Set(['memory:read', 'memory:write'] as const), anonymous: true }),
+      },
+      state: { ready: false, startedAt: Date.now(), progress: { done: 10, total: 100 } },
+    });
     try {
       const health = await app.inject({ method: 'GET', url: '/v1/health' });
       expect(health.json()).toMatchObject({ ready: false, progress: { done: 10, total: 100 } });

@@ -64,10 +64,25 @@ describe('malformed input', () => {
       owner: [42],
     };
     for (const [field, values] of Object.entries(memoryField)) {
-      for (const v of values) yield { path: '/v1/memories', body: JSON.stringify({ memories: [{ kind: 'fact', text: 'fine', [field]: v }] }), what: `memory ${field}=${JSON.stringify(v).slice(0, 20)}` };
+      for (const v of values)
+        yield {
+          path: '/v1/memories',
+          body: JSON.stringify({ memories: [{ kind: 'fact', text: 'fine', [field]: v }] }),
+          what: `memory ${field}=${JSON.stringify(v).slice(0, 20)}`,
+        };
     }
     // memories with bad entries inside an otherwise valid batch
-    for (const w of wrong.filter((x) => typeof x !== 'string')) yield { path: '/v1/memories', body: JSON.stringify({ memories: [{ kind: 'fact', text: 'fine' }, { kind: 'fact', text: w }] }), what: `batch text=${kind(w)}` };
+    for (const w of wrong.filter((x) => typeof x !== 'string'))
+      yield {
+        path: '/v1/memories',
+        body: JSON.stringify({
+          memories: [
+            { kind: 'fact', text: 'fine' },
+            { kind: 'fact', text: w },
+          ],
+        }),
+        what: `batch text=${kind(w)}`,
+      };
   }
 
   it('answers at least 200 malformed bodies with 4xx, stays up, and appends nothing', async () => {
@@ -92,7 +107,9 @@ describe('load', () => {
   it('captures every one of 16 × 50 concurrent turns exactly once, with no 5xx, and the chain verifies', async () => {
     const s = await startTestServer();
     try {
-      await s.call('POST', '/v1/memories', { memories: Array.from({ length: 50 }, (_, i) => ({ kind: 'fact', text: `fact ${i} about deploys, billing and rollbacks` })) });
+      await s.call('POST', '/v1/memories', {
+        memories: Array.from({ length: 50 }, (_, i) => ({ kind: 'fact', text: `fact ${i} about deploys, billing and rollbacks` })),
+      });
       const latencies: number[] = [];
       const statuses = new Map<number, number>();
       const started = performance.now();
@@ -102,7 +119,10 @@ describe('load', () => {
           const open = await s.call('POST', '/v1/sessions/open', { agent: `client-${c}` });
           for (let t = 0; t < 50; t++) {
             const t0 = performance.now();
-            const start = await s.call('POST', '/v1/turns/start', { session_id: open.body['session_id'], query: `client ${c} turn ${t}: how do we roll back billing?` });
+            const start = await s.call('POST', '/v1/turns/start', {
+              session_id: open.body['session_id'],
+              query: `client ${c} turn ${t}: how do we roll back billing?`,
+            });
             const done = await s.call('POST', `/v1/turns/${start.body['turn_id']}/complete`, { answer: `answer ${t}` });
             latencies.push(performance.now() - t0);
             for (const st of [start.status, done.status]) statuses.set(st, (statuses.get(st) ?? 0) + 1);
@@ -112,12 +132,14 @@ describe('load', () => {
       );
       const seconds = (performance.now() - started) / 1000;
       latencies.sort((a, b) => a - b);
-      process.stdout.write(`load: ${(800 / seconds).toFixed(1)} turns/s, p50 ${latencies[400]?.toFixed(1)} ms, p99 ${latencies[792]?.toFixed(1)} ms per start+complete\n`);
+      process.stdout.write(
+        `load: ${(800 / seconds).toFixed(1)} turns/s, p50 ${latencies[400]?.toFixed(1)} ms, p99 ${latencies[792]?.toFixed(1)} ms per start+complete\n`,
+      );
       expect([...statuses.keys()]).toEqual([200]);
       expect(turnIds.size).toBe(800);
       let started_ = 0;
       let completed = 0;
-      for await (const r of s.state.store!.log.read({ types: ['turn.started', 'turn.completed'] })) (r.type === 'turn.started' ? started_++ : completed++);
+      for await (const r of s.state.store!.log.read({ types: ['turn.started', 'turn.completed'] })) r.type === 'turn.started' ? started_++ : completed++;
       expect([started_, completed]).toEqual([800, 800]);
       expect((await verifyChain(s.state.store!.log.db)).ok).toBe(true);
     } finally {
@@ -153,52 +175,60 @@ describe('restart mid-load', () => {
     });
   }
 
-  it.each(['SIGTERM', 'SIGKILL'] as const)('loses nothing acknowledged when the server gets %s', async (signal) => {
-    const dir = tempDir();
-    try {
-      const port = await freePort();
-      const child = await serve(dir.path, port);
-      const acked: string[] = [];
-      let stop = false;
-      const writers = Array.from({ length: 8 }, async (_, w) => {
-        for (let i = 0; !stop; i++) {
-          const id = `w${w}-${i}`;
-          try {
-            const res = await fetch(`http://127.0.0.1:${port}/v1/memories`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ memories: [{ id, kind: 'fact', text: `memory ${id}` }] }) });
-            if (res.status === 200) acked.push(id);
-            else return; // 503 while shutting down: a real client backs off
-          } catch {
-            return; // the server went away
+  it.each(['SIGTERM', 'SIGKILL'] as const)(
+    'loses nothing acknowledged when the server gets %s',
+    async (signal) => {
+      const dir = tempDir();
+      try {
+        const port = await freePort();
+        const child = await serve(dir.path, port);
+        const acked: string[] = [];
+        let stop = false;
+        const writers = Array.from({ length: 8 }, async (_, w) => {
+          for (let i = 0; !stop; i++) {
+            const id = `w${w}-${i}`;
+            try {
+              const res = await fetch(`http://127.0.0.1:${port}/v1/memories`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ memories: [{ id, kind: 'fact', text: `memory ${id}` }] }),
+              });
+              if (res.status === 200) acked.push(id);
+              else return; // 503 while shutting down: a real client backs off
+            } catch {
+              return; // the server went away
+            }
           }
-        }
-      });
-      while (acked.length < 150) await new Promise((r) => setTimeout(r, 10));
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill(signal);
-      await exited;
-      stop = true;
-      await Promise.all(writers);
+        });
+        while (acked.length < 150) await new Promise((r) => setTimeout(r, 10));
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill(signal);
+        await exited;
+        stop = true;
+        await Promise.all(writers);
 
-      // every acknowledged write is in the log, and the chain verifies
-      const db = await openLevelStore(dir.path, { createIfMissing: false });
-      expect((await verifyChain(db)).ok).toBe(true);
-      await db.close();
-      const log = await openLog(dir.path, { createIfMissing: false });
-      const ids = new Set<string>();
-      for await (const r of log.read({ types: ['memory.written'] })) ids.add((r.data as { id: string }).id);
-      await log.close();
-      expect(acked.filter((id) => !ids.has(id))).toEqual([]);
+        // every acknowledged write is in the log, and the chain verifies
+        const db = await openLevelStore(dir.path, { createIfMissing: false });
+        expect((await verifyChain(db)).ok).toBe(true);
+        await db.close();
+        const log = await openLog(dir.path, { createIfMissing: false });
+        const ids = new Set<string>();
+        for await (const r of log.read({ types: ['memory.written'] })) ids.add((r.data as { id: string }).id);
+        await log.close();
+        expect(acked.filter((id) => !ids.has(id))).toEqual([]);
 
-      // and the server comes back on the same data
-      const again = await serve(dir.path, port);
-      const health = (await (await fetch(`http://127.0.0.1:${port}/v1/health`)).json()) as { ready: boolean; head: { seq: number } };
-      expect(health.ready).toBe(true);
-      expect(health.head.seq).toBeGreaterThanOrEqual(acked.length);
-      const exited2 = new Promise((r) => again.once('exit', r));
-      again.kill('SIGTERM');
-      await exited2;
-    } finally {
-      dir.cleanup();
-    }
-  }, 60_000);
+        // and the server comes back on the same data
+        const again = await serve(dir.path, port);
+        const health = (await (await fetch(`http://127.0.0.1:${port}/v1/health`)).json()) as { ready: boolean; head: { seq: number } };
+        expect(health.ready).toBe(true);
+        expect(health.head.seq).toBeGreaterThanOrEqual(acked.length);
+        const exited2 = new Promise((r) => again.once('exit', r));
+        again.kill('SIGTERM');
+        await exited2;
+      } finally {
+        dir.cleanup();
+      }
+    },
+    60_000,
+  );
 });

@@ -11,7 +11,10 @@ import { memoryStore, recordsOfType, tempDir } from './helpers.js';
 let store: Awaited<ReturnType<typeof memoryStore>>;
 const records = (): RecordsProjection => store.projections.get<RecordsProjection>('records');
 const keyword = (): KeywordProjection => store.projections.get<KeywordProjection>('keyword');
-const search = (q: string, ns = ['private']): string[] => keyword().search(q, { namespaces: ns }).map((h) => h.key);
+const search = (q: string, ns = ['private']): string[] =>
+  keyword()
+    .search(q, { namespaces: ns })
+    .map((h) => h.key);
 const mem = (id: string, ns = 'private'): string => evidenceKey({ ns, layer: 'memory', id });
 
 beforeEach(async () => {
@@ -32,7 +35,11 @@ describe('memory writes', () => {
     expect(r.ids[1]).toMatch(/^m-[0-9a-f]{12}$/);
     expect(search('euros')).toEqual([mem('quote-currency')]);
     expect(records().get(mem('quote-currency'))).toMatchObject({ kind: 'decision', status: 'active', entities: ['Client A'] });
-    expect(keyword().search('currency', { namespaces: ['private'], lane: 'terms' }).map((h) => h.key)).toEqual([mem('quote-currency')]);
+    expect(
+      keyword()
+        .search('currency', { namespaces: ['private'], lane: 'terms' })
+        .map((h) => h.key),
+    ).toEqual([mem('quote-currency')]);
   });
 
   it.each([
@@ -50,7 +57,12 @@ describe('memory writes', () => {
 
   it('refuses the whole batch when one memory supersedes an unknown id', async () => {
     await expect(
-      store.knowledge.writeMemories({ memories: [{ kind: 'fact', text: 'ok' }, { kind: 'fact', text: 'new', supersede_ids: ['nope'] }] }),
+      store.knowledge.writeMemories({
+        memories: [
+          { kind: 'fact', text: 'ok' },
+          { kind: 'fact', text: 'new', supersede_ids: ['nope'] },
+        ],
+      }),
     ).rejects.toMatchObject({ code: 'KIOKU_NOT_FOUND', details: { field: 'memories.1.supersede_ids.0' } });
     expect(store.log.head().seq).toBe(0);
   });
@@ -66,8 +78,12 @@ describe('memory writes', () => {
   });
 
   it('supersede: search for the current value returns the head only, and the history stays readable', async () => {
-    await store.knowledge.writeMemories({ memories: [{ id: 'q1', kind: 'decision', text: 'Client A quotes are priced in yen, current policy.', terms: ['pricing'] }] });
-    await store.knowledge.writeMemories({ memories: [{ id: 'q2', kind: 'decision', text: 'Client A quotes are priced in dollars, current policy.', terms: ['pricing'], supersede_ids: ['q1'] }] });
+    await store.knowledge.writeMemories({
+      memories: [{ id: 'q1', kind: 'decision', text: 'Client A quotes are priced in yen, current policy.', terms: ['pricing'] }],
+    });
+    await store.knowledge.writeMemories({
+      memories: [{ id: 'q2', kind: 'decision', text: 'Client A quotes are priced in dollars, current policy.', terms: ['pricing'], supersede_ids: ['q1'] }],
+    });
     expect(search('current policy client quotes')).toEqual([mem('q2')]);
     const chain = records().memoryChain('private', 'q1');
     expect(chain.head?.id).toBe('q2');
@@ -79,11 +95,23 @@ describe('memory writes', () => {
   });
 
   it('links existing memories with supersede, refusing retired or unknown ones', async () => {
-    await store.knowledge.writeMemories({ memories: [{ id: 'old', kind: 'fact', text: 'Deploys happen on Fridays.' }, { id: 'new', kind: 'fact', text: 'Deploys happen on Tuesdays.' }] });
+    await store.knowledge.writeMemories({
+      memories: [
+        { id: 'old', kind: 'fact', text: 'Deploys happen on Fridays.' },
+        { id: 'new', kind: 'fact', text: 'Deploys happen on Tuesdays.' },
+      ],
+    });
     await store.knowledge.supersede({ head_id: 'new', superseded_ids: ['old'] });
     expect(search('deploys happen')).toEqual([mem('new')]);
-    expect(records().memoryChain('private', 'new').history.map((e) => e.id)).toEqual(['old', 'new']);
-    await expect(store.knowledge.supersede({ head_id: 'old', superseded_ids: ['new'] })).rejects.toMatchObject({ code: 'KIOKU_RETIRED', details: { field: 'head_id' } });
+    expect(
+      records()
+        .memoryChain('private', 'new')
+        .history.map((e) => e.id),
+    ).toEqual(['old', 'new']);
+    await expect(store.knowledge.supersede({ head_id: 'old', superseded_ids: ['new'] })).rejects.toMatchObject({
+      code: 'KIOKU_RETIRED',
+      details: { field: 'head_id' },
+    });
     await expect(store.knowledge.supersede({ head_id: 'new', superseded_ids: ['ghost'] })).rejects.toMatchObject({ code: 'KIOKU_NOT_FOUND' });
   });
 
@@ -103,7 +131,9 @@ describe('memory writes', () => {
 
   it('suggests supersede candidates for a new memory whose term group overlaps an old one', async () => {
     await store.knowledge.writeMemories({ memories: [{ id: 'p1', kind: 'preference', text: 'Use tabs.', terms: ['indent', 'tabs', 'style'] }] });
-    const r = await store.knowledge.writeMemories({ memories: [{ id: 'p2', kind: 'preference', text: 'Use two spaces.', terms: ['indent', 'spaces', 'style'] }] });
+    const r = await store.knowledge.writeMemories({
+      memories: [{ id: 'p2', kind: 'preference', text: 'Use two spaces.', terms: ['indent', 'spaces', 'style'] }],
+    });
     expect(r.supersede_candidates).toEqual({ p2: [{ id: 'p1', overlap: 0.5 }] });
   });
 
@@ -121,10 +151,27 @@ describe('memory writes', () => {
         { id: 'd1', kind: 'decision', text: 'Launch moves to Q1.', session_id: 's1', occurred_at: '2026-09-20T10:00:00Z' },
       ],
     });
-    expect(records().byEntityName('private', 'ALICE').map((e) => e.id).sort()).toEqual(['e1', 'e2']);
-    expect(records().bySessionId('s1').map((e) => e.id)).toEqual(['e1', 'd1']);
-    expect(records().byKindName('private', 'decision').map((e) => e.id)).toEqual(['d1']);
-    expect(records().byTimeRange('private', '2026-09-01T00:00:00Z', '2026-10-01T00:00:00Z').map((e) => e.id)).toEqual(['e1', 'd1']);
+    expect(
+      records()
+        .byEntityName('private', 'ALICE')
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual(['e1', 'e2']);
+    expect(
+      records()
+        .bySessionId('s1')
+        .map((e) => e.id),
+    ).toEqual(['e1', 'd1']);
+    expect(
+      records()
+        .byKindName('private', 'decision')
+        .map((e) => e.id),
+    ).toEqual(['d1']);
+    expect(
+      records()
+        .byTimeRange('private', '2026-09-01T00:00:00Z', '2026-10-01T00:00:00Z')
+        .map((e) => e.id),
+    ).toEqual(['e1', 'd1']);
   });
 });
 
@@ -153,7 +200,11 @@ describe('documents', () => {
     expect((await store.knowledge.upsertCard({ markdown: card })).changed).toBe(false);
     expect(store.log.head().seq).toBe(head);
     await store.knowledge.upsertCard({ id: 'deploy', markdown: '## 1. Summary\nRun the deploy pipeline.' });
-    expect(records().document('private', 'card', 'deploy').map((s) => [s.section, s.status])).toEqual([
+    expect(
+      records()
+        .document('private', 'card', 'deploy')
+        .map((s) => [s.section, s.status]),
+    ).toEqual([
       ['1', 'active'],
       ['2', 'removed'],
       ['3', 'removed'],
@@ -163,7 +214,11 @@ describe('documents', () => {
 
   it('identifies wiki sections by heading, with fingerprints, and removes topics', async () => {
     await store.knowledge.upsertWiki({ id: 'ops', markdown: '# Ops\n\nIntro text.\n\n## Rollback\nUse rollback.sh\n\n## Rollback\nAgain' });
-    expect(records().document('private', 'wiki', 'ops').map((s) => s.section)).toEqual(['intro', 'rollback', 'rollback-2']);
+    expect(
+      records()
+        .document('private', 'wiki', 'ops')
+        .map((s) => s.section),
+    ).toEqual(['intro', 'rollback', 'rollback-2']);
     expect(records().get('ev1:private:wiki:ops#rollback')?.fingerprint).toMatch(/^[0-9a-f]{64}$/);
     await store.knowledge.removeDocument('wiki', { id: 'ops' });
     expect(search('rollback')).toEqual([]);
@@ -172,12 +227,21 @@ describe('documents', () => {
 
   it('stores daily notes by date and episodes verbatim', async () => {
     await store.knowledge.upsertNote({ date: '2026-11-28', markdown: '## Morning\nShipped v2.\n\n## Evening\nRolled back v2.' });
-    expect(records().byTimeRange('private', '2026-11-28T00:00:00Z', '2026-11-29T00:00:00Z', { layers: ['note'] }).map((e) => e.key)).toEqual([
-      'ev1:private:note:2026-11-28#morning',
-      'ev1:private:note:2026-11-28#evening',
-    ]);
-    const ep = await store.knowledge.logEpisode({ session_id: 's9', messages: [{ role: 'user', text: 'what did we decide about v2?' }, { role: 'assistant', text: 'to roll it back' }] });
-    expect(records().get(evidenceKey({ ns: 'private', layer: 'episode', id: ep.episode_id }))?.text).toBe('user: what did we decide about v2?\nassistant: to roll it back');
+    expect(
+      records()
+        .byTimeRange('private', '2026-11-28T00:00:00Z', '2026-11-29T00:00:00Z', { layers: ['note'] })
+        .map((e) => e.key),
+    ).toEqual(['ev1:private:note:2026-11-28#morning', 'ev1:private:note:2026-11-28#evening']);
+    const ep = await store.knowledge.logEpisode({
+      session_id: 's9',
+      messages: [
+        { role: 'user', text: 'what did we decide about v2?' },
+        { role: 'assistant', text: 'to roll it back' },
+      ],
+    });
+    expect(records().get(evidenceKey({ ns: 'private', layer: 'episode', id: ep.episode_id }))?.text).toBe(
+      'user: what did we decide about v2?\nassistant: to roll it back',
+    );
   });
 });
 
@@ -191,16 +255,28 @@ describe('assets', () => {
   it('registers a file by reference with size and sha256; the description is its only search text', async () => {
     const file = join(dir.path, 'IMG_0042.png');
     writeFileSync(file, 'not really a png');
-    const r = await store.knowledge.registerAsset({ path: file, description: 'Approval flow diagram from the October review, three levels', tags: ['diagram'] });
+    const r = await store.knowledge.registerAsset({
+      path: file,
+      description: 'Approval flow diagram from the October review, three levels',
+      tags: ['diagram'],
+    });
     expect(r).toMatchObject({ changed: true, size: 16, sha256: createHash('sha256').update('not really a png').digest('hex') });
     expect(search('approval flow diagram')).toEqual([evidenceKey({ ns: 'private', layer: 'asset', id: r.id })]);
     expect(search('IMG_0042')).toEqual([]);
-    expect((await store.knowledge.registerAsset({ path: file, description: 'Approval flow diagram from the October review, three levels', tags: ['diagram'] })).changed).toBe(false);
+    expect(
+      (await store.knowledge.registerAsset({ path: file, description: 'Approval flow diagram from the October review, three levels', tags: ['diagram'] }))
+        .changed,
+    ).toBe(false);
   });
 
   it('refuses a relative path, a missing file and an empty description, naming the field', async () => {
-    await expect(store.knowledge.registerAsset({ path: 'rel/x.png', description: 'x' })).rejects.toMatchObject({ code: 'KIOKU_INPUT_INVALID', details: { field: 'path' } });
-    await expect(store.knowledge.registerAsset({ path: join(dir.path, 'missing.png'), description: 'x' })).rejects.toMatchObject({ details: { field: 'path' } });
+    await expect(store.knowledge.registerAsset({ path: 'rel/x.png', description: 'x' })).rejects.toMatchObject({
+      code: 'KIOKU_INPUT_INVALID',
+      details: { field: 'path' },
+    });
+    await expect(store.knowledge.registerAsset({ path: join(dir.path, 'missing.png'), description: 'x' })).rejects.toMatchObject({
+      details: { field: 'path' },
+    });
     await expect(store.knowledge.registerAsset({ path: join(dir.path, 'x'), description: ' ' })).rejects.toMatchObject({ details: { field: 'description' } });
     expect(store.log.head().seq).toBe(0);
   });
@@ -208,7 +284,12 @@ describe('assets', () => {
 
 describe('batches', () => {
   it('lets a memory supersede an earlier one of the same batch', async () => {
-    await store.knowledge.writeMemories({ memories: [{ id: 'v1', kind: 'fact', text: 'Version one of the rule.' }, { id: 'v2', kind: 'fact', text: 'Version two of the rule.', supersede_ids: ['v1'] }] });
+    await store.knowledge.writeMemories({
+      memories: [
+        { id: 'v1', kind: 'fact', text: 'Version one of the rule.' },
+        { id: 'v2', kind: 'fact', text: 'Version two of the rule.', supersede_ids: ['v1'] },
+      ],
+    });
     expect(records().get(mem('v1'))).toMatchObject({ status: 'superseded', superseded_by: 'v2' });
   });
 });

@@ -37,7 +37,11 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 const request = (n: number, textChars = 100, deadlineMs = 5_000): JudgeRequest => ({
   utterance: 'how do I roll back?',
   dialogue: [{ role: 'user', content: 'x'.repeat(10_000) }],
-  candidates: Array.from({ length: n }, (_, i) => ({ key: `ev1:p:memory:m${i}`, title: `t${i}`, text: `${i % 3 === 0 ? 'rollback' : 'other'} ${'y'.repeat(textChars)}` })),
+  candidates: Array.from({ length: n }, (_, i) => ({
+    key: `ev1:p:memory:m${i}`,
+    title: `t${i}`,
+    text: `${i % 3 === 0 ? 'rollback' : 'other'} ${'y'.repeat(textChars)}`,
+  })),
   deadline: Date.now() + deadlineMs,
 });
 

@@ -112,7 +112,11 @@ describe.each(stores)('event log contract on $name', (factory) => {
     ['a field the catalog does not know', { type: 'card.removed', data: { id: 'c', colour: 'red' } }, 'data'],
     ['a bad namespace', { type: 'card.removed', ns: 'Not A Namespace', data: { id: 'c' } }, 'ns'],
     ['a wrong version', { type: 'card.removed', v: 7, data: { id: 'c' } }, 'v'],
-    ['a bad evidence key', { type: 'lifecycle.transitioned', data: { evidence_key: 'nope', from: 'active', to: 'archived', reason: 'decay' } }, 'data.evidence_key'],
+    [
+      'a bad evidence key',
+      { type: 'lifecycle.transitioned', data: { evidence_key: 'nope', from: 'active', to: 'archived', reason: 'decay' } },
+      'data.evidence_key',
+    ],
   ])('refuses an event with %s, naming the field, and writes nothing', async (_what, event, field) => {
     await log.append(jobEvent(0));
     const before = log.head();

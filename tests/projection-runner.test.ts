@@ -35,15 +35,15 @@ describe('stats projection', () => {
     await given([jobEvent(1), memoryEvent('m1', 'a')])
       .when([memoryEvent('m2', 'b', 'team'), jobEvent(2, 'team')])
       .then((s) => {
-      expect(s.total).toBe(4);
-      expect(s.by_type['memory.written']).toMatchObject({ count: 2, first_seq: 2, last_seq: 3 });
-      expect(s.by_type['job.event']).toMatchObject({ count: 2, first_seq: 1, last_seq: 4 });
-      expect(s.by_namespace['team']).toMatchObject({ count: 2, types: { 'memory.written': 1, 'job.event': 1 } });
-      expect(s.by_namespace['private']?.count).toBe(2);
-      expect(s.bytes).toBeGreaterThan(0);
-      expect(s.first?.seq).toBe(1);
-      expect(s.last?.seq).toBe(4);
-    });
+        expect(s.total).toBe(4);
+        expect(s.by_type['memory.written']).toMatchObject({ count: 2, first_seq: 2, last_seq: 3 });
+        expect(s.by_type['job.event']).toMatchObject({ count: 2, first_seq: 1, last_seq: 4 });
+        expect(s.by_namespace['team']).toMatchObject({ count: 2, types: { 'memory.written': 1, 'job.event': 1 } });
+        expect(s.by_namespace['private']?.count).toBe(2);
+        expect(s.bytes).toBeGreaterThan(0);
+        expect(s.first?.seq).toBe(1);
+        expect(s.last?.seq).toBe(4);
+      });
   });
 });
 
@@ -58,7 +58,11 @@ describe('projection runner on disk', () => {
   async function appendMany(n: number, offset = 0, through: 'store' | 'log' = 'store'): Promise<void> {
     const store = through === 'store' ? await openKioku({ data: dir.path }) : { log: await openLog(dir.path), close: () => Promise.resolve() };
     for (let i = 0; i < n; i += 50) {
-      await store.log.appendAll(Array.from({ length: Math.min(50, n - i) }, (_, j) => (j % 3 ? jobEvent(offset + i + j, j % 2 ? 'team' : 'private') : memoryEvent(`m${offset + i + j}`, 'text'))));
+      await store.log.appendAll(
+        Array.from({ length: Math.min(50, n - i) }, (_, j) =>
+          j % 3 ? jobEvent(offset + i + j, j % 2 ? 'team' : 'private') : memoryEvent(`m${offset + i + j}`, 'text'),
+        ),
+      );
     }
     await store.close();
     if (through === 'log') await store.log.close();

@@ -4,7 +4,20 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeliveredProjection, UsageProjection } from '../projections/index.js';
 import { HashedEmbedder, type Embedder } from '../src/embed/index.js';
 import { EmbeddingIndexer } from '../src/indexer/embedding-job.js';
-import { DoubleJudge, LocalJudge, completeTurn, fuseRrf, fuseWeightedMinMax, isAcknowledgement, openSession, parseTimeRange, planQueries, recall, startTurn, type RecallCore } from '../src/recall/index.js';
+import {
+  DoubleJudge,
+  LocalJudge,
+  completeTurn,
+  fuseRrf,
+  fuseWeightedMinMax,
+  isAcknowledgement,
+  openSession,
+  parseTimeRange,
+  planQueries,
+  recall,
+  startTurn,
+  type RecallCore,
+} from '../src/recall/index.js';
 import { memoryStore, recordsOfType } from './helpers.js';
 
 let store: Awaited<ReturnType<typeof memoryStore>>;
@@ -21,9 +34,19 @@ beforeEach(async () => {
       { id: 'cake', kind: 'fact', text: 'The office cake needs three eggs.' },
     ],
   });
-  await store.knowledge.writeMemories({ ns: 'team', memories: [{ id: 'team-rb', kind: 'procedure', text: 'Team rollback secret: ask ops before any rollback.' }] });
-  await store.knowledge.upsertWiki({ id: 'ops', markdown: '# Ops\n\n## 回滚\n发布出问题时用 scripts/rollback.sh 回滚到上一个版本。\n\n## Deploy\nDeploy with the pipeline.\n\n## Rollback checklist\nCheck the rollback dashboard.' });
-  await store.knowledge.upsertCard({ id: 'billing', markdown: '# Billing\n\n## 1. Invoices\nInvoices go out on the first of the month.\n\n## 2. Claim grade\nA' });
+  await store.knowledge.writeMemories({
+    ns: 'team',
+    memories: [{ id: 'team-rb', kind: 'procedure', text: 'Team rollback secret: ask ops before any rollback.' }],
+  });
+  await store.knowledge.upsertWiki({
+    id: 'ops',
+    markdown:
+      '# Ops\n\n## 回滚\n发布出问题时用 scripts/rollback.sh 回滚到上一个版本。\n\n## Deploy\nDeploy with the pipeline.\n\n## Rollback checklist\nCheck the rollback dashboard.',
+  });
+  await store.knowledge.upsertCard({
+    id: 'billing',
+    markdown: '# Billing\n\n## 1. Invoices\nInvoices go out on the first of the month.\n\n## 2. Claim grade\nA',
+  });
   await new EmbeddingIndexer(store, embedder).run();
   core = { log: store.log, projections: store.projections, embedder, judge: new DoubleJudge((c) => useful(c.text)) };
 });
@@ -32,15 +55,18 @@ afterEach(async () => store.close());
 const stable = (p: Awaited<ReturnType<typeof recall>>): unknown => ({ ...p, recall_id: undefined, timings: undefined, judge: { ...p.judge, ms: undefined } });
 
 describe('acknowledgements', () => {
-  it.each(['好', '好,收到', '好的。', '谢谢', '早安', 'ok', 'thanks!', 'sounds good', '👍', 'ok thanks', 'Thank you!'])('skips %j without embedding or judging', async (text) => {
-    expect(isAcknowledgement(text)).toBe(true);
-    const judge = new DoubleJudge(() => 1);
-    const calls = embedder.calls;
-    const p = await recall({ ...core, judge }, { query: text });
-    expect(p.retrieval_mode).toBe('skipped');
-    expect(embedder.calls).toBe(calls);
-    expect(judge.calls).toBe(0);
-  });
+  it.each(['好', '好,收到', '好的。', '谢谢', '早安', 'ok', 'thanks!', 'sounds good', '👍', 'ok thanks', 'Thank you!'])(
+    'skips %j without embedding or judging',
+    async (text) => {
+      expect(isAcknowledgement(text)).toBe(true);
+      const judge = new DoubleJudge(() => 1);
+      const calls = embedder.calls;
+      const p = await recall({ ...core, judge }, { query: text });
+      expect(p.retrieval_mode).toBe('skipped');
+      expect(embedder.calls).toBe(calls);
+      expect(judge.calls).toBe(0);
+    },
+  );
 
   it.each(['好 直接送 v2 分支', 'ok, roll back v2', 'thanks, now deploy the billing fix'])('does not skip %j', (text) => {
     expect(isAcknowledgement(text)).toBe(false);
@@ -57,7 +83,10 @@ describe('query planning', () => {
 
   it('refuses more than 8 messages and keeps the last 4, 600 characters each', async () => {
     const msg = (i: number) => ({ role: 'user' as const, content: `message ${i} ${'x'.repeat(700)}` });
-    await expect(recall(core, { query: 'roll back', conversation: Array.from({ length: 9 }, (_, i) => msg(i)) })).rejects.toMatchObject({ code: 'KIOKU_INPUT_INVALID', details: { field: 'conversation' } });
+    await expect(recall(core, { query: 'roll back', conversation: Array.from({ length: 9 }, (_, i) => msg(i)) })).rejects.toMatchObject({
+      code: 'KIOKU_INPUT_INVALID',
+      details: { field: 'conversation' },
+    });
     const p = await recall(core, { query: 'roll back', conversation: Array.from({ length: 8 }, (_, i) => msg(i)) });
     expect(p.conversation_messages).toBe(4);
     expect(p.conversation_fingerprint).toMatch(/^[0-9a-f]{64}$/);
@@ -67,7 +96,13 @@ describe('query planning', () => {
   });
 
   it('resolves a follow-up through the dialogue ("那个再一段" / "and the other one?")', async () => {
-    const zh = await recall(core, { query: '那个再一段', conversation: [{ role: 'user', content: '发布出问题怎么回滚？' }, { role: 'assistant', content: '可以用脚本。' }] });
+    const zh = await recall(core, {
+      query: '那个再一段',
+      conversation: [
+        { role: 'user', content: '发布出问题怎么回滚？' },
+        { role: 'assistant', content: '可以用脚本。' },
+      ],
+    });
     expect(zh.records.map((r) => r.evidence_key)).toContain('ev1:private:wiki:ops#回滚');
     const en = await recall(core, { query: 'and the other one?', conversation: [{ role: 'user', content: 'where are the rollback steps?' }] });
     expect(en.records.slice(0, 2).every((r) => /rollback/i.test(r.evidence_key))).toBe(true);
@@ -83,7 +118,17 @@ describe('options, ACL and quotas', () => {
 
   it('echoes the complete effective options and does not search disabled layers', async () => {
     const p = await recall(core, { query: 'rollback', options: { wiki: false, max_memories: 1 } });
-    expect(p.options).toEqual({ cards: true, wiki: false, memories: true, notes: true, conversations: true, assets: true, episodes: false, semantic: true, max_memories: 1 });
+    expect(p.options).toEqual({
+      cards: true,
+      wiki: false,
+      memories: true,
+      notes: true,
+      conversations: true,
+      assets: true,
+      episodes: false,
+      semantic: true,
+      max_memories: 1,
+    });
     expect(p.records.some((r) => r.layer === 'wiki')).toBe(false);
     expect(p.records.filter((r) => r.layer === 'memory')).toHaveLength(1);
   });
@@ -140,13 +185,31 @@ describe('judging and delivery', () => {
     const a = await recall(core, { query: 'rollback checklist 回滚' });
     const other = await memoryStore();
     // same writes, same order, fresh store
-    await other.knowledge.writeMemories({ memories: [{ id: 'rollback', kind: 'procedure', text: 'To roll back a release run scripts/rollback.sh with the previous tag.', terms: ['revert', 'undo'] }, { id: 'cake', kind: 'fact', text: 'The office cake needs three eggs.' }] });
-    await other.knowledge.writeMemories({ ns: 'team', memories: [{ id: 'team-rb', kind: 'procedure', text: 'Team rollback secret: ask ops before any rollback.' }] });
-    await other.knowledge.upsertWiki({ id: 'ops', markdown: '# Ops\n\n## 回滚\n发布出问题时用 scripts/rollback.sh 回滚到上一个版本。\n\n## Deploy\nDeploy with the pipeline.\n\n## Rollback checklist\nCheck the rollback dashboard.' });
-    await other.knowledge.upsertCard({ id: 'billing', markdown: '# Billing\n\n## 1. Invoices\nInvoices go out on the first of the month.\n\n## 2. Claim grade\nA' });
+    await other.knowledge.writeMemories({
+      memories: [
+        { id: 'rollback', kind: 'procedure', text: 'To roll back a release run scripts/rollback.sh with the previous tag.', terms: ['revert', 'undo'] },
+        { id: 'cake', kind: 'fact', text: 'The office cake needs three eggs.' },
+      ],
+    });
+    await other.knowledge.writeMemories({
+      ns: 'team',
+      memories: [{ id: 'team-rb', kind: 'procedure', text: 'Team rollback secret: ask ops before any rollback.' }],
+    });
+    await other.knowledge.upsertWiki({
+      id: 'ops',
+      markdown:
+        '# Ops\n\n## 回滚\n发布出问题时用 scripts/rollback.sh 回滚到上一个版本。\n\n## Deploy\nDeploy with the pipeline.\n\n## Rollback checklist\nCheck the rollback dashboard.',
+    });
+    await other.knowledge.upsertCard({
+      id: 'billing',
+      markdown: '# Billing\n\n## 1. Invoices\nInvoices go out on the first of the month.\n\n## 2. Claim grade\nA',
+    });
     await new EmbeddingIndexer(other, embedder).run();
     const b = await recall({ ...core, log: other.log, projections: other.projections }, { query: 'rollback checklist 回滚' });
-    const strip = (p: typeof a) => ({ ...(stable(p) as object), records: p.records.map((r) => ({ ...r, occurred_at: '', provenance: { ...r.provenance, seq: 0 } })) });
+    const strip = (p: typeof a) => ({
+      ...(stable(p) as object),
+      records: p.records.map((r) => ({ ...r, occurred_at: '', provenance: { ...r.provenance, seq: 0 } })),
+    });
     expect(strip(b)).toEqual(strip(a));
     await other.close();
   });
@@ -157,7 +220,14 @@ describe('judging and delivery', () => {
   });
 
   it('degrades, and still finds by keyword, when the embedder fails', async () => {
-    const broken: Embedder = { id: embedder.id, dim: 64, readsCjk: true, init: async () => undefined, embed: async () => Promise.reject(new Error('model crashed')), close: async () => undefined };
+    const broken: Embedder = {
+      id: embedder.id,
+      dim: 64,
+      readsCjk: true,
+      init: async () => undefined,
+      embed: async () => Promise.reject(new Error('model crashed')),
+      close: async () => undefined,
+    };
     const p = await recall({ ...core, embedder: broken }, { query: 'roll back the release' });
     expect(p.backends['vector']).toEqual({ attempted: true, used: false, status: 'error' });
     expect(p.degraded).toBe(true);
@@ -247,8 +317,21 @@ describe('turns', () => {
 
 describe('fusion and cues', () => {
   const lists = new Map([
-    ['keyword:utterance', [{ key: 'a', score: 10 }, { key: 'b', score: 5 }, { key: 'c', score: 0 }]],
-    ['vector:utterance', [{ key: 'c', score: 0.9 }, { key: 'b', score: 0.8 }]],
+    [
+      'keyword:utterance',
+      [
+        { key: 'a', score: 10 },
+        { key: 'b', score: 5 },
+        { key: 'c', score: 0 },
+      ],
+    ],
+    [
+      'vector:utterance',
+      [
+        { key: 'c', score: 0.9 },
+        { key: 'b', score: 0.8 },
+      ],
+    ],
   ]);
   it('RRF sums weighted reciprocal ranks', () => {
     const f = fuseRrf(lists, { keyword: 1, vector: 1 }, 60);
@@ -274,8 +357,16 @@ describe('fusion and cues', () => {
   });
   it('boosts items by a speaker the query names and items in the time range it mentions', async () => {
     const log = store.log;
-    await log.append({ type: 'turn.started', ns: 'private', data: { turn_id: 'c1', session_id: 'conv', query: 'I adopted a dog named Rex.', speaker: 'Caroline', occurred_at: '2023-05-08T13:56:00Z' } });
-    await log.append({ type: 'turn.started', ns: 'private', data: { turn_id: 'c2', session_id: 'conv', query: 'I adopted a cat named Tom.', speaker: 'Melanie', occurred_at: '2023-06-20T10:00:00Z' } });
+    await log.append({
+      type: 'turn.started',
+      ns: 'private',
+      data: { turn_id: 'c1', session_id: 'conv', query: 'I adopted a dog named Rex.', speaker: 'Caroline', occurred_at: '2023-05-08T13:56:00Z' },
+    });
+    await log.append({
+      type: 'turn.started',
+      ns: 'private',
+      data: { turn_id: 'c2', session_id: 'conv', query: 'I adopted a cat named Tom.', speaker: 'Melanie', occurred_at: '2023-06-20T10:00:00Z' },
+    });
     await store.projections.waitFor(log.head().seq);
     const bySpeaker = await recall(core, { query: 'What pet did Caroline adopt?' });
     expect(bySpeaker.records[0]?.evidence_key).toBe('ev1:private:trace:c1');

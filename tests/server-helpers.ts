@@ -19,7 +19,15 @@ export async function startTestServer(options: { tokens?: unknown; dir?: string 
     authFile = join(dir.path, 'auth.json');
     writeFileSync(authFile, typeof options.tokens === 'string' ? options.tokens : JSON.stringify(options.tokens));
   }
-  const server = await startServer({ data: dir.path, port: 0, authFile, embedder: new HashedEmbedder(32), judge: new LocalJudge(), backgroundIndexing: false, ...options });
+  const server = await startServer({
+    data: dir.path,
+    port: 0,
+    authFile,
+    embedder: new HashedEmbedder(32),
+    judge: new LocalJudge(),
+    backgroundIndexing: false,
+    ...options,
+  });
   await server.ready;
   return {
     ...server,

@@ -37,7 +37,11 @@ describe('with the bundled USE-lite model', () => {
       const job = await new EmbeddingIndexer(store, embedder).run();
       expect(job).toMatchObject({ status: 'succeeded', embedded: 4, skipped_cjk: 1, model: 'use-lite-512' });
       const query = 'How can I undo a broken deployment?';
-      expect(kw(store).search(query, { namespaces: ['private'] }).map((h) => h.key)).not.toContain(mem('revert'));
+      expect(
+        kw(store)
+          .search(query, { namespaces: ['private'] })
+          .map((h) => h.key),
+      ).not.toContain(mem('revert'));
       expect((await vectorSearch(store, embedder, query, 3))[0]).toBe(mem('revert'));
       // mainly-CJK text never gets a USE-lite vector (they would all be alike): keyword serves it
       expect(vec(store).lane('text', 'use-lite-512')?.has(mem('cjk'))).toBe(false);
@@ -63,7 +67,11 @@ describe('vector projection on disk', () => {
     // more than the initial HNSW capacity (1,024), so the index has to grow
     for (let b = 0; b < 3; b++) {
       await knowledge.writeMemories({
-        memories: Array.from({ length: 400 }, (_, i) => ({ id: `m${b * 400 + i}`, kind: 'fact' as const, text: `Fact ${b * 400 + i} about ${['deploys', 'billing', 'hiring', 'security', 'coffee'][i % 5]} and item ${i % 37}` })),
+        memories: Array.from({ length: 400 }, (_, i) => ({
+          id: `m${b * 400 + i}`,
+          kind: 'fact' as const,
+          text: `Fact ${b * 400 + i} about ${['deploys', 'billing', 'hiring', 'security', 'coffee'][i % 5]} and item ${i % 37}`,
+        })),
       });
     }
     // a conversation: traces get a window lane too

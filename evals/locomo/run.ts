@@ -14,7 +14,6 @@ import { defaultProjections, ProjectionRunner, type KeywordProjection, type Vect
 import { CachedEmbedder, createEmbedder, type Embedder, type EmbedderKind } from '../../src/embed/index.js';
 import type { AppendInput } from '../../src/events/index.js';
 import { EmbeddingIndexer } from '../../src/indexer/embedding-job.js';
-import { evidenceKey } from '../../src/knowledge/index.js';
 import { EventLog, type LevelStore } from '../../src/log/index.js';
 import { DEFAULT_RECALL_CONFIG, DisabledJudge, cosine, denseQueryText, recall, termCoverage, type RecallConfig } from '../../src/recall/index.js';
 import { tokenize } from '../../src/text/index.js';
@@ -96,7 +95,12 @@ for (const s of samples) {
       const id = turnId(t.dia_id);
       ids.add(id);
       const text = t.blip_caption ? `${t.text} [shares a photo: ${t.blip_caption}]` : t.text;
-      events.push({ type: 'turn.started', ns, actor: 'locomo', data: { turn_id: id, session_id: `${ns}-s${n}`, query: text, speaker: t.speaker, occurred_at: new Date(at + i * 1000).toISOString() } });
+      events.push({
+        type: 'turn.started',
+        ns,
+        actor: 'locomo',
+        data: { turn_id: id, session_id: `${ns}-s${n}`, query: text, speaker: t.speaker, occurred_at: new Date(at + i * 1000).toISOString() },
+      });
     });
   }
   known.set(ns, ids);
@@ -133,21 +137,40 @@ const cfg = (over: Partial<RecallConfig>): RecallConfig => ({ ...DEFAULT_RECALL_
 const variants: Variant[] = values.compare
   ? [
       { name: 'bm25 (keyword lane alone, stop words removed)', bm25: true },
-      { name: 'rrf k=60, keyword + vector, equal weights', config: cfg({ fusion: 'rrf', channel_weights: { keyword: 1, vector: 1 }, query_weights: { utterance: 1 }, cue_weights: { entity: 0, time: 0 } }) },
-      { name: 'weighted min-max, keyword + vector', config: cfg({ channel_weights: { keyword: 1, vector: 0.4 }, query_weights: { utterance: 1 }, cue_weights: { entity: 0, time: 0 } }) },
-      { name: '+ window lane', config: cfg({ channel_weights: { keyword: 1, vector: 0.4, window: 0.6 }, query_weights: { utterance: 1 }, cue_weights: { entity: 0, time: 0 } }) },
+      {
+        name: 'rrf k=60, keyword + vector, equal weights',
+        config: cfg({ fusion: 'rrf', channel_weights: { keyword: 1, vector: 1 }, query_weights: { utterance: 1 }, cue_weights: { entity: 0, time: 0 } }),
+      },
+      {
+        name: 'weighted min-max, keyword + vector',
+        config: cfg({ channel_weights: { keyword: 1, vector: 0.4 }, query_weights: { utterance: 1 }, cue_weights: { entity: 0, time: 0 } }),
+      },
+      {
+        name: '+ window lane',
+        config: cfg({ channel_weights: { keyword: 1, vector: 0.4, window: 0.6 }, query_weights: { utterance: 1 }, cue_weights: { entity: 0, time: 0 } }),
+      },
       { name: '+ speaker and date cues (default)', config: DEFAULT_RECALL_CONFIG },
     ]
   : values.grid
     ? gridVariants()
-    : [{ name: 'bm25 baseline', bm25: true }, { name: 'kioku default', config: DEFAULT_RECALL_CONFIG }];
+    : [
+        { name: 'bm25 baseline', bm25: true },
+        { name: 'kioku default', config: DEFAULT_RECALL_CONFIG },
+      ];
 
 /**
  * A small grid around the default, for tuning on this dev split (leave-one-conversation-out
  * is reported beside it). --grid-spec '{"vector":[0.6],"window":[0.6],"entity":[0.6],"time":[0.6]}' overrides the axes.
  */
 function gridVariants(): Variant[] {
-  const spec = { vector: [0.6, 0.9, 1.2], window: [0.3, 0.6, 0.9], entity: [0.2, 0.4, 0.6], time: [0.2, 0.4, 0.6], keyword: [1], ...(values['grid-spec'] ? (JSON.parse(values['grid-spec']) as Record<string, number[]>) : {}) };
+  const spec = {
+    vector: [0.6, 0.9, 1.2],
+    window: [0.3, 0.6, 0.9],
+    entity: [0.2, 0.4, 0.6],
+    time: [0.2, 0.4, 0.6],
+    keyword: [1],
+    ...(values['grid-spec'] ? (JSON.parse(values['grid-spec']) as Record<string, number[]>) : {}),
+  };
   const out: Variant[] = [];
   for (const keyword of spec.keyword)
     for (const vector of spec.vector)
@@ -163,7 +186,13 @@ function gridVariants(): Variant[] {
 
 const judge = new DisabledJudge();
 const keyword = projections.get<KeywordProjection>('keyword');
-const results: { name: string; overall: Scores; byCategory: Record<string, Scores>; byConversation: Record<string, Scores>; latency: { p50: number; p95: number } }[] = [];
+const results: {
+  name: string;
+  overall: Scores;
+  byCategory: Record<string, Scores>;
+  byConversation: Record<string, Scores>;
+  latency: { p50: number; p95: number };
+}[] = [];
 const fitRows: { cos: number; cov: number; y: number }[] = [];
 for (const v of variants) {
   const byCategory: Record<string, Scores> = {};
@@ -180,7 +209,10 @@ for (const v of variants) {
       if (v.bm25) {
         ranked = keyword.search(q.question, { namespaces: [ns], layers: ['trace'], limit: 10 }).map((h) => h.key.slice(h.key.lastIndexOf(':') + 1));
       } else {
-        const packet = await recall({ log, projections, embedder, judge, config: v.config as RecallConfig }, { query: q.question, namespace: ns, limit: 10, options: { cards: false, wiki: false, memories: false, notes: false, assets: false } });
+        const packet = await recall(
+          { log, projections, embedder, judge, config: v.config as RecallConfig },
+          { query: q.question, namespace: ns, limit: 10, options: { cards: false, wiki: false, memories: false, notes: false, assets: false } },
+        );
         ranked = packet.records.map((r) => r.id);
         if (values['fit-judge'] && v.config === DEFAULT_RECALL_CONFIG && q.category !== 5) {
           // the judge sees the dense query (question words stripped), as recall embeds it
@@ -212,8 +244,16 @@ for (const v of variants) {
   results.push({
     name: v.name,
     overall: avg(overall),
-    byCategory: Object.fromEntries(Object.entries(byCategory).sort().map(([k, x]) => [k, avg(x)])),
-    byConversation: Object.fromEntries(Object.entries(byConversation).sort().map(([k, x]) => [k, { ...x }])),
+    byCategory: Object.fromEntries(
+      Object.entries(byCategory)
+        .sort()
+        .map(([k, x]) => [k, avg(x)]),
+    ),
+    byConversation: Object.fromEntries(
+      Object.entries(byConversation)
+        .sort()
+        .map(([k, x]) => [k, { ...x }]),
+    ),
     latency: { p50: r4(lat[Math.floor(lat.length / 2)] ?? 0), p95: r4(lat[Math.floor(lat.length * 0.95)] ?? 0) },
   });
   process.stderr.write(`  ${v.name}: R@10 ${results.at(-1)?.overall.r10}\n`);
@@ -243,12 +283,33 @@ if (values.grid && tuned.length > 1) {
 }
 
 // Logistic regression for the local judge's calibration (gradient descent, standardised inputs).
-let calibration: { withVector: { cos: number; cov: number; bias: number }; withoutVector: { cov: number; bias: number }; base_rate_fit: { cos: number; cov: number; bias: number }; at_floor: { passed: number; precision: number; recall: number }; rows: number; positives: number } | undefined;
+let calibration:
+  | {
+      withVector: { cos: number; cov: number; bias: number };
+      withoutVector: { cov: number; bias: number };
+      base_rate_fit: { cos: number; cov: number; bias: number };
+      at_floor: { passed: number; precision: number; recall: number };
+      rows: number;
+      positives: number;
+    }
+  | undefined;
 if (fitRows.length) {
   const ys = fitRows.map((r) => r.y);
-  const withVector = fitLogistic(fitRows.map((r) => [r.cos, r.cov]), ys, true);
-  const withoutVector = fitLogistic(fitRows.map((r) => [r.cov]), ys, true);
-  const baseRate = fitLogistic(fitRows.map((r) => [r.cos, r.cov]), ys, false);
+  const withVector = fitLogistic(
+    fitRows.map((r) => [r.cos, r.cov]),
+    ys,
+    true,
+  );
+  const withoutVector = fitLogistic(
+    fitRows.map((r) => [r.cov]),
+    ys,
+    true,
+  );
+  const baseRate = fitLogistic(
+    fitRows.map((r) => [r.cos, r.cov]),
+    ys,
+    false,
+  );
   // how the balanced judge separates at the delivery floor (0.5) on these candidates
   let tp = 0;
   let fp = 0;
@@ -330,13 +391,19 @@ const lines = [`LoCoMo dev: ${report.conversations} conversations, ${report.turn
 lines.push(`${'variant'.padEnd(48)} ${'R@5'.padStart(6)} ${'R@10'.padStart(6)} ${'MRR'.padStart(6)}  by category R@10 (1/2/3/4 | 5)   p50 ms`);
 for (const r of [...results].sort((a, b) => (values.grid ? b.overall.r10 - a.overall.r10 : 0))) {
   const c = (k: string): string => String(r.byCategory[k]?.r10 ?? '-');
-  lines.push(`${r.name.padEnd(48)} ${String(r.overall.r5).padStart(6)} ${String(r.overall.r10).padStart(6)} ${String(r.overall.mrr).padStart(6)}  ${c('1')}/${c('2')}/${c('3')}/${c('4')} | ${c('5')}   ${r.latency.p50}`);
+  lines.push(
+    `${r.name.padEnd(48)} ${String(r.overall.r5).padStart(6)} ${String(r.overall.r10).padStart(6)} ${String(r.overall.mrr).padStart(6)}  ${c('1')}/${c('2')}/${c('3')}/${c('4')} | ${c('5')}   ${r.latency.p50}`,
+  );
 }
 if (leaveOneOut) lines.push(`leave-one-conversation-out R@10 (best variant picked on the other four each time): ${leaveOneOut.r10}`);
 if (calibration) {
-  lines.push(`local judge calibration: sigmoid(${calibration.withVector.cos}·cos + ${calibration.withVector.cov}·coverage + ${calibration.withVector.bias}) over ${calibration.rows} candidates (${calibration.positives} gold)`);
+  lines.push(
+    `local judge calibration: sigmoid(${calibration.withVector.cos}·cos + ${calibration.withVector.cov}·coverage + ${calibration.withVector.bias}) over ${calibration.rows} candidates (${calibration.positives} gold)`,
+  );
   lines.push(`  without a vector: sigmoid(${calibration.withoutVector.cov}·coverage + ${calibration.withoutVector.bias}); class-balanced (50 % prior)`);
-  lines.push(`  at the 0.5 delivery floor: ${calibration.at_floor.passed} candidates pass, precision ${calibration.at_floor.precision}, recall ${calibration.at_floor.recall}; base-rate fit would be sigmoid(${calibration.base_rate_fit.cos}·cos + ${calibration.base_rate_fit.cov}·coverage + ${calibration.base_rate_fit.bias})`);
+  lines.push(
+    `  at the 0.5 delivery floor: ${calibration.at_floor.passed} candidates pass, precision ${calibration.at_floor.precision}, recall ${calibration.at_floor.recall}; base-rate fit would be sigmoid(${calibration.base_rate_fit.cos}·cos + ${calibration.base_rate_fit.cov}·coverage + ${calibration.base_rate_fit.bias})`,
+  );
 }
 process.stdout.write(`${lines.join('\n')}\n`);
 if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);
@@ -346,4 +413,3 @@ await log.close();
 function r4(x: number): number {
   return Math.round(x * 10000) / 10000;
 }
-void evidenceKey;

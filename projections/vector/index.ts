@@ -158,7 +158,13 @@ export class VectorProjection implements Projection {
 
   digest(): string {
     const lanes = [...this.lanes.values()].map((l) => [l.id, l.dim, l.contents()]).sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1));
-    const pending = this.pendingLanes.map((m) => [laneId(m.lane, m.model), m.dim, Object.keys(m.vhash).sort().map((k) => [k, m.vhash[k] ?? '', m.fps[k] ?? ''])]);
+    const pending = this.pendingLanes.map((m) => [
+      laneId(m.lane, m.model),
+      m.dim,
+      Object.keys(m.vhash)
+        .sort()
+        .map((k) => [k, m.vhash[k] ?? '', m.fps[k] ?? '']),
+    ]);
     const live = [...this.live.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
     return canonicalDigest({ fold: this.fold.state, live, lanes: lanes.length ? lanes : pending, rejected: this.rejected });
   }

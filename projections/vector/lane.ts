@@ -110,7 +110,12 @@ export class VectorLane {
     const live = this.labelOf.size;
     if (live === 0 || k <= 0) return [];
     const query = Array.isArray(vector) ? vector : Array.from(vector);
-    const filter = accept ? (label: number) => { const key = this.keys[label]; return key != null && accept(key); } : undefined;
+    const filter = accept
+      ? (label: number) => {
+          const key = this.keys[label];
+          return key != null && accept(key);
+        }
+      : undefined;
     const { neighbors, distances } = this.index.searchKnn(query, Math.min(k, live), filter);
     return neighbors.map((label, i) => ({ key: this.keys[label] as string, score: 1 - (distances[i] as number) }));
   }

@@ -59,7 +59,9 @@ abstract class HttpEmbedder implements Embedder {
     }
     if (!res.ok) {
       const text = (await res.text().catch(() => '')).slice(0, 300);
-      throw new KiokuError('KIOKU_EMBEDDER_FAILED', `${this.id}: ${url} answered HTTP ${res.status}${text ? `: ${text}` : ''}`, { details: { status: res.status } });
+      throw new KiokuError('KIOKU_EMBEDDER_FAILED', `${this.id}: ${url} answered HTTP ${res.status}${text ? `: ${text}` : ''}`, {
+        details: { status: res.status },
+      });
     }
     let json: unknown;
     try {

@@ -15,7 +15,10 @@ export class OnnxEmbedder implements Embedder {
   private dimension = 0;
   private extractor: Promise<FeatureExtractor> | undefined;
 
-  constructor(private readonly modelDir: string, options: { readsCjk?: boolean } = {}) {
+  constructor(
+    private readonly modelDir: string,
+    options: { readsCjk?: boolean } = {},
+  ) {
     if (!modelDir) throw new KiokuError('KIOKU_EMBEDDER_UNAVAILABLE', 'local-onnx needs a model directory (KIOKU_ONNX_DIR)');
     this.id = `onnx:${basename(resolve(modelDir))}`;
     this.readsCjk = options.readsCjk ?? true;

@@ -36,7 +36,10 @@ export function embedderConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Emb
 export function createEmbedder(config: EmbedderConfig = {}): Embedder {
   const parsed = embedderConfigSchema.safeParse(config);
   if (!parsed.success) {
-    throw new KiokuError('KIOKU_EMBEDDER_UNAVAILABLE', `embedder configuration: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message} (kinds: ${EMBEDDER_KINDS.join(', ')})`);
+    throw new KiokuError(
+      'KIOKU_EMBEDDER_UNAVAILABLE',
+      `embedder configuration: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message} (kinds: ${EMBEDDER_KINDS.join(', ')})`,
+    );
   }
   const c = parsed.data;
   switch (c.kind) {

@@ -39,7 +39,9 @@ export interface CaseResult {
 export function scoreCase(c: EvalCase, packet: RecallPacket, latencyMs: number): CaseResult {
   const unit = (r: { id: string; evidence_key: string }): string => (c.label_unit === 'evidence' ? r.evidence_key : r.id);
   const records = packet.records.map(unit);
-  const delivered = packet.delivery.map((d) => (c.label_unit === 'evidence' ? d.evidence_key : (packet.records.find((r) => r.evidence_key === d.evidence_key)?.id ?? idOf(d.evidence_key))));
+  const delivered = packet.delivery.map((d) =>
+    c.label_unit === 'evidence' ? d.evidence_key : (packet.records.find((r) => r.evidence_key === d.evidence_key)?.id ?? idOf(d.evidence_key)),
+  );
   const failures: string[] = [];
   const found = c.expected_ids.filter((id) => records.includes(id) || delivered.includes(id));
   for (const id of c.expected_ids) if (!found.includes(id)) failures.push(`expected ${id} not recalled`);
@@ -102,14 +104,22 @@ export function summarise(cases: readonly EvalCase[], results: readonly CaseResu
   const quiet = results.filter((r) => byId.get(r.id)?.expected_delivery === 'quiet');
   const noAnswer = quiet.filter((r) => (byId.get(r.id)?.expected_mode ?? '') !== 'skipped');
   const lat = results.map((r) => r.latency_ms).sort((a, b) => a - b);
-  const count = (f: (r: CaseResult) => string): Record<string, number> => results.reduce<Record<string, number>>((acc, r) => ((acc[f(r)] = (acc[f(r)] ?? 0) + 1), acc), {});
+  const count = (f: (r: CaseResult) => string): Record<string, number> =>
+    results.reduce<Record<string, number>>((acc, r) => ((acc[f(r)] = (acc[f(r)] ?? 0) + 1), acc), {});
   const ratio = (n: number, d: number): number | null => (d === 0 ? null : Math.round((n / d) * 1000) / 1000);
   return {
     cases: results.length,
     passed: results.filter((r) => r.pass).length,
     failed: results.filter((r) => !r.pass).length,
-    expected_evidence_recall: ratio(sum((r) => r.expected_found), expectedTotal) ?? 1,
-    allowed_evidence_precision: ratio(sum((r) => r.delivered_allowed), deliveredTotal),
+    expected_evidence_recall:
+      ratio(
+        sum((r) => r.expected_found),
+        expectedTotal,
+      ) ?? 1,
+    allowed_evidence_precision: ratio(
+      sum((r) => r.delivered_allowed),
+      deliveredTotal,
+    ),
     no_answer_success: ratio(noAnswer.filter((r) => r.delivered.length === 0).length, noAnswer.length),
     quiet_turn_success: ratio(quiet.filter((r) => r.delivered.length === 0).length, quiet.length),
     duplicates: sum((r) => r.duplicates),

@@ -47,7 +47,10 @@ export function loadCases(files: readonly string[]): EvalCase[] {
       throw new KiokuError('KIOKU_INPUT_INVALID', `cases file ${f} is not readable JSON`, { cause, details: { field: 'cases' } });
     }
     const parsed = caseFileSchema.safeParse(raw);
-    if (!parsed.success) throw new KiokuError('KIOKU_INPUT_INVALID', `cases file ${f}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`, { details: { field: 'cases' } });
+    if (!parsed.success)
+      throw new KiokuError('KIOKU_INPUT_INVALID', `cases file ${f}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`, {
+        details: { field: 'cases' },
+      });
     cases.push(...parsed.data.cases);
   }
   const ids = new Set<string>();
@@ -79,14 +82,25 @@ export async function loadLibrary(dataDir: string, libraryDir: string, embedderK
     const records = store.projections.get<RecordsProjection>('records');
     for (const kind of ['cards', 'wiki', 'notes'] as const) {
       const summary = await importDirectory(knowledge, records, { kind, dir: join(libraryDir, kind) });
-      if (summary.errors.length) throw new KiokuError('KIOKU_INPUT_INVALID', `library ${kind}: ${summary.errors.map((e) => `${e.file}: ${e.message}`).join('; ')}`);
+      if (summary.errors.length)
+        throw new KiokuError('KIOKU_INPUT_INVALID', `library ${kind}: ${summary.errors.map((e) => `${e.file}: ${e.message}`).join('; ')}`);
     }
     for (const batch of JSON.parse(readFileSync(join(libraryDir, 'memories.json'), 'utf8')) as LibraryMemories[]) {
       await knowledge.writeMemories({ ns: batch.ns, memories: batch.memories });
     }
     for (const t of JSON.parse(readFileSync(join(libraryDir, 'traces.json'), 'utf8')) as LibraryTrace[]) {
-      await store.log.append({ type: 'turn.started', ns: t.ns, actor: 'eval', data: { turn_id: t.turn_id, session_id: t.session_id, query: t.query, occurred_at: t.occurred_at } });
-      const { seq } = await store.log.append({ type: 'turn.completed', ns: t.ns, actor: 'eval', data: { turn_id: t.turn_id, session_id: t.session_id, answer: t.answer } });
+      await store.log.append({
+        type: 'turn.started',
+        ns: t.ns,
+        actor: 'eval',
+        data: { turn_id: t.turn_id, session_id: t.session_id, query: t.query, occurred_at: t.occurred_at },
+      });
+      const { seq } = await store.log.append({
+        type: 'turn.completed',
+        ns: t.ns,
+        actor: 'eval',
+        data: { turn_id: t.turn_id, session_id: t.session_id, answer: t.answer },
+      });
       await store.projections.waitFor(seq);
     }
     const embedder = createEmbedder(embedderKind ? { kind: embedderKind } : {});
@@ -138,7 +152,12 @@ async function startChildServer(command: string[], dataDir: string, env: Record<
 }
 
 async function post(url: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
   const json = (await res.json()) as Record<string, unknown>;
   if (!res.ok) throw new Error(`${res.status} ${JSON.stringify(json).slice(0, 300)}`);
   return json;
@@ -147,7 +166,10 @@ async function post(url: string, body: unknown): Promise<Record<string, unknown>
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
   const cases = loadCases(options.caseFiles);
   const dataDir = mkdtempSync(join(tmpdir(), 'kioku-eval-'));
-  const env: Record<string, string> = { ...(options.embedder ? { KIOKU_EMBEDDER: options.embedder } : {}), ...(options.judge ? { KIOKU_JUDGE: options.judge } : {}) };
+  const env: Record<string, string> = {
+    ...(options.embedder ? { KIOKU_EMBEDDER: options.embedder } : {}),
+    ...(options.judge ? { KIOKU_JUDGE: options.judge } : {}),
+  };
   let child: ChildProcess | undefined;
   let inproc: { core: ReturnType<typeof createRecallCore>; close: () => Promise<void> } | undefined;
   let base = options.url;
@@ -163,7 +185,10 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         base = started.url;
       } else {
         const store = await openKioku({ data: dataDir });
-        const core = createRecallCore(store, { embedder: createEmbedder(options.embedder ? { kind: options.embedder } : {}), judge: judgeFromEnv({ ...(options.judge ? { KIOKU_JUDGE: options.judge } : {}) }) });
+        const core = createRecallCore(store, {
+          embedder: createEmbedder(options.embedder ? { kind: options.embedder } : {}),
+          judge: judgeFromEnv({ ...(options.judge ? { KIOKU_JUDGE: options.judge } : {}) }),
+        });
         inproc = { core, close: async () => (await core.close(), await store.close()) };
         embedderId = core.embedder?.id ?? embedderId;
         judgeId = core.judge.id;
@@ -186,7 +211,21 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         result = scoreCase(c, packet, performance.now() - started);
       } catch (err) {
         // a transport failure is a failure, never an empty success
-        result = { id: c.id, pass: false, failures: [`transport: ${(err as Error).message}`], expected_found: 0, expected_total: c.expected_ids.length + c.expected_any_ids.length, delivered: [], delivered_allowed: 0, records: [], duplicates: 0, retrieval_mode: 'error', judge_status: 'error', latency_ms: 0, error: (err as Error).message };
+        result = {
+          id: c.id,
+          pass: false,
+          failures: [`transport: ${(err as Error).message}`],
+          expected_found: 0,
+          expected_total: c.expected_ids.length + c.expected_any_ids.length,
+          delivered: [],
+          delivered_allowed: 0,
+          records: [],
+          duplicates: 0,
+          retrieval_mode: 'error',
+          judge_status: 'error',
+          latency_ms: 0,
+          error: (err as Error).message,
+        };
       }
       results.push(result);
       options.onCase?.(result);
@@ -200,5 +239,12 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     await inproc?.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
-  return { at: new Date().toISOString(), transport: options.url ? `http (${options.url})` : options.transport, embedder: embedderId, judge: judgeId, summary: summarise(cases, results), results };
+  return {
+    at: new Date().toISOString(),
+    transport: options.url ? `http (${options.url})` : options.transport,
+    embedder: embedderId,
+    judge: judgeId,
+    summary: summarise(cases, results),
+    results,
+  };
 }

@@ -63,12 +63,8 @@ export const eventSchemas = {
         }),
       )
       .max(500),
-    backends: z
-      .record(z.string(), z.strictObject({ attempted: z.boolean(), used: z.boolean(), status: backendStatus }))
-      .optional(),
-    filtered_counts: z
-      .strictObject({ total: z.number().int().nonnegative(), by_layer: z.record(z.string(), z.number().int().nonnegative()) })
-      .optional(),
+    backends: z.record(z.string(), z.strictObject({ attempted: z.boolean(), used: z.boolean(), status: backendStatus })).optional(),
+    filtered_counts: z.strictObject({ total: z.number().int().nonnegative(), by_layer: z.record(z.string(), z.number().int().nonnegative()) }).optional(),
     options: z.record(z.string(), z.unknown()).optional(),
   }),
   'verdict.recorded': z.strictObject({
@@ -83,9 +79,7 @@ export const eventSchemas = {
     recall_id: id,
     turn_id: id.optional(),
     session_id: id.optional(),
-    items: z
-      .array(z.strictObject({ evidence_key: evidenceKey, verdict: z.number().min(0).max(1), fingerprint: sha256Hex.optional() }))
-      .max(3),
+    items: z.array(z.strictObject({ evidence_key: evidenceKey, verdict: z.number().min(0).max(1), fingerprint: sha256Hex.optional() })).max(3),
   }),
   'turn.completed': z.strictObject({
     turn_id: id,
@@ -149,7 +143,11 @@ export const eventSchemas = {
   }),
   'asset.registered': z.strictObject({
     id: id,
-    path: z.string().min(1).max(4_096).refine((p) => p.startsWith('/'), 'asset path must be absolute'),
+    path: z
+      .string()
+      .min(1)
+      .max(4_096)
+      .refine((p) => p.startsWith('/'), 'asset path must be absolute'),
     description: z.string().min(1).max(10_000),
     tags: z.array(z.string().max(200)).max(100).default([]),
     size: z.number().int().nonnegative(),
@@ -191,10 +189,7 @@ export type EventData<T extends EventType> = z.output<(typeof eventSchemas)[T]>;
 export type EventDataInput<T extends EventType> = z.input<(typeof eventSchemas)[T]>;
 
 /** Current schema version per type. Bump together with an upcaster below. */
-export const CURRENT_VERSION: Record<EventType, number> = Object.fromEntries(EVENT_TYPES.map((t) => [t, 1])) as Record<
-  EventType,
-  number
->;
+export const CURRENT_VERSION: Record<EventType, number> = Object.fromEntries(EVENT_TYPES.map((t) => [t, 1])) as Record<EventType, number>;
 
 /**
  * Upcasters turn the data of an old version into the next one (v → v+1).

@@ -2,15 +2,7 @@
 // against the catalog before it may be appended.
 import { z } from 'zod';
 import { EventInvalidError, UnknownEventTypeError } from '../errors.js';
-import {
-  CURRENT_VERSION,
-  UPCASTERS,
-  eventSchemas,
-  isEventType,
-  type EventData,
-  type EventDataInput,
-  type EventType,
-} from './catalog.js';
+import { CURRENT_VERSION, UPCASTERS, eventSchemas, isEventType, type EventData, type EventDataInput, type EventType } from './catalog.js';
 
 export const DEFAULT_NAMESPACE = 'private';
 export const DEFAULT_ACTOR = 'system';
@@ -84,7 +76,11 @@ export function validateEvent(input: unknown): ValidatedEvent {
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     throw new EventInvalidError(`event ${type} is invalid: ${describeIssues(parsed.error)}`, {
-      details: { type, field: first ? ['data', ...first.path].join('.') : 'data', issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
+      details: {
+        type,
+        field: first ? ['data', ...first.path].join('.') : 'data',
+        issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })),
+      },
     });
   }
   return { type, v: current, ns: ns.data, actor: actor.data, data: parsed.data };

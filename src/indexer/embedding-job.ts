@@ -140,25 +140,50 @@ export class EmbeddingIndexer {
     const started = performance.now();
     const { tasks, skippedCjk } = this.plan();
     const jobId = `embed-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
-    const summary: JobSummary = { job_id: jobId, model: this.embedder.id, status: 'idle', planned: tasks.length, embedded: 0, skipped_cjk: skippedCjk, seconds: 0 };
+    const summary: JobSummary = {
+      job_id: jobId,
+      model: this.embedder.id,
+      status: 'idle',
+      planned: tasks.length,
+      embedded: 0,
+      skipped_cjk: skippedCjk,
+      seconds: 0,
+    };
     if (tasks.length === 0) return (this.last = summary);
     const actor = this.options.actor ?? 'indexer';
-    const job = (status: 'queued' | 'running' | 'succeeded' | 'failed', extra: { detail?: string; progress?: { done: number; total: number } } = {}): AppendInput => ({
+    const job = (
+      status: 'queued' | 'running' | 'succeeded' | 'failed',
+      extra: { detail?: string; progress?: { done: number; total: number } } = {},
+    ): AppendInput => ({
       type: 'job.event',
       actor,
       data: { job_id: jobId, stage: `embed:${this.embedder.id}`, status, ...extra },
     });
-    await this.store.log.appendAll([job('queued', { progress: { done: 0, total: tasks.length } }), job('running', { progress: { done: 0, total: tasks.length } })]);
+    await this.store.log.appendAll([
+      job('queued', { progress: { done: 0, total: tasks.length } }),
+      job('running', { progress: { done: 0, total: tasks.length } }),
+    ]);
     const batchSize = this.options.batchSize ?? 32;
     let lastSeq = this.store.log.head().seq;
     try {
       await this.embedder.init();
       for (let i = 0; i < tasks.length; i += batchSize) {
         const batch = tasks.slice(i, i + batchSize);
-        const vectors = await this.withRetries(() => embedDocuments(this.embedder, batch.map((t) => t.text), batchSize));
+        const vectors = await this.withRetries(() =>
+          embedDocuments(
+            this.embedder,
+            batch.map((t) => t.text),
+            batchSize,
+          ),
+        );
         const events: AppendInput[] = batch.map((t, j) => {
           const v = vectors[j] as Float32Array;
-          return { type: 'embedding.computed', ns: t.ns, actor, data: { evidence_key: t.key, model: this.embedder.id, lane: t.lane, dim: v.length, vector: vectorToBytes(v), fingerprint: t.fp } };
+          return {
+            type: 'embedding.computed',
+            ns: t.ns,
+            actor,
+            data: { evidence_key: t.key, model: this.embedder.id, lane: t.lane, dim: v.length, vector: vectorToBytes(v), fingerprint: t.fp },
+          };
         });
         const appended = await this.store.log.appendAll(events);
         lastSeq = appended.at(-1)?.seq ?? lastSeq;
@@ -172,7 +197,9 @@ export class EmbeddingIndexer {
       summary.status = 'failed';
       summary.error = err instanceof Error ? err.message : String(err);
       this.failures += 1;
-      await this.store.log.append(job('failed', { detail: summary.error.slice(0, 2_000), progress: { done: summary.embedded, total: tasks.length } })).catch(() => undefined);
+      await this.store.log
+        .append(job('failed', { detail: summary.error.slice(0, 2_000), progress: { done: summary.embedded, total: tasks.length } }))
+        .catch(() => undefined);
     }
     await this.store.projections.waitFor(lastSeq);
     summary.seconds = Math.round((performance.now() - started) / 10) / 100;
@@ -186,7 +213,8 @@ export class EmbeddingIndexer {
       try {
         return await fn();
       } catch (err) {
-        if (attempt >= attempts) throw err instanceof KiokuError ? err : new KiokuError('KIOKU_EMBEDDER_FAILED', `${this.embedder.id}: ${(err as Error).message}`, { cause: err });
+        if (attempt >= attempts)
+          throw err instanceof KiokuError ? err : new KiokuError('KIOKU_EMBEDDER_FAILED', `${this.embedder.id}: ${(err as Error).message}`, { cause: err });
         await new Promise((r) => setTimeout(r, delay));
         delay *= 2;
       }

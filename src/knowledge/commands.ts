@@ -132,13 +132,18 @@ export class Knowledge {
       const batchIds = new Set<string>();
       for (const [i, m] of parsed.memories.entries()) {
         const id = m.id ?? newId('m');
-        if (batchIds.has(id)) throw new KiokuError('KIOKU_INPUT_INVALID', `write memories: memories.${i}.id: "${id}" appears twice in the batch`, { details: { field: `memories.${i}.id` } });
+        if (batchIds.has(id))
+          throw new KiokuError('KIOKU_INPUT_INVALID', `write memories: memories.${i}.id: "${id}" appears twice in the batch`, {
+            details: { field: `memories.${i}.id` },
+          });
         batchIds.add(id);
         result.ids.push(id);
         const existing = this.records.get(evidenceKey({ ns: parsed.ns, layer: 'memory', id }));
         if (existing) {
           if (sameMemory(existing, m)) continue; // idempotent repeat
-          throw new KiokuError('KIOKU_ID_CONFLICT', `memory "${id}" already exists with different content; supersede it instead`, { details: { field: `memories.${i}.id`, id } });
+          throw new KiokuError('KIOKU_ID_CONFLICT', `memory "${id}" already exists with different content; supersede it instead`, {
+            details: { field: `memories.${i}.id`, id },
+          });
         }
         for (const [j, old] of m.supersede_ids.entries()) {
           // an earlier memory of the same batch may be superseded too
@@ -176,15 +181,21 @@ export class Knowledge {
 
   /** Link existing memories: `head_id` supersedes each of `superseded_ids` (old kept, marked). */
   async supersede(input: unknown): Promise<{ head_id: string; superseded_ids: string[] }> {
-    const p = parseInput(z.strictObject({ ns, head_id: itemIdSchema, superseded_ids: z.array(itemIdSchema).min(1).max(100), reason: z.string().max(2_000).optional() }), input, 'supersede');
+    const p = parseInput(
+      z.strictObject({ ns, head_id: itemIdSchema, superseded_ids: z.array(itemIdSchema).min(1).max(100), reason: z.string().max(2_000).optional() }),
+      input,
+      'supersede',
+    );
     return this.exclusive(async () => {
       this.requireActiveMemory(p.ns, p.head_id, 'head_id');
       const events: AppendInput[] = [];
       for (const [i, old] of p.superseded_ids.entries()) {
-        if (old === p.head_id) throw new KiokuError('KIOKU_INPUT_INVALID', 'supersede: a memory cannot supersede itself', { details: { field: `superseded_ids.${i}` } });
+        if (old === p.head_id)
+          throw new KiokuError('KIOKU_INPUT_INVALID', 'supersede: a memory cannot supersede itself', { details: { field: `superseded_ids.${i}` } });
         const entry = this.requireMemory(p.ns, old, `superseded_ids.${i}`);
         if (entry.superseded_by === p.head_id) continue;
-        if (entry.status === 'forgotten') throw new KiokuError('KIOKU_RETIRED', `memory "${old}" was forgotten`, { details: { field: `superseded_ids.${i}`, id: old } });
+        if (entry.status === 'forgotten')
+          throw new KiokuError('KIOKU_RETIRED', `memory "${old}" was forgotten`, { details: { field: `superseded_ids.${i}`, id: old } });
         events.push({ type: 'memory.superseded', ns: p.ns, data: { id: old, by: p.head_id, ...(p.reason ? { reason: p.reason } : {}) } });
       }
       await this.commit(events);
@@ -218,13 +229,28 @@ export class Knowledge {
     return this.exclusive(async () => {
       const doc = readDocument(p, 'card');
       if (this.unchanged(p.ns, 'card', doc.id, doc.hash)) return { id: doc.id, changed: false, keys: this.keysOf(p.ns, 'card', doc.id) };
-      const sections = doc.sections.map((s) => ({ id: String(s.index), heading: s.heading, body: s.body, ...(isCardMetadataHeading(s.heading) ? { meta: true } : {}) }));
-      const relations = [...new Set(doc.sections.filter((s) => /relation|關係|关系|related|links/i.test(s.heading)).flatMap((s) => relatedCardIds(s.body)))].filter((r) => r !== doc.id);
+      const sections = doc.sections.map((s) => ({
+        id: String(s.index),
+        heading: s.heading,
+        body: s.body,
+        ...(isCardMetadataHeading(s.heading) ? { meta: true } : {}),
+      }));
+      const relations = [
+        ...new Set(doc.sections.filter((s) => /relation|關係|关系|related|links/i.test(s.heading)).flatMap((s) => relatedCardIds(s.body))),
+      ].filter((r) => r !== doc.id);
       await this.commit([
         {
           type: 'card.upserted',
           ns: p.ns,
-          data: { id: doc.id, title: doc.title, content_hash: doc.hash, sections, ...(relations.length ? { relations } : {}), ...(p.source_path ? { source_path: p.source_path } : {}), ...tagsOf(doc.meta) },
+          data: {
+            id: doc.id,
+            title: doc.title,
+            content_hash: doc.hash,
+            sections,
+            ...(relations.length ? { relations } : {}),
+            ...(p.source_path ? { source_path: p.source_path } : {}),
+            ...tagsOf(doc.meta),
+          },
         },
       ]);
       return { id: doc.id, changed: true, keys: this.keysOf(p.ns, 'card', doc.id) };
@@ -237,7 +263,18 @@ export class Knowledge {
       const doc = readDocument(p, 'wiki topic');
       if (this.unchanged(p.ns, 'wiki', doc.id, doc.hash)) return { id: doc.id, changed: false, keys: this.keysOf(p.ns, 'wiki', doc.id) };
       await this.commit([
-        { type: 'wiki.upserted', ns: p.ns, data: { topic_id: doc.id, title: doc.title, content_hash: doc.hash, sections: slugSections(doc.sections), ...(p.source_path ? { source_path: p.source_path } : {}), ...tagsOf(doc.meta) } },
+        {
+          type: 'wiki.upserted',
+          ns: p.ns,
+          data: {
+            topic_id: doc.id,
+            title: doc.title,
+            content_hash: doc.hash,
+            sections: slugSections(doc.sections),
+            ...(p.source_path ? { source_path: p.source_path } : {}),
+            ...tagsOf(doc.meta),
+          },
+        },
       ]);
       return { id: doc.id, changed: true, keys: this.keysOf(p.ns, 'wiki', doc.id) };
     });
@@ -250,7 +287,16 @@ export class Knowledge {
       const hash = contentHash(p.markdown);
       if (this.unchanged(p.ns, 'note', p.date, hash)) return { id: p.date, changed: false, keys: this.keysOf(p.ns, 'note', p.date) };
       await this.commit([
-        { type: 'note.upserted', ns: p.ns, data: { date: p.date, content_hash: hash, sections: slugSections(splitSections(body).sections), ...(p.source_path ? { source_path: p.source_path } : {}) } },
+        {
+          type: 'note.upserted',
+          ns: p.ns,
+          data: {
+            date: p.date,
+            content_hash: hash,
+            sections: slugSections(splitSections(body).sections),
+            ...(p.source_path ? { source_path: p.source_path } : {}),
+          },
+        },
       ]);
       return { id: p.date, changed: true, keys: this.keysOf(p.ns, 'note', p.date) };
     });
@@ -281,7 +327,9 @@ export class Knowledge {
       if (this.records.get(evidenceKey({ ns: p.ns, layer: 'episode', id: episodeId }))) {
         throw new KiokuError('KIOKU_ID_CONFLICT', `episode "${episodeId}" already exists`, { details: { field: 'episode_id' } });
       }
-      await this.commit([{ type: 'episode.logged', ns: p.ns, data: { episode_id: episodeId, messages: p.messages, ...(p.session_id ? { session_id: p.session_id } : {}) } }]);
+      await this.commit([
+        { type: 'episode.logged', ns: p.ns, data: { episode_id: episodeId, messages: p.messages, ...(p.session_id ? { session_id: p.session_id } : {}) } },
+      ]);
       return { episode_id: episodeId };
     });
   }
@@ -304,7 +352,13 @@ export class Knowledge {
       if (existing?.asset?.sha256 === sha256 && existing.text === p.description && sameList(existing.tags, p.tags) && existing.asset.path === p.path) {
         return { id, changed: false, size, sha256 };
       }
-      await this.commit([{ type: 'asset.registered', ns: p.ns, data: { id, path: p.path, description: p.description, tags: p.tags, size, sha256, ...(p.mime ? { mime: p.mime } : {}) } }]);
+      await this.commit([
+        {
+          type: 'asset.registered',
+          ns: p.ns,
+          data: { id, path: p.path, description: p.description, tags: p.tags, size, sha256, ...(p.mime ? { mime: p.mime } : {}) },
+        },
+      ]);
       return { id, changed: true, size, sha256 };
     });
   }
@@ -318,7 +372,9 @@ export class Knowledge {
   private requireActiveMemory(ns: string, id: string, field: string): RecordEntry {
     const entry = this.requireMemory(ns, id, field);
     if (entry.status !== 'active') {
-      throw new KiokuError('KIOKU_RETIRED', `memory "${id}" is ${entry.status}${entry.superseded_by ? ` by "${entry.superseded_by}"` : ''}`, { details: { field, id, status: entry.status } });
+      throw new KiokuError('KIOKU_RETIRED', `memory "${id}" is ${entry.status}${entry.superseded_by ? ` by "${entry.superseded_by}"` : ''}`, {
+        details: { field, id, status: entry.status },
+      });
     }
     return entry;
   }
@@ -337,7 +393,10 @@ export class Knowledge {
 }
 
 /** Front matter, id, title, sections and content hash of a card or wiki document. */
-function readDocument(p: z.output<typeof documentSchema>, what: string): { meta: Record<string, unknown>; id: string; title: string; hash: string; sections: ReturnType<typeof splitSections>['sections'] } {
+function readDocument(
+  p: z.output<typeof documentSchema>,
+  what: string,
+): { meta: Record<string, unknown>; id: string; title: string; hash: string; sections: ReturnType<typeof splitSections>['sections'] } {
   const { meta, body } = parseMarkdown(p.markdown);
   const id = p.id ?? stringMeta(meta, 'id') ?? missingId(what);
   const split = splitSections(body);

@@ -129,12 +129,24 @@ export class KnowledgeFold {
       }
       case 'wiki.upserted': {
         const d = record.data as EventData<'wiki.upserted'>;
-        return this.replaceDocument(ns, 'wiki', d.topic_id, this.sectionItems(ns, 'wiki', d.topic_id, d.title, d.sections, at, record.seq, d.content_hash, d.source_path, d.tags), record.seq);
+        return this.replaceDocument(
+          ns,
+          'wiki',
+          d.topic_id,
+          this.sectionItems(ns, 'wiki', d.topic_id, d.title, d.sections, at, record.seq, d.content_hash, d.source_path, d.tags),
+          record.seq,
+        );
       }
       case 'note.upserted': {
         const d = record.data as EventData<'note.upserted'>;
         const occurred = `${d.date}T00:00:00.000Z`;
-        return this.replaceDocument(ns, 'note', d.date, this.sectionItems(ns, 'note', d.date, d.date, d.sections, occurred, record.seq, d.content_hash, d.source_path), record.seq);
+        return this.replaceDocument(
+          ns,
+          'note',
+          d.date,
+          this.sectionItems(ns, 'note', d.date, d.date, d.sections, occurred, record.seq, d.content_hash, d.source_path),
+          record.seq,
+        );
       }
       case 'card.removed':
         return this.replaceDocument(ns, 'card', (record.data as EventData<'card.removed'>).id, [], record.seq);
@@ -145,7 +157,12 @@ export class KnowledgeFold {
       case 'turn.started': {
         const d = record.data as EventData<'turn.started'>;
         const occurred = d.occurred_at ?? at;
-        this.state.turns[`${ns}\u0000${d.turn_id}`] = { query: d.query, session_id: d.session_id, occurred_at: occurred, ...(d.speaker ? { speaker: d.speaker } : {}) };
+        this.state.turns[`${ns}\u0000${d.turn_id}`] = {
+          query: d.query,
+          session_id: d.session_id,
+          occurred_at: occurred,
+          ...(d.speaker ? { speaker: d.speaker } : {}),
+        };
         return [{ op: 'upsert', item: this.traceItem(ns, d.turn_id, d.query, '', d.session_id, occurred, record.seq, d.speaker) }];
       }
       case 'turn.completed': {
@@ -153,7 +170,12 @@ export class KnowledgeFold {
         const ref = `${ns}\u0000${d.turn_id}`;
         const started = this.state.turns[ref];
         delete this.state.turns[ref];
-        return [{ op: 'upsert', item: this.traceItem(ns, d.turn_id, started?.query ?? '', d.answer, d.session_id, started?.occurred_at ?? at, record.seq, started?.speaker) }];
+        return [
+          {
+            op: 'upsert',
+            item: this.traceItem(ns, d.turn_id, started?.query ?? '', d.answer, d.session_id, started?.occurred_at ?? at, record.seq, started?.speaker),
+          },
+        ];
       }
       case 'episode.logged': {
         const d = record.data as EventData<'episode.logged'>;

@@ -73,7 +73,18 @@ export async function importDirectory(knowledge: Knowledge, records: RecordsProj
   const ns = options.ns ?? 'private';
   const layer: Layer = IMPORT_KINDS[options.kind];
   const files = listMarkdown(dir);
-  const summary: ImportSummary = { kind: options.kind, dir, ns, files: files.length, added: [], changed: [], unchanged: 0, removed: [], missing_not_pruned: [], errors: [] };
+  const summary: ImportSummary = {
+    kind: options.kind,
+    dir,
+    ns,
+    files: files.length,
+    added: [],
+    changed: [],
+    unchanged: 0,
+    removed: [],
+    missing_not_pruned: [],
+    errors: [],
+  };
   const seen = new Set<string>();
   for (const [i, file] of files.entries()) {
     options.onProgress?.(i, files.length, file);

@@ -66,7 +66,14 @@ export function splitSections(body: string): { title: string | undefined; sectio
   if (intro) sections.push({ index: 0, heading: '', body: intro });
   cuts.forEach((h, i) => {
     const end = cuts[i + 1]?.line ?? lines.length;
-    sections.push({ index: 0, heading: h.text, body: lines.slice(h.line + 1, end).join('\n').trim() });
+    sections.push({
+      index: 0,
+      heading: h.text,
+      body: lines
+        .slice(h.line + 1, end)
+        .join('\n')
+        .trim(),
+    });
   });
   sections.forEach((s, i) => (s.index = i + 1));
   return { title, sections };
@@ -78,8 +85,10 @@ export function splitSections(body: string): { title: string | undefined; sectio
  */
 export function isCardMetadataHeading(heading: string): boolean {
   const h = heading.replace(/^\d+[.)、]\s*/, '').toLowerCase();
-  return /^(claim|grade|claim grade|relations?|related|relationship|links|source|sources|original source|references?|metadata)\b/.test(h) ||
-    /(等級|等级|與現有知識的關係|与现有知识的关系|關係|关系|原始來源|原始来源|來源|来源|元數據|元数据)/.test(h);
+  return (
+    /^(claim|grade|claim grade|relations?|related|relationship|links|source|sources|original source|references?|metadata)\b/.test(h) ||
+    /(等級|等级|與現有知識的關係|与现有知识的关系|關係|关系|原始來源|原始来源|來源|来源|元數據|元数据)/.test(h)
+  );
 }
 
 /** Card ids named in a relations section: `[[id]]`, `card:id` or list items that are bare ids. */

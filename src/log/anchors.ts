@@ -27,7 +27,10 @@ export interface AnchorKey {
 }
 
 function keyIdOf(publicKey: KeyObject): string {
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 function anchorMessage(a: Pick<Anchor, 'seq' | 'hash' | 'ts'>): Buffer {

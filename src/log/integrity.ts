@@ -63,9 +63,7 @@ export async function verifyStore(db: LevelStore, options: VerifyStoreOptions): 
 
 function checkAnchor(anchor: Anchor, chain: ChainReport, probe: HashProbe, key: ReturnType<typeof loadAnchorKey>): string | undefined {
   if (!anchorSignatureValid(anchor, key)) {
-    return key && anchor.key_id !== key.keyId
-      ? `anchor was signed by key ${anchor.key_id}, not by the local key ${key.keyId}`
-      : 'anchor signature is invalid';
+    return key && anchor.key_id !== key.keyId ? `anchor was signed by key ${anchor.key_id}, not by the local key ${key.keyId}` : 'anchor signature is invalid';
   }
   if (anchor.seq > chain.head.seq) return `the log ends at ${chain.head.seq}, before the anchored seq ${anchor.seq}: the chain was cut or rewritten`;
   const actual = probe.get(anchor.seq);

@@ -80,7 +80,8 @@ export async function verifyChain(db: LevelStore, options: VerifyChainOptions & 
             ? fail(seq, 'modified', 'record body does not decode')
             : fail(seq, 'reordered', `record ${bodySeq} is stored at position ${seq}`);
         }
-        if (!frame.prev.equals(prev)) return fail(seq, 'modified', `link broken: prev does not match record ${seq - 1}'s hash (record ${seq - 1} or ${seq} was rewritten)`);
+        if (!frame.prev.equals(prev))
+          return fail(seq, 'modified', `link broken: prev does not match record ${seq - 1}'s hash (record ${seq - 1} or ${seq} was rewritten)`);
         if (probe?.has(seq)) probe.set(seq, frame.hash.toString('hex'));
         prev = frame.hash;
         checked += 1;

@@ -74,8 +74,18 @@ export function parseTimeRange(text: string, now: Date = new Date()): TimeRange 
   if ((m = /\b(\d+|a|one|two|three|four|five|six)\s+(day|week|month)s?\s+ago\b/.exec(lower))) {
     const n = { a: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6 }[m[1] as 'a'] ?? Number(m[1]);
     const unit = m[2];
-    const from = unit === 'day' ? day(today, -n) : unit === 'week' ? day(today, -7 * n - 3) : utc(today.getUTCFullYear(), today.getUTCMonth() - n, today.getUTCDate() - 15);
-    const to = unit === 'day' ? day(today, -n + 1) : unit === 'week' ? day(today, -7 * n + 4) : utc(today.getUTCFullYear(), today.getUTCMonth() - n, today.getUTCDate() + 15);
+    const from =
+      unit === 'day'
+        ? day(today, -n)
+        : unit === 'week'
+          ? day(today, -7 * n - 3)
+          : utc(today.getUTCFullYear(), today.getUTCMonth() - n, today.getUTCDate() - 15);
+    const to =
+      unit === 'day'
+        ? day(today, -n + 1)
+        : unit === 'week'
+          ? day(today, -7 * n + 4)
+          : utc(today.getUTCFullYear(), today.getUTCMonth() - n, today.getUTCDate() + 15);
     return { from, to, phrase: m[0] };
   }
   // a month name alone ("in May"): the latest such month not after now
@@ -102,6 +112,7 @@ export function nameCandidates(text: string): string[] {
     const next = words[i + 1];
     if (next && /^\p{Lu}/u.test(w)) out.add(`${w} ${next}`.toLowerCase());
   }
-  for (const run of text.match(/\p{Script=Han}{2,6}/gu) ?? []) for (let n = 2; n <= Math.min(4, run.length); n++) for (let i = 0; i + n <= run.length; i++) out.add(run.slice(i, i + n));
+  for (const run of text.match(/\p{Script=Han}{2,6}/gu) ?? [])
+    for (let n = 2; n <= Math.min(4, run.length); n++) for (let i = 0; i + n <= run.length; i++) out.add(run.slice(i, i + n));
   return [...out];
 }

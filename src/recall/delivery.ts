@@ -84,7 +84,8 @@ export function deliver(candidates: readonly DeliveryCandidate[], state: Deliver
     else eligible.push(c);
   }
   // knowledge first, then by verdict, then by fused rank (deterministic)
-  const order = (a: DeliveryCandidate, b: DeliveryCandidate): number => (b.verdict as number) - (a.verdict as number) || a.rank - b.rank || (a.key < b.key ? -1 : 1);
+  const order = (a: DeliveryCandidate, b: DeliveryCandidate): number =>
+    (b.verdict as number) - (a.verdict as number) || a.rank - b.rank || (a.key < b.key ? -1 : 1);
   const knowledge = eligible.filter((c) => c.kind === 'knowledge').sort(order);
   const history = eligible.filter((c) => c.kind === 'history').sort(order);
   const items: DeliveredItem[] = [];

@@ -1,10 +1,29 @@
 export { recall, denseQueryText, type RecallCore, type RecallContext } from './pipeline.js';
 export { openSession, startTurn, completeTurn, deliveryOutcomes } from './turns.js';
 export { isAcknowledgement } from './acknowledge.js';
-export { planQueries, boundConversation, conversationFingerprint, lastSubstantiveSentence, type ConversationMessage, type PlannedQuery } from './conversation.js';
+export {
+  planQueries,
+  boundConversation,
+  conversationFingerprint,
+  lastSubstantiveSentence,
+  type ConversationMessage,
+  type PlannedQuery,
+} from './conversation.js';
 export { parseTimeRange, nameCandidates, inRange, type TimeRange } from './cues.js';
 export { fuse, fuseRrf, fuseWeightedMinMax, laneWeight, type FusedScore, type FusionMethod, type LaneHit, type LaneLists } from './fusion.js';
-export { deliver, excerpt, repairTitle, isQuoted, isTruncatedSnippet, DEFAULT_DELIVERY_RULES, HOLD_REASONS, type DeliveryCandidate, type DeliveryRules, type DeliveryState, type HoldReason } from './delivery.js';
+export {
+  deliver,
+  excerpt,
+  repairTitle,
+  isQuoted,
+  isTruncatedSnippet,
+  DEFAULT_DELIVERY_RULES,
+  HOLD_REASONS,
+  type DeliveryCandidate,
+  type DeliveryRules,
+  type DeliveryState,
+  type HoldReason,
+} from './delivery.js';
 export { DEFAULT_RECALL_CONFIG, laneWeights, type RecallConfig } from './config.js';
 export { recallRequestSchema, recallOptionsSchema, type RecallRequest, type RecallOptions } from './request.js';
 export { EmbeddingCache } from './embedding-cache.js';

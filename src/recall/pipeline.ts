@@ -78,12 +78,20 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   const records = core.projections.get<RecordsProjection>('records');
 
   if (isAcknowledgement(request.query)) {
-    if (!context.readOnly) await core.log.append({
-      type: 'recall.performed',
-      ns,
-      actor: context.actor ?? 'recall',
-      data: { recall_id: recallId, retrieval_mode: 'skipped', queries: [], candidates: [], ...(context.turn_id ? { turn_id: context.turn_id } : {}), ...(request.session_id ? { session_id: request.session_id } : {}) },
-    });
+    if (!context.readOnly)
+      await core.log.append({
+        type: 'recall.performed',
+        ns,
+        actor: context.actor ?? 'recall',
+        data: {
+          recall_id: recallId,
+          retrieval_mode: 'skipped',
+          queries: [],
+          candidates: [],
+          ...(context.turn_id ? { turn_id: context.turn_id } : {}),
+          ...(request.session_id ? { session_id: request.session_id } : {}),
+        },
+      });
     return {
       ...base,
       retrieval_mode: 'skipped',
@@ -118,16 +126,24 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   for (const q of queries) {
     const { hits, filtered } = keyword.searchCounting(q.text, { namespaces: [ns], layers: searchLayers, limit: config.lane_budget });
     if (q.kind === 'utterance') filteredByLayer = filtered;
-    lists.set(`keyword:${q.kind}`, hits.map((h) => ({ key: h.key, score: h.score + (h.complete ? 1e-9 : 0) })));
+    lists.set(
+      `keyword:${q.kind}`,
+      hits.map((h) => ({ key: h.key, score: h.score + (h.complete ? 1e-9 : 0) })),
+    );
     keywordHits += hits.length;
     if (searchLayers.includes('memory')) {
       const terms = keyword.search(q.text, { namespaces: [ns], layers: ['memory'], lane: 'terms', limit: config.lane_budget });
-      lists.set(`terms:${q.kind}`, terms.map((h) => ({ key: h.key, score: h.score })));
+      lists.set(
+        `terms:${q.kind}`,
+        terms.map((h) => ({ key: h.key, score: h.score })),
+      );
       termHits += terms.length;
     }
   }
   backends['keyword'] = { attempted: true, used: keywordHits > 0, status: keywordHits > 0 ? 'used' : 'empty' };
-  backends['terms'] = searchLayers.includes('memory') ? { attempted: true, used: termHits > 0, status: termHits > 0 ? 'used' : 'empty' } : { attempted: false, used: false, status: 'disabled' };
+  backends['terms'] = searchLayers.includes('memory')
+    ? { attempted: true, used: termHits > 0, status: termHits > 0 ? 'used' : 'empty' }
+    : { attempted: false, used: false, status: 'disabled' };
   timings['keyword_ms'] = round(performance.now() - t0);
 
   const embedded = await embedding;
@@ -140,16 +156,27 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
       const v = embedded.vectors.get(q.kind);
       if (!v) continue;
       const text = vectors.search(v, { lane: 'text', model, k: config.lane_budget, namespaces: [ns], layers: searchLayers });
-      lists.set(`vector:${q.kind}`, text.map((h) => ({ key: h.key, score: h.score })));
+      lists.set(
+        `vector:${q.kind}`,
+        text.map((h) => ({ key: h.key, score: h.score })),
+      );
       vectorHits += text.length;
       if (searchLayers.includes('trace')) {
         const window = vectors.search(v, { lane: 'window', model, k: config.lane_budget, namespaces: [ns], layers: ['trace'] });
-        lists.set(`window:${q.kind}`, window.map((h) => ({ key: h.key, score: h.score })));
+        lists.set(
+          `window:${q.kind}`,
+          window.map((h) => ({ key: h.key, score: h.score })),
+        );
       }
     }
     const waiting = core.waitingForVectors?.() ?? 0;
     if (waiting > 0) warnings.push(`vectors_pending:${waiting}`);
-    backends['vector'] = embedded.vectors.size === 0 ? { attempted: false, used: false, status: 'disabled' } : waiting > 0 && vectorHits === 0 ? { attempted: true, used: false, status: 'unavailable' } : { attempted: true, used: vectorHits > 0, status: vectorHits > 0 ? 'used' : 'empty' };
+    backends['vector'] =
+      embedded.vectors.size === 0
+        ? { attempted: false, used: false, status: 'disabled' }
+        : waiting > 0 && vectorHits === 0
+          ? { attempted: true, used: false, status: 'unavailable' }
+          : { attempted: true, used: vectorHits > 0, status: vectorHits > 0 ? 'used' : 'empty' };
   }
 
   // ---- fuse over evidence keys ----
@@ -204,7 +231,10 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   const measured = new Map((lists.get(`vector:${judgeKind}`) ?? []).map((h) => [h.key, h.score]));
   const judged = await runJudge(core, config, request, dialogue, pool, embedded.judgeVector, measured);
   timings['judge_ms'] = round(performance.now() - t2);
-  const degraded = judged.status === 'partial' || judged.status === 'failed' || Object.values(backends).some((b) => b.status === 'error' || b.status === 'timeout' || b.status === 'invalid_response');
+  const degraded =
+    judged.status === 'partial' ||
+    judged.status === 'failed' ||
+    Object.values(backends).some((b) => b.status === 'error' || b.status === 'timeout' || b.status === 'invalid_response');
 
   // ---- delivery: local rules over every judged candidate ----
   const delivered = core.projections.get<DeliveredProjection>('delivered');
@@ -224,12 +254,16 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   const result =
     judged.status === 'failed' || judged.status === 'disabled'
       ? { items: [], held: new Map<string, HoldReason>(candidates.map((c) => [c.key, 'unjudged'])) }
-      : deliver(candidates, {
-          session_id: request.session_id,
-          context_since: request.context_since,
-          delivered: request.session_id ? delivered.deliveredSince(request.session_id, request.context_since) : new Map(),
-          assistant_texts: dialogue.filter((m) => m.role === 'assistant').map((m) => m.content),
-        }, config.delivery);
+      : deliver(
+          candidates,
+          {
+            session_id: request.session_id,
+            context_since: request.context_since,
+            delivered: request.session_id ? delivered.deliveredSince(request.session_id, request.context_since) : new Map(),
+            assistant_texts: dialogue.filter((m) => m.role === 'assistant').map((m) => m.content),
+          },
+          config.delivery,
+        );
   const deliveredKeys = new Set(result.items.map((i) => i.key));
 
   // ---- the packet ----
@@ -259,7 +293,12 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
           score: round6(s.score),
           lanes: laneRanks(lists, s.entry.key),
           ...(s.entry.fingerprint ? { fingerprint: s.entry.fingerprint } : {}),
-          flags: [...(returned.has(s.entry.key) || deliveredKeys.has(s.entry.key) ? ['returned'] : []), ...(inPool.has(s.entry.key) ? ['judged'] : []), ...(s.demoted ? ['demoted'] : []), ...(s.entry.meta ? ['meta'] : [])],
+          flags: [
+            ...(returned.has(s.entry.key) || deliveredKeys.has(s.entry.key) ? ['returned'] : []),
+            ...(inPool.has(s.entry.key) ? ['judged'] : []),
+            ...(s.demoted ? ['demoted'] : []),
+            ...(s.entry.meta ? ['meta'] : []),
+          ],
         })),
         backends,
         filtered_counts: filtered,
@@ -268,10 +307,30 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
     },
   ];
   if (judged.status !== 'disabled' && pool.length) {
-    events.push({ type: 'verdict.recorded', ns, actor, data: { recall_id: recallId, ...(context.turn_id ? { turn_id: context.turn_id } : {}), judge: judged.judge, status: judged.status, verdicts: pool.map((s) => ({ evidence_key: s.entry.key, score: judged.verdicts.get(s.entry.key) ?? null })) } });
+    events.push({
+      type: 'verdict.recorded',
+      ns,
+      actor,
+      data: {
+        recall_id: recallId,
+        ...(context.turn_id ? { turn_id: context.turn_id } : {}),
+        judge: judged.judge,
+        status: judged.status,
+        verdicts: pool.map((s) => ({ evidence_key: s.entry.key, score: judged.verdicts.get(s.entry.key) ?? null })),
+      },
+    });
   }
   if (result.items.length) {
-    events.push({ type: 'delivery.made', ns, actor, data: { recall_id: recallId, ...ids, items: result.items.map((it) => ({ evidence_key: it.key, verdict: it.verdict, ...(it.fingerprint ? { fingerprint: it.fingerprint } : {}) })) } });
+    events.push({
+      type: 'delivery.made',
+      ns,
+      actor,
+      data: {
+        recall_id: recallId,
+        ...ids,
+        items: result.items.map((it) => ({ evidence_key: it.key, verdict: it.verdict, ...(it.fingerprint ? { fingerprint: it.fingerprint } : {}) })),
+      },
+    });
   }
   if (!context.readOnly) {
     const appended = await core.log.appendAll(events);
@@ -283,8 +342,23 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
     ...base,
     retrieval_mode: mode,
     records: packetRecords,
-    delivery: result.items.map((it) => ({ evidence_key: it.key, layer: it.layer, kind: it.kind, title: it.title, text: it.text, excerpt: it.excerpt, verdict: it.verdict })),
-    judge: { status: judged.status, judge: judged.judge, calls: judged.calls, ms: round(judged.ms), ...(judged.tokens ? { tokens: judged.tokens } : {}), ...(judged.error ? { error: judged.error } : {}) },
+    delivery: result.items.map((it) => ({
+      evidence_key: it.key,
+      layer: it.layer,
+      kind: it.kind,
+      title: it.title,
+      text: it.text,
+      excerpt: it.excerpt,
+      verdict: it.verdict,
+    })),
+    judge: {
+      status: judged.status,
+      judge: judged.judge,
+      calls: judged.calls,
+      ms: round(judged.ms),
+      ...(judged.tokens ? { tokens: judged.tokens } : {}),
+      ...(judged.error ? { error: judged.error } : {}),
+    },
     backends,
     filtered_counts: filtered,
     warnings,
@@ -347,7 +421,9 @@ class TimeoutError extends Error {}
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new TimeoutError(`no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new TimeoutError(`no answer within ${ms} ms`)), ms)))]).finally(
+    () => clearTimeout(timer),
+  );
 }
 
 /** Items by or about an entity/speaker the query names. */
@@ -387,7 +463,15 @@ function judgePool(ranked: Scored[], config: RecallConfig, query: string): Score
   return ranked.filter((s) => allowed.has(s.entry.key)).slice(0, config.judge_pool);
 }
 
-async function runJudge(core: RecallCore, config: RecallConfig, request: ParsedRecallRequest, dialogue: ReturnType<typeof boundConversation>, pool: Scored[], queryVector: Float32Array | undefined, measured: ReadonlyMap<string, number>): Promise<JudgeResult> {
+async function runJudge(
+  core: RecallCore,
+  config: RecallConfig,
+  request: ParsedRecallRequest,
+  dialogue: ReturnType<typeof boundConversation>,
+  pool: Scored[],
+  queryVector: Float32Array | undefined,
+  measured: ReadonlyMap<string, number>,
+): Promise<JudgeResult> {
   if (pool.length === 0) return { judge: core.judge.id, status: 'complete', verdicts: new Map(), calls: 0, ms: 0 };
   const vectors = core.projections.get<VectorProjection>('vector');
   const lane = core.embedder ? vectors.lane('text', core.embedder.id) : undefined;
@@ -399,7 +483,12 @@ async function runJudge(core: RecallCore, config: RecallConfig, request: ParsedR
       deadline: Date.now() + config.judge_timeout_ms,
       candidates: pool.map((s) => {
         const known = measured.get(s.entry.key);
-        return { key: s.entry.key, title: s.entry.title, text: excerpt(searchableText(s.entry), config.delivery.excerpt_chars).text, ...(known !== undefined ? { cosine: known } : { vector: lane?.vectorOf(s.entry.key) }) };
+        return {
+          key: s.entry.key,
+          title: s.entry.title,
+          text: excerpt(searchableText(s.entry), config.delivery.excerpt_chars).text,
+          ...(known !== undefined ? { cosine: known } : { vector: lane?.vectorOf(s.entry.key) }),
+        };
       }),
     });
   } catch (err) {
@@ -416,7 +505,14 @@ function laneRanks(lists: Map<string, LaneHit[]>, key: string): Record<string, {
   return out;
 }
 
-function toPacketRecord(s: Scored, rank: number, judged: JudgeResult, held: Map<string, HoldReason>, delivered: Set<string>, excerptChars: number): PacketRecord {
+function toPacketRecord(
+  s: Scored,
+  rank: number,
+  judged: JudgeResult,
+  held: Map<string, HoldReason>,
+  delivered: Set<string>,
+  excerptChars: number,
+): PacketRecord {
   const e = s.entry;
   const cut = excerpt(e.text, excerptChars);
   const verdict = judged.verdicts.has(e.key) ? (judged.verdicts.get(e.key) ?? null) : undefined;
@@ -431,14 +527,24 @@ function toPacketRecord(s: Scored, rank: number, judged: JudgeResult, held: Map<
     score: round6(s.score),
     rank_score: rank + 1,
     occurred_at: e.occurred_at,
-    provenance: { ns: e.ns, seq: e.seq, ...(e.source_path ? { source_path: e.source_path } : {}), ...(e.session_id ? { session_id: e.session_id } : {}), ...(e.kind ? { kind: e.kind } : {}) },
+    provenance: {
+      ns: e.ns,
+      seq: e.seq,
+      ...(e.source_path ? { source_path: e.source_path } : {}),
+      ...(e.session_id ? { session_id: e.session_id } : {}),
+      ...(e.kind ? { kind: e.kind } : {}),
+    },
     why: {
       lanes: Object.fromEntries(Object.entries(s.parts).map(([k, v]) => [k, round6(v)])),
       fused_score: round6(s.score),
       demoted: s.demoted,
       ...(verdict !== undefined ? { verdict } : {}),
       delivered: delivered.has(e.key),
-      ...(held.has(e.key) ? { held_back: held.get(e.key) as HoldReason } : verdict === undefined && !delivered.has(e.key) ? { held_back: 'not_judged' as const } : {}),
+      ...(held.has(e.key)
+        ? { held_back: held.get(e.key) as HoldReason }
+        : verdict === undefined && !delivered.has(e.key)
+          ? { held_back: 'not_judged' as const }
+          : {}),
     },
   };
 }

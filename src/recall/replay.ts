@@ -44,7 +44,7 @@ export interface ReplayReport {
     after: { items: number; knowledge: number; history: number; per_turn: number };
     changed_turns: number;
   };
-  retrieval: 'recorded candidates and verdicts' | 'retrieval re-run against today\'s projections (recorded verdicts reused; new candidates unjudged)';
+  retrieval: 'recorded candidates and verdicts' | "retrieval re-run against today's projections (recorded verdicts reused; new candidates unjudged)";
   /** replay never appends: the log head before and after */
   log_head: { before: number; after: number };
 }
@@ -75,7 +75,11 @@ export async function seqAtTime(log: EventLog, t: number): Promise<number> {
   return lo;
 }
 
-export async function replay(store: { log: EventLog; projections: ProjectionRunner }, core: RecallCore | undefined, options: ReplayOptions): Promise<ReplayReport> {
+export async function replay(
+  store: { log: EventLog; projections: ProjectionRunner },
+  core: RecallCore | undefined,
+  options: ReplayOptions,
+): Promise<ReplayReport> {
   const rules = options.rules ?? DEFAULT_DELIVERY_RULES;
   const headBefore = store.log.head().seq;
   const from = await seqAtTime(store.log, options.from.getTime());
@@ -92,10 +96,26 @@ export async function replay(store: { log: EventLog; projections: ProjectionRunn
   for (const id of order) {
     const t = turns.get(id) as TurnRecord;
     let candidates: { key: string; layer: string; fingerprint?: string; meta: boolean }[] =
-      t.recall?.candidates.filter((c) => c.flags?.includes('judged') || t.verdicts.has(c.evidence_key)).map((c) => ({ key: c.evidence_key, layer: c.layer, ...(c.fingerprint ? { fingerprint: c.fingerprint } : {}), meta: c.flags?.includes('meta') ?? false })) ?? [];
+      t.recall?.candidates
+        .filter((c) => c.flags?.includes('judged') || t.verdicts.has(c.evidence_key))
+        .map((c) => ({
+          key: c.evidence_key,
+          layer: c.layer,
+          ...(c.fingerprint ? { fingerprint: c.fingerprint } : {}),
+          meta: c.flags?.includes('meta') ?? false,
+        })) ?? [];
     if (options.retrieve && core) {
-      const packet = await recall({ ...core, judge: new DisabledJudge() }, { query: t.query, namespace: t.ns, session_id: t.session_id, ...(t.context_since ? { context_since: t.context_since } : {}) }, { readOnly: true, namespaces: [t.ns] });
-      candidates = packet.records.map((r) => ({ key: r.evidence_key, layer: r.layer, meta: records.get(r.evidence_key)?.meta ?? false, ...(records.get(r.evidence_key)?.fingerprint ? { fingerprint: records.get(r.evidence_key)?.fingerprint as string } : {}) }));
+      const packet = await recall(
+        { ...core, judge: new DisabledJudge() },
+        { query: t.query, namespace: t.ns, session_id: t.session_id, ...(t.context_since ? { context_since: t.context_since } : {}) },
+        { readOnly: true, namespaces: [t.ns] },
+      );
+      candidates = packet.records.map((r) => ({
+        key: r.evidence_key,
+        layer: r.layer,
+        meta: records.get(r.evidence_key)?.meta ?? false,
+        ...(records.get(r.evidence_key)?.fingerprint ? { fingerprint: records.get(r.evidence_key)?.fingerprint as string } : {}),
+      }));
     }
     const since = t.context_since ? Date.parse(t.context_since) : -Infinity;
     const sessionDelivered = new Map<string, (string | null)[]>();
@@ -119,7 +139,16 @@ export async function replay(store: { log: EventLog; projections: ProjectionRunn
         rank,
       };
     });
-    const result = deliver(deliveryCandidates, { session_id: t.session_id, context_since: t.context_since, delivered: sessionDelivered, assistant_texts: t.conversation.filter((m) => m.role === 'assistant').map((m) => m.text) }, rules);
+    const result = deliver(
+      deliveryCandidates,
+      {
+        session_id: t.session_id,
+        context_since: t.context_since,
+        delivered: sessionDelivered,
+        assistant_texts: t.conversation.filter((m) => m.role === 'assistant').map((m) => m.text),
+      },
+      rules,
+    );
     const mine = delivered.get(t.session_id) ?? new Map<string, { ts: number; fp: string | null }[]>();
     for (const item of result.items) mine.set(item.key, [...(mine.get(item.key) ?? []), { ts: t.ts, fp: item.fingerprint ?? null }]);
     delivered.set(t.session_id, mine);
@@ -144,8 +173,15 @@ export async function replay(store: { log: EventLog; projections: ProjectionRunn
     from: options.from.toISOString(),
     to: options.to.toISOString(),
     turns: out,
-    totals: { turns: out.length, before: tally((t) => t.before), after: tally((t) => t.after), changed_turns: out.filter((t) => t.before.join() !== t.after.join()).length },
-    retrieval: options.retrieve ? "retrieval re-run against today's projections (recorded verdicts reused; new candidates unjudged)" : 'recorded candidates and verdicts',
+    totals: {
+      turns: out.length,
+      before: tally((t) => t.before),
+      after: tally((t) => t.after),
+      changed_turns: out.filter((t) => t.before.join() !== t.after.join()).length,
+    },
+    retrieval: options.retrieve
+      ? "retrieval re-run against today's projections (recorded verdicts reused; new candidates unjudged)"
+      : 'recorded candidates and verdicts',
     log_head: { before: headBefore, after: store.log.head().seq },
   };
 }
@@ -153,7 +189,17 @@ export async function replay(store: { log: EventLog; projections: ProjectionRunn
 function collect(r: LogRecord, turns: Map<string, TurnRecord>, order: string[]): void {
   if (r.type === 'turn.started') {
     const d = r.data as EventData<'turn.started'>;
-    turns.set(d.turn_id, { turn_id: d.turn_id, session_id: d.session_id, ns: r.ns, ts: r.ts, query: d.query, ...(d.context_since ? { context_since: d.context_since } : {}), conversation: d.conversation ?? [], verdicts: new Map(), delivered: [] });
+    turns.set(d.turn_id, {
+      turn_id: d.turn_id,
+      session_id: d.session_id,
+      ns: r.ns,
+      ts: r.ts,
+      query: d.query,
+      ...(d.context_since ? { context_since: d.context_since } : {}),
+      conversation: d.conversation ?? [],
+      verdicts: new Map(),
+      delivered: [],
+    });
     order.push(d.turn_id);
     return;
   }

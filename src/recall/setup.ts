@@ -19,7 +19,8 @@ export function judgeFromEnv(env: NodeJS.ProcessEnv = process.env): Judge {
     case 'llm': {
       const url = env['KIOKU_JUDGE_URL'];
       const model = env['KIOKU_JUDGE_MODEL'];
-      if (!url || !model) throw new KiokuError('KIOKU_INPUT_INVALID', 'KIOKU_JUDGE=llm needs KIOKU_JUDGE_URL and KIOKU_JUDGE_MODEL', { details: { field: 'KIOKU_JUDGE_URL' } });
+      if (!url || !model)
+        throw new KiokuError('KIOKU_INPUT_INVALID', 'KIOKU_JUDGE=llm needs KIOKU_JUDGE_URL and KIOKU_JUDGE_MODEL', { details: { field: 'KIOKU_JUDGE_URL' } });
       return new LlmJudge({ url, model, apiKey: env['KIOKU_JUDGE_API_KEY'] });
     }
     default:

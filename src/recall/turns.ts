@@ -59,7 +59,9 @@ export async function startTurn(core: RecallCore, input: unknown, context: Recal
       turn_id: turnId,
       session_id: p.session_id,
       query: p.query,
-      ...(dialogue.length ? { conversation: dialogue.map((m) => ({ role: m.role, text: m.content })), conversation_fingerprint: conversationFingerprint(dialogue) } : {}),
+      ...(dialogue.length
+        ? { conversation: dialogue.map((m) => ({ role: m.role, text: m.content })), conversation_fingerprint: conversationFingerprint(dialogue) }
+        : {}),
       ...(p.context_since ? { context_since: p.context_since } : {}),
     },
   });
@@ -74,7 +76,12 @@ export const completeTurnSchema = z.strictObject({
 });
 
 /** Record the answer. The same body again is idempotent; a different one is a conflict. */
-export async function completeTurn(core: RecallCore, turnId: string, input: unknown, context: RecallContext = {}): Promise<{ turn_id: string; delivery_outcomes: { evidence_key: string; term_overlap: number }[] }> {
+export async function completeTurn(
+  core: RecallCore,
+  turnId: string,
+  input: unknown,
+  context: RecallContext = {},
+): Promise<{ turn_id: string; delivery_outcomes: { evidence_key: string; term_overlap: number }[] }> {
   const p = parseInput(completeTurnSchema, input, 'complete turn');
   const turns = core.projections.get<TurnsProjection>('turns');
   const turn = turns.turn(turnId);
@@ -90,7 +97,13 @@ export async function completeTurn(core: RecallCore, turnId: string, input: unkn
     type: 'turn.completed',
     ns: turn.ns,
     actor: context.actor ?? 'recall',
-    data: { turn_id: turnId, session_id: turn.session_id, answer: p.answer, ...(p.tool_data !== undefined ? { tool_data: p.tool_data } : {}), delivery_outcomes: outcomes },
+    data: {
+      turn_id: turnId,
+      session_id: turn.session_id,
+      answer: p.answer,
+      ...(p.tool_data !== undefined ? { tool_data: p.tool_data } : {}),
+      delivery_outcomes: outcomes,
+    },
   });
   await core.projections.waitFor(seq);
   return { turn_id: turnId, delivery_outcomes: outcomes };

@@ -63,14 +63,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         }),
       );
     } catch (err) {
-      done(new KiokuError('KIOKU_INPUT_INVALID', `the request body is not valid JSON: ${(err as Error).message}`.slice(0, 300), { details: { field: '(body)' } }), undefined);
+      done(
+        new KiokuError('KIOKU_INPUT_INVALID', `the request body is not valid JSON: ${(err as Error).message}`.slice(0, 300), { details: { field: '(body)' } }),
+        undefined,
+      );
     }
   });
   await app.register(swagger, {
-    openapi: { info: { title: 'Kioku', description: 'Local-first knowledge and memory for AI agents', version: '0.1.0' }, components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } } },
+    openapi: {
+      info: { title: 'Kioku', description: 'Local-first knowledge and memory for AI agents', version: '0.1.0' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
   });
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((req, reply) => void reply.status(404).send({ error: { code: 'KIOKU_NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` } }));
+  app.setNotFoundHandler(
+    (req, reply) => void reply.status(404).send({ error: { code: 'KIOKU_NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` } }),
+  );
 
   const limiter = new RateLimiter(options.rateLimitPerMinute ?? Number(process.env['KIOKU_RATE_LIMIT'] ?? 6_000));
   app.decorateRequest('principal', { getter: () => ANONYMOUS });
@@ -88,7 +96,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const wait = limiter.take(principal.name);
       if (wait > 0) throw new KiokuError('KIOKU_RATE_LIMITED', `rate limit reached for token ${principal.name}`, { details: { retry_after_ms: wait } });
     }
-    if (!options.state.ready) throw new KiokuError('KIOKU_NOT_READY', 'the store is still opening; retry shortly', { details: { progress: options.state.progress ?? null } });
+    if (!options.state.ready)
+      throw new KiokuError('KIOKU_NOT_READY', 'the store is still opening; retry shortly', { details: { progress: options.state.progress ?? null } });
   });
 
   app.get('/docs/json', { schema: { hide: true } }, async () => app.swagger());

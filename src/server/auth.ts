@@ -16,7 +16,10 @@ const tokenEntry = z
     /** the token itself (≥ 16 characters) — prefer token_sha256 */
     token: z.string().min(16, 'tokens must be at least 16 characters').optional(),
     /** hex sha256 of the token */
-    token_sha256: z.string().regex(/^[0-9a-f]{64}$/, 'token_sha256 must be 64 lowercase hex characters').optional(),
+    token_sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'token_sha256 must be 64 lowercase hex characters')
+      .optional(),
     namespace: namespaceSchema,
     scopes: z.array(z.enum(SCOPES)).min(1),
   })

@@ -35,6 +35,7 @@ export function withoutNamespace(body: unknown): { namespace: string | undefined
     throw new KiokuError('KIOKU_INPUT_INVALID', 'the request body must be a JSON object', { details: { field: '(body)' } });
   }
   const { namespace, ...rest } = body as Record<string, unknown>;
-  if (namespace !== undefined && typeof namespace !== 'string') throw new KiokuError('KIOKU_INPUT_INVALID', 'namespace must be a string', { details: { field: 'namespace' } });
+  if (namespace !== undefined && typeof namespace !== 'string')
+    throw new KiokuError('KIOKU_INPUT_INVALID', 'namespace must be a string', { details: { field: 'namespace' } });
   return { namespace: namespace as string | undefined, rest };
 }

@@ -11,7 +11,8 @@ export function toKiokuError(err: unknown): KiokuError {
   if (isKiokuError(err)) return err;
   const e = err as FastifyError & { statusCode?: number };
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413) return new KiokuError('KIOKU_BODY_TOO_LARGE', 'request body is too large');
-  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || e.statusCode === 415) return new KiokuError('KIOKU_INPUT_INVALID', 'send JSON with content-type application/json', { details: { field: '(content-type)' } });
+  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || e.statusCode === 415)
+    return new KiokuError('KIOKU_INPUT_INVALID', 'send JSON with content-type application/json', { details: { field: '(content-type)' } });
   if (e.code?.startsWith('FST_ERR_CTP') || e instanceof SyntaxError || e.statusCode === 400) {
     return new KiokuError('KIOKU_INPUT_INVALID', `the request body is not valid JSON: ${e.message}`.slice(0, 300), { details: { field: '(body)' } });
   }

@@ -15,7 +15,11 @@ export const wire = {
   recall: recallRequestSchema,
   memories: z.strictObject({ memories: z.array(memoryInputSchema).min(1).max(500), namespace: namespaceSchema.optional() }),
   forget: z.strictObject({ reason: z.string().max(2_000).optional(), namespace: namespaceSchema.optional() }),
-  supersede: z.strictObject({ superseded_ids: z.array(itemIdSchema).min(1).max(100), reason: z.string().max(2_000).optional(), namespace: namespaceSchema.optional() }),
+  supersede: z.strictObject({
+    superseded_ids: z.array(itemIdSchema).min(1).max(100),
+    reason: z.string().max(2_000).optional(),
+    namespace: namespaceSchema.optional(),
+  }),
   audience: z.strictObject({ audience: z.array(z.string().min(1).max(200)).max(100), namespace: namespaceSchema.optional() }),
   jobEvent: z.strictObject({
     job_id: z.string().min(1).max(512),

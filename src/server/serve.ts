@@ -54,14 +54,23 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   if (!isLoopback(host)) {
     const allowed = options.allowNonLoopback ?? process.env['KIOKU_ALLOW_NON_LOOPBACK'] === '1';
     if (!allowed || !auth.required) {
-      throw new KiokuError('KIOKU_BIND_REFUSED', `refusing to listen on ${host}: a non-loopback address needs KIOKU_ALLOW_NON_LOOPBACK=1 and tokens in ${auth.file} (or use an SSH tunnel)`, { details: { host } });
+      throw new KiokuError(
+        'KIOKU_BIND_REFUSED',
+        `refusing to listen on ${host}: a non-loopback address needs KIOKU_ALLOW_NON_LOOPBACK=1 and tokens in ${auth.file} (or use an SSH tunnel)`,
+        { details: { host } },
+      );
     }
   }
   const log = await openLog(paths.dataDir);
   const state: ServerState = { ready: false, startedAt: Date.now() };
   let app: FastifyInstance;
   try {
-    app = await buildApp({ auth, state, logger: options.logger ?? false, ...(options.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}) });
+    app = await buildApp({
+      auth,
+      state,
+      logger: options.logger ?? false,
+      ...(options.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}),
+    });
     await app.listen({ host, port });
   } catch (err) {
     await log.close();
@@ -76,7 +85,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     await runner.open((done, total) => (state.progress = { done, total }));
     const store = { paths, log, projections: runner, close: async () => undefined };
     state.store = store;
-    state.core = createRecallCore(store, { ...(options.embedder ? { embedder: options.embedder } : {}), ...(options.judge ? { judge: options.judge } : {}), backgroundIndexing: options.backgroundIndexing ?? true });
+    state.core = createRecallCore(store, {
+      ...(options.embedder ? { embedder: options.embedder } : {}),
+      ...(options.judge ? { judge: options.judge } : {}),
+      backgroundIndexing: options.backgroundIndexing ?? true,
+    });
     state.knowledge = new Knowledge(store, 'http');
     state.ready = true;
   })();

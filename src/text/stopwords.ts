@@ -13,9 +13,9 @@ export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
     .filter(Boolean),
 );
 
-export const CHINESE_STOP_CHARS: ReadonlySet<string> = new Set(
-  [...'的了是在和与及或也就都而且但并把被让给对从向于以为之其这那哪些个么吗呢吧啊呀哦嗯着过得地很还又再要会能可我你他她它们们啥怎么什谁何'],
-);
+export const CHINESE_STOP_CHARS: ReadonlySet<string> = new Set([
+  ...'的了是在和与及或也就都而且但并把被让给对从向于以为之其这那哪些个么吗呢吧啊呀哦嗯着过得地很还又再要会能可我你他她它们们啥怎么什谁何',
+]);
 
 export function isEnglishStopWord(word: string): boolean {
   return ENGLISH_STOP_WORDS.has(word);

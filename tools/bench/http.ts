@@ -40,7 +40,9 @@ for (let i = 0; i < RECORDS; i += 500) {
   await knowledge.writeMemories({ memories: Array.from({ length: Math.min(500, RECORDS - i) }, (_, j) => ({ kind: 'fact' as const, text: syn.text(i + j) })) });
 }
 if (!values.model) await new EmbeddingIndexer(server.state.store!, embedder).run();
-const open = (await (await fetch(`${server.url}/v1/sessions/open`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'bench' }) })).json()) as { session_id: string };
+const open = (await (
+  await fetch(`${server.url}/v1/sessions/open`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'bench' }) })
+).json()) as { session_id: string };
 const queries = Array.from({ length: 200 }, () => `${syn.word()} ${syn.word()} ${syn.word()} is failing. How do we fix the ${syn.word()} ${syn.word()}?`);
 let q = 0;
 const result = await autocannon({

@@ -59,7 +59,12 @@ let t = performance.now();
 const BATCH = 500;
 for (let i = 0; i < RECORDS; i += BATCH) {
   await knowledge.writeMemories({
-    memories: Array.from({ length: Math.min(BATCH, RECORDS - i) }, (_, j) => ({ id: `r${i + j}`, kind: 'fact' as const, text: text(i + j), terms: [word(), word()] })),
+    memories: Array.from({ length: Math.min(BATCH, RECORDS - i) }, (_, j) => ({
+      id: `r${i + j}`,
+      kind: 'fact' as const,
+      text: text(i + j),
+      terms: [word(), word()],
+    })),
   });
   if ((i / BATCH) % 40 === 0) log(`  wrote ${i + BATCH}/${RECORDS}`);
 }
@@ -76,7 +81,17 @@ for (let i = 0; i < VECTORS; i += BATCH) {
   for (let j = i; j < Math.min(VECTORS, i + BATCH); j++) {
     const v = noisy(centers[j % CLUSTERS] as Float32Array, 0.8);
     vectors.push(v);
-    events.push({ type: 'embedding.computed', actor: 'bench', data: { evidence_key: evidenceKey({ ns: 'private', layer: 'memory', id: `r${j}` }), model: 'synthetic', lane: 'text', dim: DIM, vector: vectorToBytes(v) } });
+    events.push({
+      type: 'embedding.computed',
+      actor: 'bench',
+      data: {
+        evidence_key: evidenceKey({ ns: 'private', layer: 'memory', id: `r${j}` }),
+        model: 'synthetic',
+        lane: 'text',
+        dim: DIM,
+        vector: vectorToBytes(v),
+      },
+    });
   }
   const appended = await store.log.appendAll(events);
   await store.projections.waitFor(appended.at(-1)?.seq ?? 0);
@@ -163,7 +178,10 @@ if (!values['no-model']) {
   let s = performance.now();
   await embedder.init();
   const loadMs = performance.now() - s;
-  const docs = Array.from({ length: 96 }, (_, i) => `Release ${i}: to revert a deploy run the rollback script and re-apply the ${i % 7} migrations by hand, then tell the on-call team.`);
+  const docs = Array.from(
+    { length: 96 },
+    (_, i) => `Release ${i}: to revert a deploy run the rollback script and re-apply the ${i % 7} migrations by hand, then tell the on-call team.`,
+  );
   s = performance.now();
   await embedDocuments(embedder, docs);
   const docsPerSec = docs.length / ((performance.now() - s) / 1000);

@@ -37,7 +37,14 @@ const log = (m: string): void => void process.stderr.write(`${m}\n`);
 
 // A real model for queries; the stand-in for --no-model is a deterministic 512-d map.
 const model: Embedder = values['no-model']
-  ? { id: 'use-lite-512', dim: 512, readsCjk: false, init: async () => undefined, close: async () => undefined, embed: async (t) => t.map((_, i) => syn.near(syn.centers(1, 512)[0] as Float32Array, 0.5 + i * 0)) }
+  ? {
+      id: 'use-lite-512',
+      dim: 512,
+      readsCjk: false,
+      init: async () => undefined,
+      close: async () => undefined,
+      embed: async (t) => t.map((_, i) => syn.near(syn.centers(1, 512)[0] as Float32Array, 0.5 + i * 0)),
+    }
   : new UseLiteEmbedder();
 await model.init();
 
@@ -46,11 +53,19 @@ const knowledge = new Knowledge(store, 'bench');
 const centers = syn.centers(200, 512);
 for (let i = 0; i < RECORDS; i += 500) {
   const n = Math.min(500, RECORDS - i);
-  await knowledge.writeMemories({ memories: Array.from({ length: n }, (_, j) => ({ id: `r${i + j}`, kind: 'fact' as const, text: syn.text(i + j), terms: [syn.word()] })) });
+  await knowledge.writeMemories({
+    memories: Array.from({ length: n }, (_, j) => ({ id: `r${i + j}`, kind: 'fact' as const, text: syn.text(i + j), terms: [syn.word()] })),
+  });
   const events: AppendInput[] = Array.from({ length: n }, (_, j) => ({
     type: 'embedding.computed',
     actor: 'bench',
-    data: { evidence_key: evidenceKey({ ns: 'private', layer: 'memory', id: `r${i + j}` }), model: model.id, lane: 'text', dim: 512, vector: vectorToBytes(syn.near(centers[(i + j) % 200] as Float32Array, 0.8)) },
+    data: {
+      evidence_key: evidenceKey({ ns: 'private', layer: 'memory', id: `r${i + j}` }),
+      model: model.id,
+      lane: 'text',
+      dim: 512,
+      vector: vectorToBytes(syn.near(centers[(i + j) % 200] as Float32Array, 0.8)),
+    },
   }));
   const appended = await store.log.appendAll(events);
   await store.projections.waitFor(appended.at(-1)?.seq ?? 0);
@@ -64,7 +79,8 @@ const conversation = [
   { role: 'assistant' as const, content: `Noted: the ${syn.word()} service moves first.` },
 ];
 // Turns: a two-sentence utterance with dialogue → three planned queries each.
-const utterance = (i: number): string => `${syn.word()} ${syn.word()} ${syn.word()} broke again in turn ${i}. How do we fix the ${syn.word()} ${syn.word()} problem?`;
+const utterance = (i: number): string =>
+  `${syn.word()} ${syn.word()} ${syn.word()} broke again in turn ${i}. How do we fix the ${syn.word()} ${syn.word()} problem?`;
 const whole: number[] = [];
 const controlled: number[] = [];
 const embedMs: number[] = [];

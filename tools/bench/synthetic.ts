@@ -20,7 +20,9 @@ export class Synthetic {
   }
 
   text(i: number): string {
-    return i % 10 === 9 ? Array.from({ length: 24 }, () => this.cjk[Math.floor(this.rand() * this.cjk.length)]).join('') : Array.from({ length: 12 + Math.floor(this.rand() * 24) }, () => this.word()).join(' ');
+    return i % 10 === 9
+      ? Array.from({ length: 24 }, () => this.cjk[Math.floor(this.rand() * this.cjk.length)]).join('')
+      : Array.from({ length: 12 + Math.floor(this.rand() * 24) }, () => this.word()).join(' ');
   }
 
   centers(n: number, dim: number): Float32Array[] {

@@ -23,9 +23,12 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
   const root = packageRoot();
   const transport = flags.transport ?? 'http';
   if (transport !== 'http' && transport !== 'inproc') throw new KiokuError('KIOKU_USAGE', '--transport must be http or inproc');
-  if (flags.embedder && !(EMBEDDER_KINDS as readonly string[]).includes(flags.embedder)) throw new KiokuError('KIOKU_USAGE', `--embedder must be one of ${EMBEDDER_KINDS.join(', ')}`);
+  if (flags.embedder && !(EMBEDDER_KINDS as readonly string[]).includes(flags.embedder))
+    throw new KiokuError('KIOKU_USAGE', `--embedder must be one of ${EMBEDDER_KINDS.join(', ')}`);
   if (flags.live && !flags.url) throw new KiokuError('KIOKU_USAGE', '--live needs --url of the running service to evaluate');
-  const caseFiles = (flags.cases ?? [join(root, 'evals/cases/recall.json'), join(root, 'evals/cases/conversation.json')].join(',')).split(',').map((f) => resolve(f));
+  const caseFiles = (flags.cases ?? [join(root, 'evals/cases/recall.json'), join(root, 'evals/cases/conversation.json')].join(','))
+    .split(',')
+    .map((f) => resolve(f));
   const report = await runEval({
     caseFiles,
     libraryDir: resolve(flags.library ?? join(root, 'evals/library')),
@@ -35,14 +38,24 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
     ...(flags.judge ? { judge: flags.judge } : {}),
     serveCommand: [process.execPath, ...process.execArgv, process.argv[1] as string],
     onCase: (r) => {
-      if (!flags.json) process.stdout.write(`${r.pass ? 'PASS' : 'FAIL'} ${r.id.padEnd(28)} ${r.retrieval_mode.padEnd(8)} ${r.latency_ms} ms${r.pass ? '' : `  — ${r.failures.join('; ')}`}\n`);
+      if (!flags.json)
+        process.stdout.write(
+          `${r.pass ? 'PASS' : 'FAIL'} ${r.id.padEnd(28)} ${r.retrieval_mode.padEnd(8)} ${r.latency_ms} ms${r.pass ? '' : `  — ${r.failures.join('; ')}`}\n`,
+        );
     },
   });
   if (flags.output) writeFileSync(resolve(flags.output), `${JSON.stringify(report, null, 2)}\n`);
   const baselineFile = resolve(flags.baseline ?? join(root, 'evals/reports/baseline.json'));
   const baseline = existsSync(baselineFile) ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as EvalReport) : undefined;
   const s = report.summary;
-  const comparison = baseline ? { baseline_passed: baseline.summary.passed, passed_delta: s.passed - baseline.summary.passed, newly_failing: report.results.filter((r) => !r.pass && baseline.results.find((b) => b.id === r.id)?.pass).map((r) => r.id), newly_passing: report.results.filter((r) => r.pass && baseline.results.find((b) => b.id === r.id)?.pass === false).map((r) => r.id) } : null;
+  const comparison = baseline
+    ? {
+        baseline_passed: baseline.summary.passed,
+        passed_delta: s.passed - baseline.summary.passed,
+        newly_failing: report.results.filter((r) => !r.pass && baseline.results.find((b) => b.id === r.id)?.pass).map((r) => r.id),
+        newly_passing: report.results.filter((r) => r.pass && baseline.results.find((b) => b.id === r.id)?.pass === false).map((r) => r.id),
+      }
+    : null;
   emit(
     flags,
     () =>
@@ -50,7 +63,11 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
         `${s.passed}/${s.cases} cases passed (${report.transport}, ${report.embedder}, judge ${report.judge})`,
         `expected-evidence recall ${s.expected_evidence_recall}, allowed-evidence precision ${s.allowed_evidence_precision ?? '—'}, no-answer success ${s.no_answer_success ?? '—'}, quiet-turn success ${s.quiet_turn_success ?? '—'}, duplicates ${s.duplicates}`,
         `latency p50 ${s.latency_ms.p50} ms, p95 ${s.latency_ms.p95} ms; modes ${JSON.stringify(s.retrieval_modes)}; judge ${JSON.stringify(s.judge_status)}; transport failures ${s.transport_failures}`,
-        ...(comparison ? [`baseline ${comparison.baseline_passed} passed → ${s.passed} (${comparison.passed_delta >= 0 ? '+' : ''}${comparison.passed_delta}); newly failing: ${comparison.newly_failing.join(', ') || 'none'}; newly passing: ${comparison.newly_passing.join(', ') || 'none'}`] : []),
+        ...(comparison
+          ? [
+              `baseline ${comparison.baseline_passed} passed → ${s.passed} (${comparison.passed_delta >= 0 ? '+' : ''}${comparison.passed_delta}); newly failing: ${comparison.newly_failing.join(', ') || 'none'}; newly passing: ${comparison.newly_passing.join(', ') || 'none'}`,
+            ]
+          : []),
         `${s.passed} passed, ${s.failed} failed`,
       ].join('\n'),
     { ...report, comparison },

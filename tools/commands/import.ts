@@ -37,7 +37,10 @@ export async function importCommand(kind: string, dir: string, flags: ImportFlag
           `imported ${summary.files} ${kind} file(s) from ${summary.dir} into namespace ${summary.ns}:`,
           `  added ${summary.added.length}, changed ${summary.changed.length}, unchanged ${summary.unchanged}, removed ${summary.removed.length}, errors ${summary.errors.length}`,
         ];
-        if (summary.missing_not_pruned.length) lines.push(`  ${summary.missing_not_pruned.length} document(s) whose files are gone were kept (use --prune to remove): ${summary.missing_not_pruned.slice(0, 10).join(', ')}`);
+        if (summary.missing_not_pruned.length)
+          lines.push(
+            `  ${summary.missing_not_pruned.length} document(s) whose files are gone were kept (use --prune to remove): ${summary.missing_not_pruned.slice(0, 10).join(', ')}`,
+          );
         for (const e of summary.errors) lines.push(`  error: ${e.file}: ${e.message}`);
         if (job) lines.push(describeJob(job));
         return lines.join('\n');
@@ -81,6 +84,7 @@ async function embedAll(store: KiokuStore, kind: EmbedderKind | undefined, flags
 }
 
 function describeJob(job: JobSummary): string {
-  if (job.status === 'idle') return `embeddings (${job.model}): up to date${job.skipped_cjk ? `; ${job.skipped_cjk} mainly-CJK item(s) rely on keyword lanes` : ''}`;
+  if (job.status === 'idle')
+    return `embeddings (${job.model}): up to date${job.skipped_cjk ? `; ${job.skipped_cjk} mainly-CJK item(s) rely on keyword lanes` : ''}`;
   return `embeddings (${job.model}): ${job.status}, ${job.embedded}/${job.planned} embedded in ${job.seconds} s${job.skipped_cjk ? `; ${job.skipped_cjk} mainly-CJK item(s) rely on keyword lanes` : ''}${job.error ? ` — ${job.error}` : ''}`;
 }

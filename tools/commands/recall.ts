@@ -21,9 +21,15 @@ export async function recallCommand(query: string, flags: RecallFlags): Promise<
     emit(
       flags,
       () => {
-        const lines = [`${packet.retrieval_mode} · judge ${packet.judge.status} · ${packet.records.length} record(s) · ${packet.timings['total_ms']} ms${packet.degraded ? ' · DEGRADED' : ''}`];
+        const lines = [
+          `${packet.retrieval_mode} · judge ${packet.judge.status} · ${packet.records.length} record(s) · ${packet.timings['total_ms']} ms${packet.degraded ? ' · DEGRADED' : ''}`,
+        ];
         for (const d of packet.delivery) lines.push(`→ delivered [${d.layer}] ${d.title} (verdict ${d.verdict})`);
-        packet.records.forEach((r, i) => lines.push(`${String(i + 1).padStart(2)}. ${r.evidence_key}  ${r.title.slice(0, 70)}  score ${r.score}${r.why.verdict != null ? ` verdict ${r.why.verdict}` : ''}${r.why.held_back ? ` (${r.why.held_back})` : ''}`));
+        packet.records.forEach((r, i) =>
+          lines.push(
+            `${String(i + 1).padStart(2)}. ${r.evidence_key}  ${r.title.slice(0, 70)}  score ${r.score}${r.why.verdict != null ? ` verdict ${r.why.verdict}` : ''}${r.why.held_back ? ` (${r.why.held_back})` : ''}`,
+          ),
+        );
         for (const w of packet.warnings) lines.push(`warning: ${w}`);
         return lines.join('\n');
       },
@@ -50,7 +56,11 @@ export async function coldReportCommand(flags: ColdFlags): Promise<number> {
     const cold = store.projections.get<UsageProjection>('usage').cold(ns, min);
     emit(
       flags,
-      () => [`evidence considered ≥ ${min} times and never judged relevant in ${ns}: ${cold.length}`, ...cold.slice(0, 50).map((c) => `  ${c.key}  considered ${c.considered}, judged ${c.judged}, returned ${c.returned}`)].join('\n'),
+      () =>
+        [
+          `evidence considered ≥ ${min} times and never judged relevant in ${ns}: ${cold.length}`,
+          ...cold.slice(0, 50).map((c) => `  ${c.key}  considered ${c.considered}, judged ${c.judged}, returned ${c.returned}`),
+        ].join('\n'),
       { namespace: ns, min_considered: min, basis: 'usage counters from recall.performed and verdict.recorded events', items: cold },
     );
     return EXIT.ok;
@@ -85,12 +95,18 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
         const lines = [`replay ${report.from} … ${report.to}: ${report.totals.turns} turn(s); ${report.retrieval}; nothing appended`];
         for (const t of report.turns) {
           if (t.before.join() === t.after.join()) continue;
-          lines.push(`  ${t.at} ${t.turn_id} "${t.query.slice(0, 60)}"`, `    before: ${t.before.join(', ') || '—'}`, `    after:  ${t.after.join(', ') || '—'}`);
+          lines.push(
+            `  ${t.at} ${t.turn_id} "${t.query.slice(0, 60)}"`,
+            `    before: ${t.before.join(', ') || '—'}`,
+            `    after:  ${t.after.join(', ') || '—'}`,
+          );
         }
         const b = report.totals.before;
         const a = report.totals.after;
         lines.push(`before: ${b.items} item(s) (${b.knowledge} knowledge, ${b.history} history), ${b.per_turn} per turn`);
-        lines.push(`after:  ${a.items} item(s) (${a.knowledge} knowledge, ${a.history} history), ${a.per_turn} per turn; ${report.totals.changed_turns} turn(s) changed`);
+        lines.push(
+          `after:  ${a.items} item(s) (${a.knowledge} knowledge, ${a.history} history), ${a.per_turn} per turn; ${report.totals.changed_turns} turn(s) changed`,
+        );
         return lines.join('\n');
       },
       report,
@@ -136,8 +152,22 @@ export async function deliveryReportCommand(flags: DeliveryReportFlags): Promise
       .slice(0, 20);
     emit(
       flags,
-      () => [`delivery outcomes over ${days} day(s): ${turns} completed turn(s); term overlap is a lexical proxy, not proof of use`, `  ${Object.entries(buckets).map(([b, n]) => `${b}: ${n}`).join('  ')}`, 'least-used repeated items:', ...leastUsed.map((l) => `  ${l.key}  delivered ${l.delivered}×, mean overlap ${l.mean_overlap}`)].join('\n'),
-      { days, turns, overlap_distribution: buckets, least_used_repeated: leastUsed, basis: 'delivery_outcomes of turn.completed events: share of each delivered excerpt\'s terms found in the answer (lexical proxy)' },
+      () =>
+        [
+          `delivery outcomes over ${days} day(s): ${turns} completed turn(s); term overlap is a lexical proxy, not proof of use`,
+          `  ${Object.entries(buckets)
+            .map(([b, n]) => `${b}: ${n}`)
+            .join('  ')}`,
+          'least-used repeated items:',
+          ...leastUsed.map((l) => `  ${l.key}  delivered ${l.delivered}×, mean overlap ${l.mean_overlap}`),
+        ].join('\n'),
+      {
+        days,
+        turns,
+        overlap_distribution: buckets,
+        least_used_repeated: leastUsed,
+        basis: "delivery_outcomes of turn.completed events: share of each delivered excerpt's terms found in the answer (lexical proxy)",
+      },
     );
     return EXIT.ok;
   } finally {

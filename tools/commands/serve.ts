@@ -13,7 +13,9 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const port = flags.port === undefined ? undefined : Number(flags.port);
   if (port !== undefined && (!Number.isSafeInteger(port) || port < 0 || port > 65_535)) throw new KiokuError('KIOKU_USAGE', '--port must be 0–65535');
   const server = await startServer({ data: flags.data, host: flags.host, port, logger: !flags.quiet });
-  process.stderr.write(`kioku: listening on ${server.url} (data ${server.state.store?.paths.dataDir ?? flags.data ?? process.env['KIOKU_DATA_DIR'] ?? '~/.kioku'})\n`);
+  process.stderr.write(
+    `kioku: listening on ${server.url} (data ${server.state.store?.paths.dataDir ?? flags.data ?? process.env['KIOKU_DATA_DIR'] ?? '~/.kioku'})\n`,
+  );
   await server.ready.then(
     () => process.stderr.write(`kioku: ready (head ${server.state.store?.log.head().seq ?? 0}, embedder ${server.state.core?.embedder?.id ?? 'none'})\n`),
     (err: unknown) => {

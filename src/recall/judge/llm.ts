@@ -15,7 +15,7 @@ export interface LlmJudgeOptions {
 }
 
 const INSTRUCTIONS =
-  'You judge whether knowledge items would help an AI assistant answer the user\'s latest message, given the recent dialogue. ' +
+  "You judge whether knowledge items would help an AI assistant answer the user's latest message, given the recent dialogue. " +
   'For each item give a score from 0 (useless) to 1 (clearly useful now). Reply with JSON only: {"verdicts":[{"id":"<id>","score":<number>}]}.';
 
 export class LlmJudge implements Judge {
@@ -34,7 +34,14 @@ export class LlmJudge implements Judge {
         temperature: 0,
         messages: [
           { role: 'system', content: INSTRUCTIONS },
-          { role: 'user', content: JSON.stringify({ dialogue, message: request.utterance.slice(0, 4_000), items: items.map(({ id, c }) => ({ id, title: c.title, text: c.text.slice(0, CANDIDATE_CHARS) })) }) },
+          {
+            role: 'user',
+            content: JSON.stringify({
+              dialogue,
+              message: request.utterance.slice(0, 4_000),
+              items: items.map(({ id, c }) => ({ id, title: c.title, text: c.text.slice(0, CANDIDATE_CHARS) })),
+            }),
+          },
         ],
       });
     const out: { body: string; ids: Map<string, string> }[] = [];
@@ -55,7 +62,10 @@ export class LlmJudge implements Judge {
     const verdicts = new Map<string, number | null>(request.candidates.map((c) => [c.key, null]));
     const tokens = { prompt: 0, completion: 0 };
     const batches = this.batches(request);
-    const url = new URL(/\/v1\/?$/.test(this.options.url) ? 'chat/completions' : 'v1/chat/completions', this.options.url.endsWith('/') ? this.options.url : `${this.options.url}/`).toString();
+    const url = new URL(
+      /\/v1\/?$/.test(this.options.url) ? 'chat/completions' : 'v1/chat/completions',
+      this.options.url.endsWith('/') ? this.options.url : `${this.options.url}/`,
+    ).toString();
     const errors: string[] = [];
     await Promise.all(
       batches.map(async (b) => {
@@ -83,7 +93,15 @@ export class LlmJudge implements Judge {
       }),
     );
     const status = statusOf(verdicts, request.candidates.length);
-    return { judge: this.id, status, verdicts, calls: batches.length, tokens, ms: performance.now() - started, ...(errors.length ? { error: [...new Set(errors)].join('; ') } : {}) };
+    return {
+      judge: this.id,
+      status,
+      verdicts,
+      calls: batches.length,
+      tokens,
+      ms: performance.now() - started,
+      ...(errors.length ? { error: [...new Set(errors)].join('; ') } : {}),
+    };
   }
 }
 

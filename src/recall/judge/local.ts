@@ -63,7 +63,8 @@ export class LocalJudge implements Judge {
     const verdicts = new Map<string, number | null>();
     for (const c of request.candidates) {
       const coverage = termCoverage(terms, `${c.title}\n${c.text}`);
-      const cosineToQuery = c.cosine ?? (request.queryVector && c.vector && c.vector.length === request.queryVector.length ? cosine(request.queryVector, c.vector) : undefined);
+      const cosineToQuery =
+        c.cosine ?? (request.queryVector && c.vector && c.vector.length === request.queryVector.length ? cosine(request.queryVector, c.vector) : undefined);
       if (cosineToQuery !== undefined) {
         const { cos, cov, bias } = this.calibration.withVector;
         verdicts.set(c.key, round(sigmoid(cos * cosineToQuery + cov * coverage + bias)));

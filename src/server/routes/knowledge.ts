@@ -1,6 +1,6 @@
 import type { RecordEntry, RecordsProjection, UsageProjection } from '../../../projections/index.js';
 import { KiokuError } from '../../errors.js';
-import { evidenceKey, parseEvidenceKey, type Layer } from '../../knowledge/evidence.js';
+import { parseEvidenceKey, type Layer } from '../../knowledge/evidence.js';
 import type { ServerState } from '../app.js';
 import { namespaceFor, requireScope, withoutNamespace } from '../context.js';
 import { wire } from '../schemas.js';
@@ -35,17 +35,25 @@ export const knowledgeRoutes = (state: ServerState) =>
       return { ids: result.ids, written: result.written, supersede_candidates: result.supersede_candidates };
     });
 
-    app.post<{ Params: { id: string } }>('/v1/memories/:id/forget', doc('forget a memory (tombstone; the log keeps it)', wire.forget, ['memories']), async (req) => {
-      requireScope(req, 'memory:write');
-      const { namespace, rest } = withoutNamespace(req.body ?? {});
-      return state.knowledge!.forget({ ...rest, id: req.params.id, ns: namespaceFor(req, namespace) });
-    });
+    app.post<{ Params: { id: string } }>(
+      '/v1/memories/:id/forget',
+      doc('forget a memory (tombstone; the log keeps it)', wire.forget, ['memories']),
+      async (req) => {
+        requireScope(req, 'memory:write');
+        const { namespace, rest } = withoutNamespace(req.body ?? {});
+        return state.knowledge!.forget({ ...rest, id: req.params.id, ns: namespaceFor(req, namespace) });
+      },
+    );
 
-    app.post<{ Params: { id: string } }>('/v1/memories/:id/supersede', doc('mark older memories as superseded by this one', wire.supersede, ['memories']), async (req) => {
-      requireScope(req, 'memory:write');
-      const { namespace, rest } = withoutNamespace(req.body);
-      return state.knowledge!.supersede({ ...rest, head_id: req.params.id, ns: namespaceFor(req, namespace) });
-    });
+    app.post<{ Params: { id: string } }>(
+      '/v1/memories/:id/supersede',
+      doc('mark older memories as superseded by this one', wire.supersede, ['memories']),
+      async (req) => {
+        requireScope(req, 'memory:write');
+        const { namespace, rest } = withoutNamespace(req.body);
+        return state.knowledge!.supersede({ ...rest, head_id: req.params.id, ns: namespaceFor(req, namespace) });
+      },
+    );
 
     app.post<{ Params: { id: string } }>('/v1/memories/:id/audience', doc('set who may see a memory', wire.audience, ['memories']), async (req) => {
       requireScope(req, 'memory:write');
@@ -69,38 +77,66 @@ export const knowledgeRoutes = (state: ServerState) =>
       return documentOf(records(), nsOf(req), 'card', req.params.id);
     });
 
-    app.get<{ Params: { id: string } }>('/v1/cards/:id/relations', doc('the card ids a card relates to, and the cards relating to it', undefined, ['knowledge']), async (req) => {
-      requireScope(req, 'memory:read');
-      const ns = nsOf(req);
-      const card = documentOf(records(), ns, 'card', req.params.id);
-      const first = records().document(ns, 'card', req.params.id).find((e) => e.status === 'active');
-      const incoming = new Set<string>();
-      for (const e of records().all({ layers: ['card'] })) if (e.ns === ns && e.relations?.includes(req.params.id)) incoming.add(e.id);
-      return { id: card.id, relations: (first?.relations ?? []).map((id) => ({ id, exists: records().document(ns, 'card', id).some((x) => x.status === 'active') })), related_from: [...incoming].sort() };
-    });
+    app.get<{ Params: { id: string } }>(
+      '/v1/cards/:id/relations',
+      doc('the card ids a card relates to, and the cards relating to it', undefined, ['knowledge']),
+      async (req) => {
+        requireScope(req, 'memory:read');
+        const ns = nsOf(req);
+        const card = documentOf(records(), ns, 'card', req.params.id);
+        const first = records()
+          .document(ns, 'card', req.params.id)
+          .find((e) => e.status === 'active');
+        const incoming = new Set<string>();
+        for (const e of records().all({ layers: ['card'] })) if (e.ns === ns && e.relations?.includes(req.params.id)) incoming.add(e.id);
+        return {
+          id: card.id,
+          relations: (first?.relations ?? []).map((id) => ({
+            id,
+            exists: records()
+              .document(ns, 'card', id)
+              .some((x) => x.status === 'active'),
+          })),
+          related_from: [...incoming].sort(),
+        };
+      },
+    );
 
     app.get<{ Params: { id: string } }>('/v1/wiki/topics/:id', doc('a wiki topic and its sections', undefined, ['knowledge']), async (req) => {
       requireScope(req, 'memory:read');
       return documentOf(records(), nsOf(req), 'wiki', req.params.id);
     });
 
-    app.get<{ Params: { id: string } }>('/v1/sources/:id', doc('a source document by id, whatever its layer (card, wiki topic, daily note)', undefined, ['knowledge']), async (req) => {
-      requireScope(req, 'memory:read');
-      const ns = nsOf(req);
-      for (const layer of ['card', 'wiki', 'note', 'memory', 'asset', 'episode', 'trace'] as const) {
-        if (records().document(ns, layer, req.params.id).some((e) => e.status === 'active')) return documentOf(records(), ns, layer, req.params.id);
-      }
-      throw new KiokuError('KIOKU_NOT_FOUND', `no source "${req.params.id}" in namespace ${ns}`);
-    });
+    app.get<{ Params: { id: string } }>(
+      '/v1/sources/:id',
+      doc('a source document by id, whatever its layer (card, wiki topic, daily note)', undefined, ['knowledge']),
+      async (req) => {
+        requireScope(req, 'memory:read');
+        const ns = nsOf(req);
+        for (const layer of ['card', 'wiki', 'note', 'memory', 'asset', 'episode', 'trace'] as const) {
+          if (
+            records()
+              .document(ns, layer, req.params.id)
+              .some((e) => e.status === 'active')
+          )
+            return documentOf(records(), ns, layer, req.params.id);
+        }
+        throw new KiokuError('KIOKU_NOT_FOUND', `no source "${req.params.id}" in namespace ${ns}`);
+      },
+    );
 
     app.get('/v1/knowledge/cold', doc('evidence considered at least min_considered times and never judged relevant', undefined, ['knowledge']), async (req) => {
       requireScope(req, 'memory:read');
       const q = req.query as { min_considered?: string };
       const min = q.min_considered === undefined ? 5 : Number(q.min_considered);
-      if (!Number.isSafeInteger(min) || min < 1 || min > 1_000_000) throw new KiokuError('KIOKU_INPUT_INVALID', 'min_considered must be a positive integer', { details: { field: 'min_considered' } });
+      if (!Number.isSafeInteger(min) || min < 1 || min > 1_000_000)
+        throw new KiokuError('KIOKU_INPUT_INVALID', 'min_considered must be a positive integer', { details: { field: 'min_considered' } });
       const ns = nsOf(req);
-      return { namespace: ns, min_considered: min, basis: 'usage counters: considered/judged/relevant/returned from recall.performed and verdict.recorded events', items: ready(state).store.projections.get<UsageProjection>('usage').cold(ns, min) };
+      return {
+        namespace: ns,
+        min_considered: min,
+        basis: 'usage counters: considered/judged/relevant/returned from recall.performed and verdict.recorded events',
+        items: ready(state).store.projections.get<UsageProjection>('usage').cold(ns, min),
+      };
     });
-
-    void evidenceKey;
   });

@@ -28,7 +28,8 @@ export const pipelineRoutes = (state: ServerState) =>
     app.get('/v1/pipeline/snapshot', doc('job events of the last N days, by stage and status', undefined, ['pipeline']), async (req) => {
       requireScope(req, 'memory:read');
       const days = Number((req.query as { days?: string }).days ?? 7);
-      if (!Number.isFinite(days) || days <= 0 || days > 3650) throw new KiokuError('KIOKU_INPUT_INVALID', 'days must be between 0 and 3650', { details: { field: 'days' } });
+      if (!Number.isFinite(days) || days <= 0 || days > 3650)
+        throw new KiokuError('KIOKU_INPUT_INVALID', 'days must be between 0 and 3650', { details: { field: 'days' } });
       return { days, ...ready(state).store.projections.get<JobsProjection>('jobs').summary(nsOf(req), days) };
     });
 
@@ -36,9 +37,15 @@ export const pipelineRoutes = (state: ServerState) =>
       requireScope(req, 'memory:read');
       const q = req.query as { stage?: string; status?: string; limit?: string };
       const limit = q.limit === undefined ? 50 : Number(q.limit);
-      if (!Number.isSafeInteger(limit) || limit < 1 || limit > 500) throw new KiokuError('KIOKU_INPUT_INVALID', 'limit must be 1–500', { details: { field: 'limit' } });
-      if (q.status !== undefined && q.status !== '' && !STATUSES.has(q.status)) throw new KiokuError('KIOKU_INPUT_INVALID', `status must be one of ${[...STATUSES].join(', ')}`, { details: { field: 'status' } });
-      return { jobs: ready(state).store.projections.get<JobsProjection>('jobs').list({ ns: nsOf(req), ...(q.stage ? { stage: q.stage } : {}), ...(q.status ? { status: q.status } : {}), limit }) };
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > 500)
+        throw new KiokuError('KIOKU_INPUT_INVALID', 'limit must be 1–500', { details: { field: 'limit' } });
+      if (q.status !== undefined && q.status !== '' && !STATUSES.has(q.status))
+        throw new KiokuError('KIOKU_INPUT_INVALID', `status must be one of ${[...STATUSES].join(', ')}`, { details: { field: 'status' } });
+      return {
+        jobs: ready(state)
+          .store.projections.get<JobsProjection>('jobs')
+          .list({ ns: nsOf(req), ...(q.stage ? { stage: q.stage } : {}), ...(q.status ? { status: q.status } : {}), limit }),
+      };
     });
 
     app.post('/v1/pipeline/jobs/events', doc('record a job event (stored, never executed)', wire.jobEvent, ['pipeline']), async (req) => {
@@ -48,7 +55,9 @@ export const pipelineRoutes = (state: ServerState) =>
       const parsed = wire.jobEvent.omit({ namespace: true }).safeParse(rest);
       if (!parsed.success) {
         const i = parsed.error.issues[0];
-        throw new KiokuError('KIOKU_INPUT_INVALID', `job event: ${i?.path.join('.') || '(body)'}: ${i?.message}`, { details: { field: i?.path.join('.') ?? '(body)' } });
+        throw new KiokuError('KIOKU_INPUT_INVALID', `job event: ${i?.path.join('.') || '(body)'}: ${i?.message}`, {
+          details: { field: i?.path.join('.') ?? '(body)' },
+        });
       }
       const { store } = ready(state);
       const { seq, hash } = await store.log.append({ type: 'job.event', ns, actor: 'http', data: parsed.data });
@@ -56,17 +65,21 @@ export const pipelineRoutes = (state: ServerState) =>
       return { seq, hash };
     });
 
-    app.get<{ Params: { trace_id: string } }>('/v1/artifacts/:trace_id', doc('everything recorded for one turn: start, recall, verdicts, delivery, completion', undefined, ['pipeline']), async (req) => {
-      requireScope(req, 'memory:read');
-      const { store } = ready(state);
-      const turn = store.projections.get<TurnsProjection>('turns').turn(req.params.trace_id);
-      if (!turn) throw new KiokuError('KIOKU_NOT_FOUND', `no turn ${req.params.trace_id}`);
-      namespaceFor(req, turn.ns);
-      const events = [];
-      for (const seq of turn.seqs) {
-        const r = await store.log.get(seq);
-        if (r) events.push({ seq: r.seq, ts: new Date(r.ts).toISOString(), type: r.type, hash: r.hash, data: r.data });
-      }
-      return { trace_id: req.params.trace_id, session_id: turn.session_id, namespace: turn.ns, completed: turn.completed !== undefined, events };
-    });
+    app.get<{ Params: { trace_id: string } }>(
+      '/v1/artifacts/:trace_id',
+      doc('everything recorded for one turn: start, recall, verdicts, delivery, completion', undefined, ['pipeline']),
+      async (req) => {
+        requireScope(req, 'memory:read');
+        const { store } = ready(state);
+        const turn = store.projections.get<TurnsProjection>('turns').turn(req.params.trace_id);
+        if (!turn) throw new KiokuError('KIOKU_NOT_FOUND', `no turn ${req.params.trace_id}`);
+        namespaceFor(req, turn.ns);
+        const events = [];
+        for (const seq of turn.seqs) {
+          const r = await store.log.get(seq);
+          if (r) events.push({ seq: r.seq, ts: new Date(r.ts).toISOString(), type: r.type, hash: r.hash, data: r.data });
+        }
+        return { trace_id: req.params.trace_id, session_id: turn.session_id, namespace: turn.ns, completed: turn.completed !== undefined, events };
+      },
+    );
   });

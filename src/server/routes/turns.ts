@@ -15,8 +15,12 @@ export const turnRoutes = (state: ServerState) =>
       return startTurn(ready(state).core, { ...rest, namespace: ns }, context);
     });
 
-    app.post<{ Params: { turn_id: string } }>('/v1/turns/:turn_id/complete', doc('complete a turn: the answer and delivery outcomes (idempotent for the same body)', wire.completeTurn, ['turns']), async (req) => {
-      const { ns, rest, context } = scopedBody(req, 'memory:write');
-      return completeTurn(ready(state).core, req.params.turn_id, rest, context);
-    });
+    app.post<{ Params: { turn_id: string } }>(
+      '/v1/turns/:turn_id/complete',
+      doc('complete a turn: the answer and delivery outcomes (idempotent for the same body)', wire.completeTurn, ['turns']),
+      async (req) => {
+        const { ns, rest, context } = scopedBody(req, 'memory:write');
+        return completeTurn(ready(state).core, req.params.turn_id, rest, context);
+      },
+    );
   });
