@@ -25,29 +25,34 @@ let embedder: HashedEmbedder;
 let core: RecallCore;
 const useful = (text: string): number => (/rollback|回滚|roll back/i.test(text) ? 0.9 : 0.1);
 
-beforeEach(async () => {
-  store = await memoryStore();
-  embedder = new HashedEmbedder(64);
-  await store.knowledge.writeMemories({
+/** The small library every test here recalls from. */
+async function seed(target: Awaited<ReturnType<typeof memoryStore>>, e: HashedEmbedder): Promise<void> {
+  await target.knowledge.writeMemories({
     memories: [
       { id: 'rollback', kind: 'procedure', text: 'To roll back a release run scripts/rollback.sh with the previous tag.', terms: ['revert', 'undo'] },
       { id: 'cake', kind: 'fact', text: 'The office cake needs three eggs.' },
     ],
   });
-  await store.knowledge.writeMemories({
+  await target.knowledge.writeMemories({
     ns: 'team',
     memories: [{ id: 'team-rb', kind: 'procedure', text: 'Team rollback secret: ask ops before any rollback.' }],
   });
-  await store.knowledge.upsertWiki({
+  await target.knowledge.upsertWiki({
     id: 'ops',
     markdown:
       '# Ops\n\n## 回滚\n发布出问题时用 scripts/rollback.sh 回滚到上一个版本。\n\n## Deploy\nDeploy with the pipeline.\n\n## Rollback checklist\nCheck the rollback dashboard.',
   });
-  await store.knowledge.upsertCard({
+  await target.knowledge.upsertCard({
     id: 'billing',
     markdown: '# Billing\n\n## 1. Invoices\nInvoices go out on the first of the month.\n\n## 2. Claim grade\nA',
   });
-  await new EmbeddingIndexer(store, embedder).run();
+  await new EmbeddingIndexer(target, e).run();
+}
+
+beforeEach(async () => {
+  store = await memoryStore();
+  embedder = new HashedEmbedder(64);
+  await seed(store, embedder);
   core = { log: store.log, projections: store.projections, embedder, judge: new DoubleJudge((c) => useful(c.text)) };
 });
 afterEach(async () => store.close());
@@ -185,26 +190,7 @@ describe('judging and delivery', () => {
     const a = await recall(core, { query: 'rollback checklist 回滚' });
     const other = await memoryStore();
     // same writes, same order, fresh store
-    await other.knowledge.writeMemories({
-      memories: [
-        { id: 'rollback', kind: 'procedure', text: 'To roll back a release run scripts/rollback.sh with the previous tag.', terms: ['revert', 'undo'] },
-        { id: 'cake', kind: 'fact', text: 'The office cake needs three eggs.' },
-      ],
-    });
-    await other.knowledge.writeMemories({
-      ns: 'team',
-      memories: [{ id: 'team-rb', kind: 'procedure', text: 'Team rollback secret: ask ops before any rollback.' }],
-    });
-    await other.knowledge.upsertWiki({
-      id: 'ops',
-      markdown:
-        '# Ops\n\n## 回滚\n发布出问题时用 scripts/rollback.sh 回滚到上一个版本。\n\n## Deploy\nDeploy with the pipeline.\n\n## Rollback checklist\nCheck the rollback dashboard.',
-    });
-    await other.knowledge.upsertCard({
-      id: 'billing',
-      markdown: '# Billing\n\n## 1. Invoices\nInvoices go out on the first of the month.\n\n## 2. Claim grade\nA',
-    });
-    await new EmbeddingIndexer(other, embedder).run();
+    await seed(other, embedder);
     const b = await recall({ ...core, log: other.log, projections: other.projections }, { query: 'rollback checklist 回滚' });
     const strip = (p: typeof a) => ({
       ...(stable(p) as object),

@@ -1,6 +1,6 @@
 // The recall packet: what every interface returns for a recall or a turn start.
 import type { Layer } from '../knowledge/evidence.js';
-import type { HoldReason } from './delivery.js';
+import type { DeliveredItem, HoldReason } from './delivery.js';
 import type { JudgeStatus } from './judge/index.js';
 import type { RecallOptions } from './request.js';
 
@@ -36,15 +36,8 @@ export interface PacketRecord {
   };
 }
 
-export interface DeliveredRecord {
-  evidence_key: string;
-  layer: string;
-  kind: 'knowledge' | 'history';
-  title: string;
-  text: string;
-  excerpt: boolean;
-  verdict: number;
-}
+/** A delivered item as the packet carries it. */
+export type DeliveredRecord = Omit<DeliveredItem, 'key' | 'fingerprint'> & { evidence_key: string };
 
 export interface RecallPacket {
   recall_id: string;
