@@ -2,7 +2,7 @@
 // dir, run every case through a real Kioku server process over HTTP (default) or the
 // core in-process, score each packet against its reviewed labels.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { KiokuError } from '../errors.js';
 import { EmbeddingIndexer } from '../indexer/embedding-job.js';
 import { openKioku } from '../kioku.js';
 import { Knowledge, importDirectory } from '../knowledge/index.js';
-import { createRecallCore, judgeFromEnv, openSession, startTurn, type RecallPacket } from '../recall/index.js';
+import { createRecallCore, judgeFromEnv, openSession, recall, startTurn, type RecallPacket } from '../recall/index.js';
 import { caseFileSchema, scoreCase, summarise, type CaseResult, type EvalCase, type EvalSummary } from './cases.js';
 
 export interface EvalOptions {
@@ -163,42 +163,53 @@ async function post(url: string, body: unknown): Promise<Record<string, unknown>
   return json;
 }
 
+/**
+ * Run every case. Each case gets its own copy of the freshly loaded library (and, over
+ * HTTP, its own server process): a case's captured turns, verdicts and usage counts must
+ * not leak into the next case's recall.
+ */
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
   const cases = loadCases(options.caseFiles);
-  const dataDir = mkdtempSync(join(tmpdir(), 'kioku-eval-'));
+  const work = mkdtempSync(join(tmpdir(), 'kioku-eval-'));
+  const libraryData = join(work, 'library');
   const env: Record<string, string> = {
     ...(options.embedder ? { KIOKU_EMBEDDER: options.embedder } : {}),
     ...(options.judge ? { KIOKU_JUDGE: options.judge } : {}),
   };
-  let child: ChildProcess | undefined;
-  let inproc: { core: ReturnType<typeof createRecallCore>; close: () => Promise<void> } | undefined;
-  let base = options.url;
   const results: CaseResult[] = [];
   let embedderId = options.embedder ?? 'use-lite-512';
   let judgeId = options.judge ?? 'local';
   try {
-    if (!options.url) {
-      await loadLibrary(dataDir, options.libraryDir, options.embedder);
-      if (options.transport === 'http') {
-        const started = await startChildServer(options.serveCommand ?? [process.execPath, ...process.execArgv, process.argv[1] as string], dataDir, env);
-        child = started.child;
-        base = started.url;
-      } else {
-        const store = await openKioku({ data: dataDir });
-        const core = createRecallCore(store, {
-          embedder: createEmbedder(options.embedder ? { kind: options.embedder } : {}),
-          judge: judgeFromEnv({ ...(options.judge ? { KIOKU_JUDGE: options.judge } : {}) }),
-        });
-        inproc = { core, close: async () => (await core.close(), await store.close()) };
-        embedderId = core.embedder?.id ?? embedderId;
-        judgeId = core.judge.id;
-      }
-    }
-    for (const c of cases) {
-      const started = performance.now();
+    if (!options.url) await loadLibrary(libraryData, options.libraryDir, options.embedder);
+    for (const [n, c] of cases.entries()) {
       let result: CaseResult;
+      let child: ChildProcess | undefined;
+      let inproc: { core: ReturnType<typeof createRecallCore>; close: () => Promise<void> } | undefined;
+      const caseData = join(work, `case-${n}`);
       try {
+        let base = options.url;
+        if (!options.url) {
+          cpSync(libraryData, caseData, { recursive: true });
+          if (options.transport === 'http') {
+            const started = await startChildServer(options.serveCommand ?? [process.execPath, ...process.execArgv, process.argv[1] as string], caseData, env);
+            child = started.child;
+            base = started.url;
+          } else {
+            const store = await openKioku({ data: caseData });
+            const core = createRecallCore(store, {
+              embedder: createEmbedder(options.embedder ? { kind: options.embedder } : {}),
+              judge: judgeFromEnv({ ...(options.judge ? { KIOKU_JUDGE: options.judge } : {}) }),
+            });
+            inproc = { core, close: async () => (await core.close(), await store.close()) };
+            embedderId = core.embedder?.id ?? embedderId;
+            judgeId = core.judge.id;
+          }
+        }
         const ns = c.namespace ?? 'private';
+        // warm the model up with a read-only query (records nothing), so latency is a turn's, not a cold start's
+        if (inproc) await recall(inproc.core, { query: 'warm up', namespace: ns }, { readOnly: true, namespaces: [ns] });
+        else if (!options.url) await post(`${base}/v1/candidates/query`, { query: 'warm up', namespace: ns });
+        const started = performance.now();
         const turn = { query: c.query, ...(c.conversation ? { conversation: c.conversation } : {}), namespace: ns };
         let packet: RecallPacket;
         if (inproc) {
@@ -226,18 +237,20 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
           latency_ms: 0,
           error: (err as Error).message,
         };
+      } finally {
+        if (child) {
+          const exited = new Promise((r) => child?.once('exit', r));
+          child.kill('SIGTERM');
+          await exited;
+        }
+        await inproc?.close();
+        rmSync(caseData, { recursive: true, force: true });
       }
       results.push(result);
       options.onCase?.(result);
     }
   } finally {
-    if (child) {
-      const exited = new Promise((r) => child?.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    await inproc?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
   }
   return {
     at: new Date().toISOString(),
