@@ -26,6 +26,7 @@ const { values } = parseArgs({
     compare: { type: 'boolean', default: false },
     'fit-judge': { type: 'boolean', default: false },
     grid: { type: 'boolean', default: false },
+    'window-radius': { type: 'string' },
     'grid-spec': { type: 'string' },
     conversations: { type: 'string' },
     data: { type: 'string' },
@@ -109,7 +110,7 @@ for (const s of samples) {
 }
 await projections.waitFor(log.head().seq);
 process.stderr.write(`ingested ${log.head().seq} turns; embedding with ${embedder.id}…\n`);
-const job = await new EmbeddingIndexer({ log, projections }, embedder, { batchSize: 64 }).run((d, t) => {
+const job = await new EmbeddingIndexer({ log, projections }, embedder, { batchSize: 64, ...(values['window-radius'] ? { windowRadius: Number(values['window-radius']) } : {}) }).run((d, t) => {
   if (d % 640 === 0) process.stderr.write(`  embedded ${d}/${t}\n`);
 });
 const ingestSeconds = (performance.now() - started) / 1000;
