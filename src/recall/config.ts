@@ -26,10 +26,10 @@ export interface RecallConfig {
 export const DEFAULT_RECALL_CONFIG: RecallConfig = {
   fusion: 'weighted',
   rrf_k: 60,
-  // LoCoMo dev grid (evals/README.md): R@10 0.731 in-sample, 0.720 leave-one-conversation-out
+  // LoCoMo dev grids (evals/README.md), window radius 2: R@10 0.749 in-sample, 0.745 leave-one-conversation-out
   channel_weights: { keyword: 1, terms: 0.5, vector: 0.4, window: 0.6 },
   query_weights: { utterance: 1, context: 0.5, last_sentence: 0.5 },
-  cue_weights: { entity: 0.6, time: 1.0 },
+  cue_weights: { entity: 0.4, time: 1.4 },
   lane_budget: 50,
   judge_pool: 20,
   sections_per_document: 2,
