@@ -15,16 +15,16 @@ export interface LocalJudgeCalibration {
 
 /**
  * Fitted by maximum likelihood on LoCoMo dev (`npm run eval:locomo -- --fit-judge`):
- * 7,600 top-10 candidates of the default fusion, 691 of them gold evidence, with the
+ * 7,600 top-10 candidates of the default fusion, 699 of them gold evidence, with the
  * two classes weighted equally (a 50 % prior). Fitted to the raw 9 % base rate the
  * judge would almost never reach the 0.5 delivery floor (a perfect lexical and strong
  * semantic match scored 0.37–0.48); balanced, 0.5 separates gold-like from
- * non-gold-like candidates: on dev, 65 % of gold candidates pass at precision 0.18
+ * non-gold-like candidates: on dev, 66 % of gold candidates pass at precision 0.18
  * against LoCoMo's sparse labels. See evals/README.md, "local judge calibration".
  */
 export const DEFAULT_LOCAL_CALIBRATION: LocalJudgeCalibration = {
-  withVector: { cos: 1.5879, cov: 3.8757, bias: -2.8223 },
-  withoutVector: { cov: 4.0192, bias: -2.0447 },
+  withVector: { cos: 1.7099, cov: 3.7682, bias: -2.7959 },
+  withoutVector: { cov: 3.9507, bias: -1.9759 },
 };
 
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
