@@ -10,6 +10,12 @@ export interface RecallConfig {
   channel_weights: Record<string, number>;
   /** per query kind: utterance, context, last_sentence */
   query_weights: Record<string, number>;
+  /**
+   * Query kinds that also get a dense (vector) search. The model's cost is linear in text
+   * (1 text 20 ms, 2 texts 42 ms, 3 texts 57 ms here), and the last sentence is part of the
+   * utterance, so it only runs on the keyword lanes.
+   */
+  dense_queries: readonly string[];
   /** boosts added after fusion to candidates matching a cue */
   cue_weights: { entity: number; time: number };
   /** candidates each lane returns per query */
@@ -29,6 +35,7 @@ export const DEFAULT_RECALL_CONFIG: RecallConfig = {
   // LoCoMo dev grids (evals/README.md), window radius 2: R@10 0.749 in-sample, 0.745 leave-one-conversation-out
   channel_weights: { keyword: 1, terms: 0.5, vector: 0.4, window: 0.6 },
   query_weights: { utterance: 1, context: 0.5, last_sentence: 0.5 },
+  dense_queries: ['utterance', 'context'],
   cue_weights: { entity: 0.4, time: 1.4 },
   lane_budget: 50,
   judge_pool: 20,

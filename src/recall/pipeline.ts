@@ -390,7 +390,7 @@ async function embedQueries(
   const readable = (t: string): boolean => embedder.readsCjk || !isMainlyCjk(t);
   // One batch of the dense variants; the judge reuses the context query (utterance with
   // its dialogue), or the utterance when there is no dialogue — no extra embedding.
-  const wanted = queries.filter((q) => readable(q.text)).map((q) => ({ kind: q.kind, text: denseQueryText(q.text) }));
+  const wanted = queries.filter((q) => config.dense_queries.includes(q.kind) && readable(q.text)).map((q) => ({ kind: q.kind, text: denseQueryText(q.text) }));
   if (wanted.length === 0) {
     warnings.push('query_not_readable_by_embedder');
     return { vectors: new Map(), ms: 0 };
