@@ -15,7 +15,6 @@ export { VectorLane, laneId, vectorFromBytes, vectorToBytes, type VectorHit } fr
 interface LiveItem {
   ns: string;
   layer: Layer;
-  content_fp: string;
 }
 
 interface VectorSnapshot {
@@ -38,7 +37,7 @@ export interface VectorSearchOptions {
 
 export class VectorProjection implements Projection {
   readonly name = 'vector';
-  readonly version = 1;
+  readonly version = 2;
   private readonly fold = new KnowledgeFold();
   private live = new Map<string, LiveItem>();
   private lanes = new Map<string, VectorLane>();
@@ -56,7 +55,7 @@ export class VectorProjection implements Projection {
     if (record.type === 'embedding.computed') return this.embed(record.data as EventData<'embedding.computed'>);
     for (const change of this.fold.changes(record)) {
       if (change.op === 'upsert') {
-        this.live.set(change.item.key, { ns: change.item.ns, layer: change.item.layer, content_fp: change.item.content_fp });
+        this.live.set(change.item.key, { ns: change.item.ns, layer: change.item.layer });
       } else if (change.op === 'retire') {
         this.live.delete(change.key);
         for (const lane of this.lanes.values()) lane.remove(change.key);
@@ -76,7 +75,13 @@ export class VectorProjection implements Projection {
     }
     const vector = vectorFromBytes(d.vector, d.dim);
     const item = this.live.get(d.evidence_key) as LiveItem;
-    lane.put(d.evidence_key, vector, d.fingerprint, createHash('sha256').update(d.vector).digest('hex'), this.groupOf(item.ns, item.layer));
+    lane.put(
+      d.evidence_key,
+      vector,
+      d.fingerprint, // 16 hex digits of the vector's sha256 identify it in digests; full hashes per vector cost memory at scale
+      createHash('sha256').update(d.vector).digest('hex').slice(0, 16),
+      this.groupOf(item.ns, item.layer),
+    );
   }
 
   // ---- queries ----

@@ -196,6 +196,8 @@ if (!values['no-model']) {
 }
 
 const rssLoaded = rss();
+const mem = process.memoryUsage();
+const heapMB = { used: Math.round(mem.heapUsed / 1e6), total: Math.round(mem.heapTotal / 1e6), external: Math.round(mem.external / 1e6), arrayBuffers: Math.round(mem.arrayBuffers / 1e6) };
 const events = store.log.head().seq;
 t = performance.now();
 await store.close(); // writes every snapshot, including the HNSW files
@@ -233,6 +235,7 @@ const result = {
   exactVsHnswBySize: bySize,
   model,
   rssMB: { loaded: rssLoaded, peak: peakRss },
+  heapMB,
   disk,
   closeWithSnapshotsMs: Math.round(closeMs),
   startupWithSnapshotsMs: Math.round(startupMs),
@@ -252,6 +255,7 @@ const rows: [string, string][] = [
   ...bySize.map((b): [string, string] => [`exact scan vs HNSW ms at ${b.n}`, `${b.exactMs} vs ${b.hnswMs}`]),
   ['model docs/s, query ms, load ms', model ? `${model.docsPerSec}, ${model.queryMs}, ${model.loadMs}` : 'skipped'],
   ['RSS MB loaded / peak', `${rssLoaded} / ${peakRss}`],
+  ['JS heap used / total, external, array buffers (MB)', `${heapMB.used} / ${heapMB.total}, ${heapMB.external}, ${heapMB.arrayBuffers}`],
   ['disk MB log / projections', `${disk.logMB} / ${disk.projectionsMB}`],
   ['close (snapshots) ms / start-up ms', `${result.closeWithSnapshotsMs} / ${result.startupWithSnapshotsMs}`],
 ];
