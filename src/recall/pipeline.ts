@@ -5,27 +5,30 @@ import { randomBytes } from 'node:crypto';
 import type { ProjectionRunner } from '../../projections/runner.js';
 import type { DeliveredProjection } from '../../projections/delivered.js';
 import type { KeywordProjection } from '../../projections/keyword/index.js';
-import { searchableText } from '../../projections/keyword/index.js';
 import type { RecordEntry, RecordsProjection } from '../../projections/records.js';
 import { isDemoted, type UsageProjection } from '../../projections/usage.js';
 import type { VectorProjection } from '../../projections/vector/index.js';
 import type { Embedder } from '../embed/index.js';
 import { KiokuError } from '../errors.js';
 import { DEFAULT_NAMESPACE, type AppendInput } from '../events/index.js';
-import { KNOWLEDGE_LAYERS, documentKey, type Layer } from '../knowledge/evidence.js';
+import { KNOWLEDGE_LAYERS, type Layer } from '../knowledge/evidence.js';
 import { parseInput } from '../knowledge/validate.js';
 import type { EventLog } from '../log/index.js';
-import { isMainlyCjk, tokenize } from '../text/index.js';
 import { isAcknowledgement } from './acknowledge.js';
 import { DEFAULT_RECALL_CONFIG, laneWeights, type RecallConfig } from './config.js';
-import { boundConversation, conversationFingerprint, planQueries, type PlannedQuery } from './conversation.js';
+import { embedQueries } from './dense.js';
+import { laneRanks, toPacketRecord } from './explain.js';
+import { judgePool, runJudge } from './judging.js';
+import { boundConversation, conversationFingerprint, planQueries } from './conversation.js';
 import { inRange, nameCandidates, parseTimeRange } from './cues.js';
-import { deliver, excerpt, repairTitle, type DeliveryCandidate, type HoldReason } from './delivery.js';
+import { deliver, type DeliveryCandidate, type HoldReason } from './delivery.js';
 import { fuse, type LaneHit } from './fusion.js';
-import type { Judge, JudgeResult } from './judge/index.js';
+import type { Judge } from './judge/index.js';
 import { EmbeddingCache } from './embedding-cache.js';
-import { LAYER_OPTIONS, enabledLayers, recallRequestSchema, type ParsedRecallRequest } from './request.js';
+import { LAYER_OPTIONS, enabledLayers, recallRequestSchema } from './request.js';
 import type { BackendDiagnostic, PacketRecord, RecallPacket } from './packet.js';
+
+export { denseQueryText } from './dense.js';
 
 export interface RecallCore {
   log: EventLog;
@@ -46,15 +49,6 @@ export interface RecallContext {
   turn_id?: string;
   /** read-only: no events appended, so nothing is counted or remembered (candidates/query) */
   readOnly?: boolean;
-}
-
-const QUESTION_WORDS = /^(?:what|when|where|who|whom|whose|why|how|which|did|does|do|is|are|was|were|can|could|would|should|will|has|have|had)\b\s*/i;
-
-/** The dense query: question words add nothing for a sentence encoder (LoCoMo dev: R@10 0.664 → 0.686). */
-export function denseQueryText(text: string): string {
-  let t = text.trim();
-  for (let i = 0; i < 3 && QUESTION_WORDS.test(t); i++) t = t.replace(QUESTION_WORDS, '');
-  return t.replace(/\?+\s*$/, '') || text;
 }
 
 export async function recall(core: RecallCore, input: unknown, context: RecallContext = {}): Promise<RecallPacket> {
@@ -369,64 +363,6 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   };
 }
 
-async function embedQueries(
-  core: RecallCore,
-  config: RecallConfig,
-  request: ParsedRecallRequest,
-  queries: PlannedQuery[],
-  backends: Record<string, BackendDiagnostic>,
-  warnings: string[],
-): Promise<{ vectors?: Map<string, Float32Array>; judgeVector?: Float32Array; ms: number }> {
-  const started = performance.now();
-  const embedder = core.embedder;
-  if (!request.options.semantic) {
-    backends['vector'] = { attempted: false, used: false, status: 'disabled' };
-    return { ms: 0 };
-  }
-  if (!embedder) {
-    backends['vector'] = { attempted: false, used: false, status: 'unavailable' };
-    return { ms: 0 };
-  }
-  const readable = (t: string): boolean => embedder.readsCjk || !isMainlyCjk(t);
-  // One batch of the dense variants; the judge reuses the context query (utterance with
-  // its dialogue), or the utterance when there is no dialogue — no extra embedding.
-  const wanted = queries.filter((q) => config.dense_queries.includes(q.kind) && readable(q.text)).map((q) => ({ kind: q.kind, text: denseQueryText(q.text) }));
-  if (wanted.length === 0) {
-    warnings.push('query_not_readable_by_embedder');
-    return { vectors: new Map(), ms: 0 };
-  }
-  const cache = core.cache;
-  const missing = [...new Set(wanted.map((w) => w.text).filter((t) => !cache?.get(embedder.id, t)))];
-  try {
-    const fresh = new Map<string, Float32Array>();
-    if (missing.length) {
-      const out = await withTimeout(embedder.embed(missing), config.embed_timeout_ms);
-      missing.forEach((t, i) => {
-        fresh.set(t, out[i] as Float32Array);
-        cache?.set(embedder.id, t, out[i] as Float32Array);
-      });
-    }
-    const vectors = new Map(wanted.map((w) => [w.kind, (fresh.get(w.text) ?? cache?.get(embedder.id, w.text)) as Float32Array]));
-    const judgeVector = vectors.get('context') ?? vectors.get('utterance');
-    return { vectors, ...(judgeVector ? { judgeVector } : {}), ms: round(performance.now() - started) };
-  } catch (err) {
-    const timeout = err instanceof TimeoutError;
-    backends['vector'] = { attempted: true, used: false, status: timeout ? 'timeout' : 'error' };
-    warnings.push(`vector_${timeout ? 'timeout' : 'error'}: ${(err as Error).message}`.slice(0, 300));
-    return { ms: round(performance.now() - started) };
-  }
-}
-
-class TimeoutError extends Error {}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new TimeoutError(`no answer within ${ms} ms`)), ms)))]).finally(
-    () => clearTimeout(timer),
-  );
-}
-
-/** Items by or about an entity/speaker the query names. */
 function entityCue(records: RecordsProjection, ns: string, query: string): Set<string> {
   const keys = new Set<string>();
   for (const name of nameCandidates(query)) for (const e of records.byEntityName(ns, name)) keys.add(e.key);
@@ -436,117 +372,6 @@ function entityCue(records: RecordsProjection, ns: string, query: string): Set<s
 /** How many matching items the caller's namespace rules kept out, by layer (counts, never content). */
 function aclCounts(byLayer: Record<string, number>): { total: number; by_layer: Record<string, number> } {
   return { total: Object.values(byLayer).reduce((a, b) => a + b, 0), by_layer: { card: 0, wiki: 0, memory: 0, note: 0, trace: 0, ...byLayer } };
-}
-
-type Scored = { entry: RecordEntry; score: number; parts: Record<string, number>; demoted: boolean };
-
-/** The top of the fused list, with at most N sections per document; the second prefers a heading that names query terms. */
-function judgePool(ranked: Scored[], config: RecallConfig, query: string): Scored[] {
-  const terms = new Set(tokenize(query));
-  const byDoc = new Map<string, Scored[]>();
-  for (const s of ranked) {
-    const doc = documentKey(s.entry.key);
-    const list = byDoc.get(doc) ?? [];
-    list.push(s);
-    byDoc.set(doc, list);
-  }
-  const allowed = new Set<string>();
-  for (const list of byDoc.values()) {
-    const [first, ...rest] = list;
-    if (!first) continue;
-    allowed.add(first.entry.key);
-    if (config.sections_per_document < 2 || rest.length === 0) continue;
-    const headingScore = (s: Scored): number => (s.entry.heading ? tokenize(s.entry.heading).filter((t) => terms.has(t)).length : 0);
-    const second = [...rest].sort((a, b) => headingScore(b) - headingScore(a))[0] as Scored;
-    allowed.add(second.entry.key);
-  }
-  return ranked.filter((s) => allowed.has(s.entry.key)).slice(0, config.judge_pool);
-}
-
-async function runJudge(
-  core: RecallCore,
-  config: RecallConfig,
-  request: ParsedRecallRequest,
-  dialogue: ReturnType<typeof boundConversation>,
-  pool: Scored[],
-  queryVector: Float32Array | undefined,
-  measured: ReadonlyMap<string, number>,
-): Promise<JudgeResult> {
-  if (pool.length === 0) return { judge: core.judge.id, status: 'complete', verdicts: new Map(), calls: 0, ms: 0 };
-  const vectors = core.projections.get<VectorProjection>('vector');
-  const lane = core.embedder ? vectors.lane('text', core.embedder.id) : undefined;
-  try {
-    return await core.judge.judge({
-      utterance: request.query,
-      dialogue,
-      queryVector,
-      deadline: Date.now() + config.judge_timeout_ms,
-      candidates: pool.map((s) => {
-        const known = measured.get(s.entry.key);
-        return {
-          key: s.entry.key,
-          title: s.entry.title,
-          text: excerpt(searchableText(s.entry), config.delivery.excerpt_chars).text,
-          ...(known !== undefined ? { cosine: known } : { vector: lane?.vectorOf(s.entry.key) }),
-        };
-      }),
-    });
-  } catch (err) {
-    return { judge: core.judge.id, status: 'failed', verdicts: new Map(pool.map((s) => [s.entry.key, null])), calls: 1, ms: 0, error: (err as Error).message };
-  }
-}
-
-function laneRanks(lists: Map<string, LaneHit[]>, key: string): Record<string, { rank: number; score: number }> {
-  const out: Record<string, { rank: number; score: number }> = {};
-  for (const [lane, hits] of lists) {
-    const i = hits.findIndex((h) => h.key === key);
-    if (i >= 0) out[lane] = { rank: i + 1, score: round6((hits[i] as LaneHit).score) };
-  }
-  return out;
-}
-
-function toPacketRecord(
-  s: Scored,
-  rank: number,
-  judged: JudgeResult,
-  held: Map<string, HoldReason>,
-  delivered: Set<string>,
-  excerptChars: number,
-): PacketRecord {
-  const e = s.entry;
-  const cut = excerpt(e.text, excerptChars);
-  const verdict = judged.verdicts.has(e.key) ? (judged.verdicts.get(e.key) ?? null) : undefined;
-  return {
-    id: e.id,
-    evidence_key: e.key,
-    layer: e.layer,
-    title: repairTitle(e.title, e.text),
-    ...(e.heading ? { heading: e.heading } : {}),
-    excerpt: cut.text,
-    excerpt_truncated: cut.excerpt,
-    score: round6(s.score),
-    rank_score: rank + 1,
-    occurred_at: e.occurred_at,
-    provenance: {
-      ns: e.ns,
-      seq: e.seq,
-      ...(e.source_path ? { source_path: e.source_path } : {}),
-      ...(e.session_id ? { session_id: e.session_id } : {}),
-      ...(e.kind ? { kind: e.kind } : {}),
-    },
-    why: {
-      lanes: Object.fromEntries(Object.entries(s.parts).map(([k, v]) => [k, round6(v)])),
-      fused_score: round6(s.score),
-      demoted: s.demoted,
-      ...(verdict !== undefined ? { verdict } : {}),
-      delivered: delivered.has(e.key),
-      ...(held.has(e.key)
-        ? { held_back: held.get(e.key) as HoldReason }
-        : verdict === undefined && !delivered.has(e.key)
-          ? { held_back: 'not_judged' as const }
-          : {}),
-    },
-  };
 }
 
 const round = (x: number): number => Math.round(x * 100) / 100;

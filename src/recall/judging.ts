@@ -1,0 +1,71 @@
+// What the judge sees: the top of the fused list, at most N sections per document, with
+// the cosines the vector lane already measured.
+import type { RecordEntry } from '../../projections/records.js';
+import { searchableText } from '../../projections/keyword/index.js';
+import type { VectorProjection } from '../../projections/vector/index.js';
+import { documentKey } from '../knowledge/evidence.js';
+import { tokenize } from '../text/index.js';
+import type { RecallConfig } from './config.js';
+import type { boundConversation } from './conversation.js';
+import { excerpt } from './delivery.js';
+import type { JudgeResult } from './judge/index.js';
+import type { RecallCore } from './pipeline.js';
+import type { ParsedRecallRequest } from './request.js';
+
+export type Scored = { entry: RecordEntry; score: number; parts: Record<string, number>; demoted: boolean };
+
+/** The top of the fused list, with at most N sections per document; the second prefers a heading that names query terms. */
+export function judgePool(ranked: Scored[], config: RecallConfig, query: string): Scored[] {
+  const terms = new Set(tokenize(query));
+  const byDoc = new Map<string, Scored[]>();
+  for (const s of ranked) {
+    const doc = documentKey(s.entry.key);
+    const list = byDoc.get(doc) ?? [];
+    list.push(s);
+    byDoc.set(doc, list);
+  }
+  const allowed = new Set<string>();
+  for (const list of byDoc.values()) {
+    const [first, ...rest] = list;
+    if (!first) continue;
+    allowed.add(first.entry.key);
+    if (config.sections_per_document < 2 || rest.length === 0) continue;
+    const headingScore = (s: Scored): number => (s.entry.heading ? tokenize(s.entry.heading).filter((t) => terms.has(t)).length : 0);
+    const second = [...rest].sort((a, b) => headingScore(b) - headingScore(a))[0] as Scored;
+    allowed.add(second.entry.key);
+  }
+  return ranked.filter((s) => allowed.has(s.entry.key)).slice(0, config.judge_pool);
+}
+
+export async function runJudge(
+  core: RecallCore,
+  config: RecallConfig,
+  request: ParsedRecallRequest,
+  dialogue: ReturnType<typeof boundConversation>,
+  pool: Scored[],
+  queryVector: Float32Array | undefined,
+  measured: ReadonlyMap<string, number>,
+): Promise<JudgeResult> {
+  if (pool.length === 0) return { judge: core.judge.id, status: 'complete', verdicts: new Map(), calls: 0, ms: 0 };
+  const vectors = core.projections.get<VectorProjection>('vector');
+  const lane = core.embedder ? vectors.lane('text', core.embedder.id) : undefined;
+  try {
+    return await core.judge.judge({
+      utterance: request.query,
+      dialogue,
+      queryVector,
+      deadline: Date.now() + config.judge_timeout_ms,
+      candidates: pool.map((s) => {
+        const known = measured.get(s.entry.key);
+        return {
+          key: s.entry.key,
+          title: s.entry.title,
+          text: excerpt(searchableText(s.entry), config.delivery.excerpt_chars).text,
+          ...(known !== undefined ? { cosine: known } : { vector: lane?.vectorOf(s.entry.key) }),
+        };
+      }),
+    });
+  } catch (err) {
+    return { judge: core.judge.id, status: 'failed', verdicts: new Map(pool.map((s) => [s.entry.key, null])), calls: 1, ms: 0, error: (err as Error).message };
+  }
+}
