@@ -44,6 +44,34 @@ function firstLine(text: string, max = 120): string {
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
+interface ItemBase {
+  ns: string;
+  layer: Layer;
+  id: string;
+  section?: string;
+  title: string;
+  text: string;
+  occurred_at: string;
+  seq: number;
+  /** the text whose fingerprint tells the indexer an item changed (default: text) */
+  versionText?: string;
+}
+
+/** An item from its base fields: key and content fingerprint derived, term/entity/tag lists empty unless given. */
+function makeItem(base: ItemBase, extra: Partial<Item> = {}): Item {
+  const { versionText, section, ...rest } = base;
+  return {
+    ...rest,
+    key: evidenceKey({ ns: base.ns, layer: base.layer, id: base.id, section }),
+    ...(section !== undefined ? { section } : {}),
+    terms: [],
+    entities: [],
+    tags: [],
+    content_fp: fingerprint(versionText ?? base.text),
+    ...extra,
+  };
+}
+
 export class KnowledgeFold {
   state: KnowledgeFoldState = { docs: {}, turns: {} };
 
@@ -62,28 +90,23 @@ export class KnowledgeFold {
     switch (record.type) {
       case 'memory.written': {
         const d = record.data as EventData<'memory.written'>;
-        const key = evidenceKey({ ns, layer: 'memory', id: d.id });
-        const item: Item = {
-          key,
-          ns,
-          layer: 'memory',
-          id: d.id,
-          title: firstLine(d.text),
-          text: d.text,
-          kind: d.kind,
-          terms: d.terms,
-          entities: d.entities,
-          tags: d.tags,
-          occurred_at: d.occurred_at ?? at,
-          seq: record.seq,
-          fingerprint: d.fingerprint ?? fingerprint(d.text),
-          content_fp: fingerprint(d.text),
-          attachments: d.attachments,
-          ...(d.session_id ? { session_id: d.session_id } : {}),
-          ...(d.owner ? { owner: d.owner } : {}),
-          ...(d.audience ? { audience: d.audience } : {}),
-          ...(d.supersedes?.length ? { supersedes: d.supersedes } : {}),
-        };
+        const fp = fingerprint(d.text);
+        const item = makeItem(
+          { ns, layer: 'memory', id: d.id, title: firstLine(d.text), text: d.text, occurred_at: d.occurred_at ?? at, seq: record.seq },
+          {
+            kind: d.kind,
+            terms: d.terms,
+            entities: d.entities,
+            tags: d.tags,
+            fingerprint: d.fingerprint ?? fp,
+            content_fp: fp,
+            attachments: d.attachments,
+            ...(d.session_id ? { session_id: d.session_id } : {}),
+            ...(d.owner ? { owner: d.owner } : {}),
+            ...(d.audience ? { audience: d.audience } : {}),
+            ...(d.supersedes?.length ? { supersedes: d.supersedes } : {}),
+          },
+        );
         const out: ItemChange[] = [{ op: 'upsert', item }];
         for (const old of d.supersedes ?? []) {
           out.push({ op: 'retire', key: evidenceKey({ ns, layer: 'memory', id: old }), status: 'superseded', by: d.id, seq: record.seq });
@@ -104,27 +127,30 @@ export class KnowledgeFold {
       }
       case 'card.upserted': {
         const d = record.data as EventData<'card.upserted'>;
-        const items = d.sections.map((s, i): Item => ({
-          key: evidenceKey({ ns, layer: 'card', id: d.id, section: s.id }),
-          ns,
-          layer: 'card',
-          id: d.id,
-          section: s.id,
-          position: i + 1,
-          title: d.title,
-          heading: s.heading,
-          text: s.heading ? `${s.heading}\n${s.body}` : s.body,
-          terms: [],
-          entities: [],
-          tags: d.tags ?? [],
-          occurred_at: at,
-          seq: record.seq,
-          content_fp: fingerprint(`${d.title}\n${s.heading}\n${s.body}`),
-          doc_hash: d.content_hash,
-          ...(d.relations?.length ? { relations: d.relations } : {}),
-          ...(s.meta ? { meta: true } : {}),
-          ...(d.source_path ? { source_path: d.source_path } : {}),
-        }));
+        const items = d.sections.map((s, i) =>
+          makeItem(
+            {
+              ns,
+              layer: 'card',
+              id: d.id,
+              section: s.id,
+              title: d.title,
+              text: s.heading ? `${s.heading}\n${s.body}` : s.body,
+              occurred_at: at,
+              seq: record.seq,
+              versionText: `${d.title}\n${s.heading}\n${s.body}`,
+            },
+            {
+              position: i + 1,
+              heading: s.heading,
+              tags: d.tags ?? [],
+              doc_hash: d.content_hash,
+              ...(d.relations?.length ? { relations: d.relations } : {}),
+              ...(s.meta ? { meta: true } : {}),
+              ...(d.source_path ? { source_path: d.source_path } : {}),
+            },
+          ),
+        );
         return this.replaceDocument(ns, 'card', d.id, items, record.seq);
       }
       case 'wiki.upserted': {
@@ -180,51 +206,28 @@ export class KnowledgeFold {
       case 'episode.logged': {
         const d = record.data as EventData<'episode.logged'>;
         const text = d.messages.map((m) => `${m.role}: ${m.text}`).join('\n');
-        return [
+        const item = makeItem(
           {
-            op: 'upsert',
-            item: {
-              key: evidenceKey({ ns, layer: 'episode', id: d.episode_id }),
-              ns,
-              layer: 'episode',
-              id: d.episode_id,
-              title: firstLine(d.messages[0]?.text ?? d.episode_id),
-              text,
-              terms: [],
-              entities: [],
-              tags: [],
-              occurred_at: d.messages[0]?.at ?? at,
-              seq: record.seq,
-              fingerprint: fingerprint(text),
-              content_fp: fingerprint(text),
-              ...(d.session_id ? { session_id: d.session_id } : {}),
-            },
+            ns,
+            layer: 'episode',
+            id: d.episode_id,
+            title: firstLine(d.messages[0]?.text ?? d.episode_id),
+            text,
+            occurred_at: d.messages[0]?.at ?? at,
+            seq: record.seq,
           },
-        ];
+          { ...(d.session_id ? { session_id: d.session_id } : {}) },
+        );
+        return [{ op: 'upsert', item: { ...item, fingerprint: item.content_fp } }];
       }
       case 'asset.registered': {
         const d = record.data as EventData<'asset.registered'>;
-        return [
-          {
-            op: 'upsert',
-            item: {
-              key: evidenceKey({ ns, layer: 'asset', id: d.id }),
-              ns,
-              layer: 'asset',
-              id: d.id,
-              title: d.path.split('/').pop() ?? d.path,
-              // The description is an asset's only search text (seed 002).
-              text: d.description,
-              terms: [],
-              entities: [],
-              tags: d.tags,
-              occurred_at: at,
-              seq: record.seq,
-              content_fp: fingerprint(d.description),
-              asset: { path: d.path, size: d.size, sha256: d.sha256, ...(d.mime ? { mime: d.mime } : {}) },
-            },
-          },
-        ];
+        // The description is an asset's only search text (seed 002).
+        const item = makeItem(
+          { ns, layer: 'asset', id: d.id, title: d.path.split('/').pop() ?? d.path, text: d.description, occurred_at: at, seq: record.seq },
+          { tags: d.tags, asset: { path: d.path, size: d.size, sha256: d.sha256, ...(d.mime ? { mime: d.mime } : {}) } },
+        );
+        return [{ op: 'upsert', item }];
       }
       default:
         return [];
@@ -234,22 +237,11 @@ export class KnowledgeFold {
   private traceItem(ns: string, turnId: string, query: string, answer: string, sessionId: string, occurredAt: string, seq: number, speaker?: string): Item {
     // a speaker's name is part of what a turn is found by ("what did Caroline say …")
     const text = `${speaker ? `${speaker}: ` : ''}${answer ? `${query}\n${answer}` : query}`;
-    return {
-      key: evidenceKey({ ns, layer: 'trace', id: turnId }),
-      ns,
-      layer: 'trace',
-      id: turnId,
-      title: firstLine(query),
-      text,
-      terms: [],
-      entities: speaker ? [speaker] : [],
-      tags: [],
-      occurred_at: occurredAt,
-      seq,
-      session_id: sessionId,
-      fingerprint: fingerprint(text),
-      content_fp: fingerprint(text),
-    };
+    const item = makeItem(
+      { ns, layer: 'trace', id: turnId, title: firstLine(query), text, occurred_at: occurredAt, seq },
+      { entities: speaker ? [speaker] : [], session_id: sessionId },
+    );
+    return { ...item, fingerprint: item.content_fp };
   }
 
   private sectionItems(
@@ -266,26 +258,17 @@ export class KnowledgeFold {
   ): Item[] {
     return sections.map((s, i) => {
       const text = s.heading ? `${s.heading}\n${s.body}` : s.body;
-      return {
-        key: evidenceKey({ ns, layer, id, section: s.id }),
-        ns,
-        layer,
-        id,
-        section: s.id,
-        position: i + 1,
-        title,
-        heading: s.heading,
-        text,
-        terms: [],
-        entities: [],
-        tags: tags ?? [],
-        occurred_at: occurredAt,
-        seq,
-        fingerprint: s.fingerprint ?? fingerprint(s.body),
-        content_fp: fingerprint(`${title}\n${text}`),
-        doc_hash: docHash,
-        ...(sourcePath ? { source_path: sourcePath } : {}),
-      };
+      return makeItem(
+        { ns, layer, id, section: s.id, title, text, occurred_at: occurredAt, seq, versionText: `${title}\n${text}` },
+        {
+          position: i + 1,
+          heading: s.heading,
+          tags: tags ?? [],
+          fingerprint: s.fingerprint ?? fingerprint(s.body),
+          doc_hash: docHash,
+          ...(sourcePath ? { source_path: sourcePath } : {}),
+        },
+      );
     });
   }
 
