@@ -2,15 +2,17 @@
 // fingerprint — so delivery can ask "delivered in session S since T?" without
 // scanning turns.
 import type { EventData, LogRecord } from '../src/events/index.js';
-import { canonicalDigest, type Projection } from './projection.js';
+import { PlainStateProjection } from './projection.js';
 
 /** per session: key → [ts, fingerprint | null][] */
 type DeliveredState = Record<string, Record<string, [number, string | null][]>>;
 
-export class DeliveredProjection implements Projection {
+export class DeliveredProjection extends PlainStateProjection<DeliveredState> {
   readonly name = 'delivered';
   readonly version = 1;
-  private state: DeliveredState = {};
+  constructor() {
+    super(() => ({}));
+  }
 
   apply(record: LogRecord): void {
     if (record.type !== 'delivery.made') return;
@@ -29,21 +31,5 @@ export class DeliveredProjection implements Projection {
       if (fps.length) out.set(key, fps);
     }
     return out;
-  }
-
-  snapshot(): DeliveredState {
-    return this.state;
-  }
-
-  load(state: unknown): void {
-    this.state = state as DeliveredState;
-  }
-
-  reset(): void {
-    this.state = {};
-  }
-
-  digest(): string {
-    return canonicalDigest(this.state);
   }
 }

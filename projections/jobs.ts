@@ -1,7 +1,7 @@
 // jobs: pipeline job events (queued, running, succeeded, failed, cancelled), stored
 // and summarised — never executed.
 import type { EventData, LogRecord } from '../src/events/index.js';
-import { canonicalDigest, type Projection } from './projection.js';
+import { PlainStateProjection } from './projection.js';
 
 export interface JobState {
   job_id: string;
@@ -15,16 +15,18 @@ export interface JobState {
   events: number;
 }
 
-export class JobsProjection implements Projection {
+export class JobsProjection extends PlainStateProjection<Record<string, JobState>> {
   readonly name = 'jobs';
   readonly version = 1;
-  private jobs: Record<string, JobState> = {};
+  constructor() {
+    super(() => ({}));
+  }
 
   apply(record: LogRecord): void {
     if (record.type !== 'job.event') return;
     const d = record.data as EventData<'job.event'>;
-    const prev = this.jobs[d.job_id];
-    this.jobs[d.job_id] = {
+    const prev = this.state[d.job_id];
+    this.state[d.job_id] = {
       job_id: d.job_id,
       ns: record.ns,
       stage: d.stage,
@@ -38,7 +40,7 @@ export class JobsProjection implements Projection {
   }
 
   list(filter: { ns?: string; stage?: string; status?: string; limit?: number }): JobState[] {
-    return Object.values(this.jobs)
+    return Object.values(this.state)
       .filter(
         (j) =>
           (filter.ns === undefined || j.ns === filter.ns) &&
@@ -54,28 +56,12 @@ export class JobsProjection implements Projection {
     const since = now - days * 86_400_000;
     const by_stage: Record<string, Record<string, number>> = {};
     let total = 0;
-    for (const j of Object.values(this.jobs)) {
+    for (const j of Object.values(this.state)) {
       if (j.last_ts < since || (ns !== undefined && j.ns !== ns)) continue;
       const s = (by_stage[j.stage] ??= {});
       s[j.status] = (s[j.status] ?? 0) + 1;
       total += 1;
     }
     return { since: new Date(since).toISOString(), by_stage, total };
-  }
-
-  snapshot(): Record<string, JobState> {
-    return this.jobs;
-  }
-
-  load(state: unknown): void {
-    this.jobs = state as Record<string, JobState>;
-  }
-
-  reset(): void {
-    this.jobs = {};
-  }
-
-  digest(): string {
-    return canonicalDigest(this.jobs);
   }
 }

@@ -49,3 +49,36 @@ export function canonicalDigest(value: unknown): string {
     .update(canonicalPackr.pack(canonical(value)))
     .digest('hex');
 }
+
+/**
+ * A projection whose whole state is one plain, msgpack-able value: snapshot, load, reset
+ * and digest come for free; subclasses write only apply() and their queries.
+ */
+export abstract class PlainStateProjection<S> implements Projection {
+  abstract readonly name: string;
+  abstract readonly version: number;
+  protected state: S;
+
+  constructor(private readonly empty: () => S) {
+    this.state = empty();
+  }
+
+  abstract apply(record: LogRecord): void;
+
+  snapshot(): S {
+    return this.state;
+  }
+
+  load(state: unknown): void {
+    // snapshot files are checksummed by the runner before this is trusted
+    this.state = state as S;
+  }
+
+  reset(): void {
+    this.state = this.empty();
+  }
+
+  digest(): string {
+    return canonicalDigest(this.state);
+  }
+}

@@ -1,7 +1,7 @@
 // Log statistics per event type and namespace: counts, stored bytes, seq span.
 // The smallest real projection; `kioku log stats` reads it.
 import type { LogRecord } from '../src/events/index.js';
-import { canonicalDigest, type Projection } from './projection.js';
+import { PlainStateProjection } from './projection.js';
 
 export interface TypeStats {
   count: number;
@@ -46,30 +46,15 @@ export function evolveStats(state: StatsState, record: LogRecord): StatsState {
   return state;
 }
 
-export class StatsProjection implements Projection {
+export class StatsProjection extends PlainStateProjection<StatsState> {
   readonly name = 'stats';
   readonly version = 1;
-  private state: StatsState = emptyStats();
+  constructor() {
+    super(emptyStats);
+  }
 
   apply(record: LogRecord): void {
     this.state = evolveStats(this.state, record);
-  }
-
-  snapshot(): StatsState {
-    return this.state;
-  }
-
-  load(state: unknown): void {
-    // Snapshot files are checked by digest before this is trusted (runner).
-    this.state = state as StatsState;
-  }
-
-  reset(): void {
-    this.state = emptyStats();
-  }
-
-  digest(): string {
-    return canonicalDigest(this.state);
   }
 
   /** Read-only view for reports. */

@@ -2,7 +2,7 @@
 // delivered in it and whether (and with what body) it was completed.
 import { createHash } from 'node:crypto';
 import type { EventData, LogRecord } from '../src/events/index.js';
-import { canonicalDigest, type Projection } from './projection.js';
+import { PlainStateProjection } from './projection.js';
 
 export interface SessionState {
   ns: string;
@@ -34,10 +34,12 @@ export function completionHash(answer: string, toolData: unknown): string {
     .digest('hex');
 }
 
-export class TurnsProjection implements Projection {
+export class TurnsProjection extends PlainStateProjection<TurnsSnapshot> {
   readonly name = 'turns';
   readonly version = 1;
-  private state: TurnsSnapshot = { sessions: {}, turns: {} };
+  constructor() {
+    super(() => ({ sessions: {}, turns: {} }));
+  }
 
   apply(record: LogRecord): void {
     switch (record.type) {
@@ -87,21 +89,5 @@ export class TurnsProjection implements Projection {
 
   turn(id: string): TurnState | undefined {
     return this.state.turns[id];
-  }
-
-  snapshot(): TurnsSnapshot {
-    return this.state;
-  }
-
-  load(state: unknown): void {
-    this.state = state as TurnsSnapshot;
-  }
-
-  reset(): void {
-    this.state = { sessions: {}, turns: {} };
-  }
-
-  digest(): string {
-    return canonicalDigest(this.state);
   }
 }

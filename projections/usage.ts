@@ -1,7 +1,7 @@
 // usage: per namespace and evidence key, how often an item was considered, judged,
 // found relevant and returned — one observation per recall — and the demotion rule.
 import type { EventData, LogRecord } from '../src/events/index.js';
-import { canonicalDigest, type Projection } from './projection.js';
+import { PlainStateProjection } from './projection.js';
 
 export interface UsageCounters {
   considered: number;
@@ -22,10 +22,12 @@ export function isDemoted(c: UsageCounters | undefined): boolean {
 
 type UsageState = Record<string, Record<string, UsageCounters>>;
 
-export class UsageProjection implements Projection {
+export class UsageProjection extends PlainStateProjection<UsageState> {
   readonly name = 'usage';
   readonly version = 1;
-  private state: UsageState = {};
+  constructor() {
+    super(() => ({}));
+  }
 
   private counters(ns: string, key: string): UsageCounters {
     const byKey = (this.state[ns] ??= {});
@@ -77,21 +79,5 @@ export class UsageProjection implements Projection {
       .filter(([, c]) => c.considered >= minConsidered && c.relevant === 0)
       .map(([key, c]) => ({ key, ...c }))
       .sort((a, b) => b.considered - a.considered || (a.key < b.key ? -1 : 1));
-  }
-
-  snapshot(): UsageState {
-    return this.state;
-  }
-
-  load(state: unknown): void {
-    this.state = state as UsageState;
-  }
-
-  reset(): void {
-    this.state = {};
-  }
-
-  digest(): string {
-    return canonicalDigest(this.state);
   }
 }
