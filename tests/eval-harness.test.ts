@@ -2,8 +2,9 @@
 // and a correct label passes — over a real server process and in-process.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runEval } from '../src/eval/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evalCaseSchema, runEval, scoreCase } from '../src/eval/index.js';
+import type { PacketRecord, RecallPacket } from '../src/recall/index.js';
 import { REPO, runCli, tempDir } from './helpers.js';
 
 let dir: ReturnType<typeof tempDir>;
@@ -50,3 +51,34 @@ it('runs a real server process over HTTP from the CLI and exits 1 when a case fa
   expect(r.code).toBe(1);
   expect(r.json).toMatchObject({ transport: 'http', summary: { cases: 3, passed: 2, failed: 1 } });
 }, 60_000);
+
+describe('scoring a packet against its labels', () => {
+  const record = (id: string, ns = 'private', held?: string): PacketRecord =>
+    ({
+      id,
+      evidence_key: `${ns}:memory:${id}`,
+      provenance: { ns, seq: 1 },
+      why: { delivered: !held, ...(held ? { held_back: held } : {}) },
+    }) as unknown as PacketRecord;
+  const packet = (records: PacketRecord[], delivered: string[]): RecallPacket =>
+    ({
+      records,
+      delivery: delivered.map((id) => ({ evidence_key: `private:memory:${id}` })),
+      retrieval_mode: 'hybrid',
+      judge: { status: 'complete' },
+    }) as unknown as RecallPacket;
+  const quoted = evalCaseSchema.parse({ id: 'q', query: 'q', need: 'n', expected_delivery: 'any', allowed_ids: ['a'], forbidden_ids: ['f'] });
+
+  it('fails a delivered forbidden item but not one the packet holds back and explains', () => {
+    expect(scoreCase(quoted, packet([record('f', 'private', 'quoted'), record('a')], ['a']), 1).pass).toBe(true);
+    const r = scoreCase(quoted, packet([record('f'), record('a')], ['f']), 1);
+    expect(r.pass).toBe(false);
+    expect(r.failures).toContain('forbidden f was delivered');
+  });
+
+  it('fails any record from another namespace, labelled or not', () => {
+    const r = scoreCase(quoted, packet([record('a'), record('secret', 'team', 'below_floor')], []), 1);
+    expect(r.pass).toBe(false);
+    expect(r.failures).toContain('record secret leaked from namespace team');
+  });
+});

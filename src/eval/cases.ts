@@ -53,7 +53,11 @@ export function scoreCase(c: EvalCase, packet: RecallPacket, latencyMs: number):
   const allowed = new Set([...c.expected_ids, ...c.expected_any_ids.flat(), ...c.allowed_ids]);
   const deliveredAllowed = delivered.filter((d) => allowed.has(d)).length;
   for (const d of delivered) if (!allowed.has(d)) failures.push(`delivered ${d}, which is not allowed`);
-  for (const f of c.forbidden_ids) if (records.includes(f) || delivered.includes(f)) failures.push(`forbidden ${f} came back`);
+  // forbidden = must not be handed to the agent; a record held back (quoted, superseded, old topic) is the packet explaining itself
+  for (const f of c.forbidden_ids) if (delivered.includes(f)) failures.push(`forbidden ${f} was delivered`);
+  // namespace isolation needs no label: nothing from another namespace may appear at all
+  const namespace = c.namespace ?? 'private';
+  for (const r of packet.records) if (r.provenance.ns !== namespace) failures.push(`record ${unit(r)} leaked from namespace ${r.provenance.ns}`);
   if (c.expected_delivery === 'deliver' && delivered.length === 0) failures.push('expected a delivery, got none');
   if (c.expected_delivery === 'quiet' && delivered.length > 0) failures.push(`expected quiet, delivered ${delivered.join(', ')}`);
   if (c.expected_mode && packet.retrieval_mode !== c.expected_mode) failures.push(`expected mode ${c.expected_mode}, got ${packet.retrieval_mode}`);
