@@ -11,6 +11,7 @@ import {
   fuseRrf,
   fuseWeightedMinMax,
   isAcknowledgement,
+  isTopicChange,
   openSession,
   parseTimeRange,
   planQueries,
@@ -111,6 +112,24 @@ describe('query planning', () => {
     expect(zh.records.map((r) => r.evidence_key)).toContain('ev1:private:wiki:ops#回滚');
     const en = await recall(core, { query: 'and the other one?', conversation: [{ role: 'user', content: 'where are the rollback steps?' }] });
     expect(en.records.slice(0, 2).every((r) => /rollback/i.test(r.evidence_key))).toBe(true);
+  });
+
+  it('drops the dialogue when the utterance explicitly changes the subject', async () => {
+    expect(['Actually, forget that. When do invoices go out?', 'never mind, how are invoices sent?', '换个话题，发票什么时候发？'].every(isTopicChange)).toBe(
+      true,
+    );
+    expect(['and the other one?', 'forgetting the password is common', 'ok thanks'].some(isTopicChange)).toBe(false);
+    const conversation = [{ role: 'user' as const, content: 'where are the rollback steps?' }];
+    const changed = await recall(core, { query: 'Actually, forget that. When do invoices go out?', conversation });
+    expect(changed.queries.map((q) => q.kind)).not.toContain('context');
+    expect(changed.warnings).toContain('topic_change_dialogue_ignored');
+    expect(changed.records[0]?.evidence_key).toContain('billing');
+    expect(changed.conversation_messages).toBe(1);
+    const followed = await recall(core, { query: 'When do invoices go out?', conversation });
+    expect(followed.queries.map((q) => q.kind)).toContain('context');
+    // the old subject loses the weight the dialogue gave it
+    const rollbackScore = (p: typeof changed): number => p.records.find((r) => r.id === 'rollback')?.score ?? 0;
+    expect(rollbackScore(changed)).toBeLessThan(rollbackScore(followed));
   });
 });
 

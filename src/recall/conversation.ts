@@ -55,6 +55,16 @@ export function lastSubstantiveSentence(text: string): string | undefined {
   return undefined;
 }
 
+// An utterance that opens by dropping the previous subject: the dialogue before it must not
+// steer recall (its terms would bring the old topic back).
+const TOPIC_CHANGE =
+  /^\s*(?:(?:ok(?:ay)?|so|well|actually|anyway|hmm)[\s,.;:!-]*)*(?:forget (?:that|it|about (?:that|it))|never ?mind|scratch that|moving on|(?:let'?s )?(?:change|switch)(?:ing)? (?:the )?(?:topic|subject|gears)|(?:a |on a )?(?:different|new|unrelated|separate) (?:topic|question|subject)|other (?:topic|question))\b|^\s*(?:换个话题|换个问题|说点别的|不说这个了|先不说这个|算了|另外一个问题|另一个问题)/iu;
+
+/** The utterance explicitly changes the subject ("Actually, forget that. …", "换个话题…"). */
+export function isTopicChange(utterance: string): boolean {
+  return TOPIC_CHANGE.test(utterance.normalize('NFKC'));
+}
+
 /** Up to three distinct queries: the utterance; the utterance with its dialogue; its last substantive sentence. */
 export function planQueries(utterance: string, dialogue: readonly ConversationMessage[]): PlannedQuery[] {
   const u = utterance.trim();

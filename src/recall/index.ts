@@ -4,6 +4,7 @@ export { isAcknowledgement } from './acknowledge.js';
 export {
   planQueries,
   boundConversation,
+  isTopicChange,
   conversationFingerprint,
   lastSubstantiveSentence,
   type ConversationMessage,

@@ -19,7 +19,7 @@ import { DEFAULT_RECALL_CONFIG, laneWeights, type RecallConfig } from './config.
 import { embedQueries } from './dense.js';
 import { laneRanks, toPacketRecord } from './explain.js';
 import { judgePool, runJudge } from './judging.js';
-import { boundConversation, conversationFingerprint, planQueries } from './conversation.js';
+import { boundConversation, conversationFingerprint, isTopicChange, planQueries } from './conversation.js';
 import { inRange, nameCandidates, parseTimeRange } from './cues.js';
 import { deliver, type DeliveryCandidate, type HoldReason } from './delivery.js';
 import { fuse, type LaneHit } from './fusion.js';
@@ -59,15 +59,18 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   if (context.namespaces && !context.namespaces.includes(ns)) {
     throw new KiokuError('KIOKU_FORBIDDEN', `namespace "${ns}" is not readable with these credentials`, { details: { field: 'namespace' } });
   }
-  const dialogue = boundConversation(request.conversation ?? []);
+  const received = boundConversation(request.conversation ?? []);
+  // an explicit change of subject drops the dialogue before it from queries and judge
+  const topicChange = received.length > 0 && isTopicChange(request.query);
+  const dialogue = topicChange ? [] : received;
   const recallId = `r-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
   const base = {
     recall_id: recallId,
     namespace: ns,
     options: request.options,
     limit: request.limit,
-    conversation_fingerprint: conversationFingerprint(dialogue),
-    conversation_messages: dialogue.length,
+    conversation_fingerprint: conversationFingerprint(received),
+    conversation_messages: received.length,
   };
   const records = core.projections.get<RecordsProjection>('records');
 
@@ -103,7 +106,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
 
   const layers = enabledLayers(request.options);
   const queries = planQueries(request.query, dialogue);
-  const warnings: string[] = [];
+  const warnings: string[] = topicChange ? ['topic_change_dialogue_ignored'] : [];
   const backends: Record<string, BackendDiagnostic> = {};
   const timings: Record<string, number> = {};
   const now = core.now?.() ?? new Date();
