@@ -12,6 +12,7 @@ import {
   fuseWeightedMinMax,
   isAcknowledgement,
   isTopicChange,
+  withoutTopicChange,
   openSession,
   parseTimeRange,
   planQueries,
@@ -119,9 +120,12 @@ describe('query planning', () => {
       true,
     );
     expect(['and the other one?', 'forgetting the password is common', 'ok thanks'].some(isTopicChange)).toBe(false);
+    expect(withoutTopicChange('Actually, forget that. When do invoices go out?')).toBe('When do invoices go out?');
+    expect(withoutTopicChange('换个话题，发票什么时候发？')).toBe('发票什么时候发?'); // NFKC, as every query is read
+    expect(withoutTopicChange('never mind')).toBe('never mind');
     const conversation = [{ role: 'user' as const, content: 'where are the rollback steps?' }];
     const changed = await recall(core, { query: 'Actually, forget that. When do invoices go out?', conversation });
-    expect(changed.queries.map((q) => q.kind)).not.toContain('context');
+    expect(changed.queries).toEqual([{ kind: 'utterance', text: 'When do invoices go out?' }]);
     expect(changed.warnings).toContain('topic_change_dialogue_ignored');
     expect(changed.records[0]?.evidence_key).toContain('billing');
     expect(changed.conversation_messages).toBe(1);

@@ -1,21 +1,32 @@
 // npm run eval:fit-judge [-- --json]
-// Fit the local judge's calibration on the offline dev cases: for every case, the
-// candidates the judge would see (top of the fused list), labelled positive when the
-// case allows them (expected, any-of, allowed) and negative otherwise — quiet cases give
-// negatives only, which LoCoMo (always answerable) cannot. Features are exactly the
-// judge's: cosine of the utterance-with-dialogue to the item's stored vector, and the
-// share of utterance terms the item holds. Prints the fitted coefficients and the
-// in-sample pass/quiet figures at the 0.5 floor.
+// Fit the local judge's calibration on the offline dev cases. Every case is recalled
+// through the real pipeline with a recording judge, which keeps the exact requests the
+// judge would see; each candidate is labelled positive when the case allows it
+// (expected, any-of, allowed) and negative otherwise — quiet and unanswerable cases give
+// negatives only, which LoCoMo (always answerable) cannot. Features are computed by the
+// judge's own judgeFeatures(), so fit and inference cannot drift apart. Prints the
+// coefficients, the share of allowed/other candidates over the 0.5 floor, and a simulated
+// pass count (delivery floors, knowledge first, one history slot, metadata and quoted
+// sections held) in-sample and leave-one-case-out.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { VectorProjection } from '../../projections/index.js';
+import type { RecordsProjection } from '../../projections/index.js';
 import { createEmbedder } from '../../src/embed/index.js';
-import { loadCases, loadLibrary } from '../../src/eval/index.js';
+import { loadCases, loadLibrary, type EvalCase } from '../../src/eval/index.js';
+import { normaliseBody } from '../../src/knowledge/evidence.js';
 import { openKioku } from '../../src/kioku.js';
-import { DisabledJudge, cosine, createRecallCore, denseQueryText, recall, termCoverage } from '../../src/recall/index.js';
-import { tokenize } from '../../src/text/index.js';
+import {
+  DEFAULT_DELIVERY_RULES,
+  createRecallCore,
+  isQuoted,
+  judgeFeatures,
+  recall,
+  type Judge,
+  type JudgeFeatures,
+  type JudgeRequest,
+} from '../../src/recall/index.js';
 import { fitLogistic } from '../logistic.js';
 
 const { values } = parseArgs({ options: { json: { type: 'boolean', default: false } } });
@@ -24,29 +35,54 @@ const cases = loadCases([join(root, 'evals/cases/recall.json'), join(root, 'eval
 const dir = mkdtempSync(join(tmpdir(), 'kioku-fit-'));
 await loadLibrary(dir, join(root, 'evals/library'), undefined);
 const store = await openKioku({ data: dir });
-const embedder = createEmbedder();
-const core = createRecallCore(store, { embedder, judge: new DisabledJudge() });
-const rows: { cos: number | undefined; cov: number; y: number; quiet: boolean }[] = [];
+const records = store.projections.get<RecordsProjection>('records');
+
+/** Keeps the request and answers nothing (every verdict unknown). */
+class RecordingJudge implements Judge {
+  readonly id = 'recording';
+  private last: JudgeRequest | undefined;
+  /** the request of the last recall, once */
+  take(): JudgeRequest | undefined {
+    const r = this.last;
+    this.last = undefined;
+    return r;
+  }
+  async judge(request: JudgeRequest) {
+    this.last = request;
+    return { judge: this.id, status: 'failed' as const, verdicts: new Map(request.candidates.map((c) => [c.key, null])), calls: 0, ms: 0 };
+  }
+}
+const recorder = new RecordingJudge();
+const core = createRecallCore(store, { embedder: createEmbedder(), judge: recorder });
+
+interface Row extends JudgeFeatures {
+  case: string;
+  id: string;
+  history: boolean;
+  held: boolean;
+  y: number;
+}
+const rows: Row[] = [];
 for (const c of cases) {
   if (c.expected_mode === 'skipped') continue;
-  const packet = await recall(
-    core,
-    { query: c.query, ...(c.conversation ? { conversation: c.conversation } : {}), namespace: c.namespace ?? 'private', limit: 20 },
-    { readOnly: true },
-  );
-  const dialogue = (c.conversation ?? []).slice(-2).map((m) => m.content);
-  const judgeText = denseQueryText(dialogue.length ? [...dialogue, c.query].join('\n') : c.query);
-  const [qv] = await embedder.embed([judgeText]);
-  const lane = store.projections.get<VectorProjection>('vector').lane('text', embedder.id);
-  const terms = new Set(tokenize(c.query));
+  const ns = c.namespace ?? 'private';
+  recorder.take();
+  await recall(core, { query: c.query, ...(c.conversation ? { conversation: c.conversation } : {}), namespace: ns }, { readOnly: true, namespaces: [ns] });
+  const request = recorder.take();
+  if (!request) continue;
   const allowed = new Set([...c.expected_ids, ...c.expected_any_ids.flat(), ...c.allowed_ids]);
-  for (const r of packet.records) {
-    const v = lane?.vectorOf(r.evidence_key);
+  const assistant = (c.conversation ?? []).filter((m) => m.role === 'assistant').map((m) => normaliseBody(m.content));
+  for (const [key, f] of judgeFeatures(request)) {
+    const e = records.get(key);
+    if (!e) continue;
+    const candidate = request.candidates.find((x) => x.key === key);
     rows.push({
-      cos: v ? cosine(qv as Float32Array, v) : undefined,
-      cov: termCoverage(terms, `${r.title}\n${r.excerpt}`),
-      y: allowed.has(r.id) ? 1 : 0,
-      quiet: c.expected_delivery === 'quiet',
+      ...f,
+      case: c.id,
+      id: e.id,
+      history: ['note', 'trace', 'episode'].includes(e.layer),
+      held: Boolean(e.meta) || isQuoted(candidate?.text ?? '', assistant),
+      y: allowed.has(e.id) ? 1 : 0,
     });
   }
 }
@@ -54,36 +90,83 @@ await core.close();
 await store.close();
 rmSync(dir, { recursive: true, force: true });
 
-const withVector = rows.filter((r) => r.cos !== undefined);
-const wv = fitLogistic(
-  withVector.map((r) => [r.cos as number, r.cov]),
-  withVector.map((r) => r.y),
-  true,
+const VECTOR_FEATURES = ['cos', 'wcov', 'dcov', 'gap', 'tcov'] as const;
+const PLAIN_FEATURES = ['wcov', 'dcov', 'tcov'] as const;
+type Model = { withVector: number[]; withoutVector: number[] };
+const fit = (train: Row[]): Model => {
+  const wv = train.filter((r) => r.cos !== undefined);
+  return {
+    withVector: fitLogistic(
+      wv.map((r) => VECTOR_FEATURES.map((k) => r[k] as number)),
+      wv.map((r) => r.y),
+    ),
+    withoutVector: fitLogistic(
+      train.map((r) => PLAIN_FEATURES.map((k) => r[k])),
+      train.map((r) => r.y),
+    ),
+  };
+};
+const score = (m: Model, r: Row): number => {
+  const [w, ks] = r.cos !== undefined ? [m.withVector, VECTOR_FEATURES] : [m.withoutVector, PLAIN_FEATURES];
+  return 1 / (1 + Math.exp(-(ks.reduce((s, k, i) => s + (r[k] as number) * w[i]!, 0) + w[ks.length]!)));
+};
+
+/** The delivery rules, simplified to what the labels check: floors, knowledge first, one history slot, three items. */
+function passes(c: EvalCase, list: Row[], m: Model): boolean {
+  const { floor, history_floor, max_items, max_history } = DEFAULT_DELIVERY_RULES;
+  const eligible = list.filter((r) => !r.held && score(m, r) >= (r.history ? Math.max(floor, history_floor) : floor));
+  const by = (a: Row, b: Row): number => score(m, b) - score(m, a);
+  const knowledge = eligible.filter((r) => !r.history).sort(by);
+  const history = eligible
+    .filter((r) => r.history)
+    .sort(by)
+    .slice(0, max_history);
+  const delivered = [...new Set([...knowledge, ...history].slice(0, max_items).map((r) => r.id))];
+  const allowed = new Set([...c.expected_ids, ...c.expected_any_ids.flat(), ...c.allowed_ids]);
+  const clean = delivered.every((d) => allowed.has(d) && !c.forbidden_ids.includes(d));
+  return c.expected_delivery === 'deliver' ? delivered.length > 0 && clean : c.expected_delivery === 'quiet' ? delivered.length === 0 : clean;
+}
+
+const model = fit(rows);
+const judged = cases.filter((c) => rows.some((r) => r.case === c.id));
+const inSample = judged.filter((c) =>
+  passes(
+    c,
+    rows.filter((r) => r.case === c.id),
+    model,
+  ),
+).length;
+const looFailing = judged.filter(
+  (c) =>
+    !passes(
+      c,
+      rows.filter((r) => r.case === c.id),
+      fit(rows.filter((r) => r.case !== c.id)),
+    ),
 );
-const nv = fitLogistic(
-  rows.map((r) => [r.cov]),
-  rows.map((r) => r.y),
-  true,
-);
-const p = (r: (typeof rows)[number]): number => 1 / (1 + Math.exp(-(r.cos !== undefined ? wv[0]! * r.cos + wv[1]! * r.cov + wv[2]! : nv[0]! * r.cov + nv[1]!)));
+const notJudged = cases.length - judged.length; // acknowledgements and greetings: skipped before any judge
 const pos = rows.filter((r) => r.y === 1);
 const neg = rows.filter((r) => r.y === 0);
+const r4 = (x: number): number => Math.round(x * 10000) / 10000;
+const named = (w: number[], ks: readonly string[]): Record<string, number> =>
+  Object.fromEntries([...ks.map((k, i) => [k, r4(w[i]!)]), ['bias', r4(w[ks.length]!)]]);
 const report = {
   rows: rows.length,
   positives: pos.length,
-  withVector: { cos: r4(wv[0]!), cov: r4(wv[1]!), bias: r4(wv[2]!) },
-  withoutVector: { cov: r4(nv[0]!), bias: r4(nv[1]!) },
+  withVector: named(model.withVector, VECTOR_FEATURES),
+  withoutVector: named(model.withoutVector, PLAIN_FEATURES),
   at_floor: {
-    positives_passing: r4(pos.filter((r) => p(r) >= 0.5).length / pos.length),
-    negatives_passing: r4(neg.filter((r) => p(r) >= 0.5).length / neg.length),
-    quiet_case_candidates_passing: rows.filter((r) => r.quiet && p(r) >= 0.5).length,
+    positives_passing: r4(pos.filter((r) => score(model, r) >= 0.5).length / pos.length),
+    negatives_passing: r4(neg.filter((r) => score(model, r) >= 0.5).length / neg.length),
   },
+  simulated_pass: { cases: cases.length, in_sample: inSample + notJudged, leave_one_case_out: judged.length - looFailing.length + notJudged },
+  leave_one_case_out_failing: looFailing.map((c) => c.id),
 };
+const show = (o: Record<string, number>): string =>
+  Object.entries(o)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
 process.stdout.write(
-  `fitted on ${report.rows} candidates of the offline dev cases (${report.positives} allowed):\n  with a vector: sigmoid(${report.withVector.cos}·cos + ${report.withVector.cov}·coverage + ${report.withVector.bias})\n  without: sigmoid(${report.withoutVector.cov}·coverage + ${report.withoutVector.bias})\n  at 0.5: ${report.at_floor.positives_passing} of allowed pass, ${report.at_floor.negatives_passing} of others pass, ${report.at_floor.quiet_case_candidates_passing} candidates of quiet cases pass\n`,
+  `fitted on ${report.rows} judged candidates of the offline dev cases (${report.positives} allowed)\n  with a vector: ${show(report.withVector)}\n  without: ${show(report.withoutVector)}\n  at 0.5: ${report.at_floor.positives_passing} of allowed pass, ${report.at_floor.negatives_passing} of others pass\n  simulated pass: ${report.simulated_pass.in_sample}/${cases.length} in-sample, ${report.simulated_pass.leave_one_case_out}/${cases.length} leave-one-case-out (failing: ${report.leave_one_case_out_failing.join(', ')})\n`,
 );
 if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-
-function r4(x: number): number {
-  return Math.round(x * 10000) / 10000;
-}

@@ -1,4 +1,4 @@
-// npm run eval:locomo [-- --json] [--embedder use-lite|hash] [--compare] [--fit-judge] [--conversations N]
+// npm run eval:locomo [-- --json] [--embedder use-lite|hash] [--compare] [--judge-check] [--conversations N]
 // LoCoMo development split: every dialogue turn stored as a trace of its conversation
 // (one namespace per conversation, the session date as occurred_at, the speaker as an
 // entity), every question recalled with limit 10 through the real recall core.
@@ -15,16 +15,14 @@ import { CachedEmbedder, createEmbedder, type Embedder, type EmbedderKind } from
 import type { AppendInput } from '../../src/events/index.js';
 import { EmbeddingIndexer } from '../../src/indexer/embedding-job.js';
 import { EventLog, type LevelStore } from '../../src/log/index.js';
-import { DEFAULT_RECALL_CONFIG, DisabledJudge, cosine, denseQueryText, recall, termCoverage, type RecallConfig } from '../../src/recall/index.js';
-import { tokenize } from '../../src/text/index.js';
-import { fitLogistic } from '../logistic.js';
+import { DEFAULT_RECALL_CONFIG, DisabledJudge, LocalJudge, recall, type RecallConfig } from '../../src/recall/index.js';
 
 const { values } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
     embedder: { type: 'string', default: 'use-lite' },
     compare: { type: 'boolean', default: false },
-    'fit-judge': { type: 'boolean', default: false },
+    'judge-check': { type: 'boolean', default: false },
     grid: { type: 'boolean', default: false },
     'window-radius': { type: 'string' },
     'grid-spec': { type: 'string' },
@@ -110,7 +108,10 @@ for (const s of samples) {
 }
 await projections.waitFor(log.head().seq);
 process.stderr.write(`ingested ${log.head().seq} turns; embedding with ${embedder.id}…\n`);
-const job = await new EmbeddingIndexer({ log, projections }, embedder, { batchSize: 64, ...(values['window-radius'] ? { windowRadius: Number(values['window-radius']) } : {}) }).run((d, t) => {
+const job = await new EmbeddingIndexer({ log, projections }, embedder, {
+  batchSize: 64,
+  ...(values['window-radius'] ? { windowRadius: Number(values['window-radius']) } : {}),
+}).run((d, t) => {
   if (d % 640 === 0) process.stderr.write(`  embedded ${d}/${t}\n`);
 });
 const ingestSeconds = (performance.now() - started) / 1000;
@@ -195,7 +196,9 @@ const results: {
   byConversation: Record<string, Scores>;
   latency: { p50: number; p95: number };
 }[] = [];
-const fitRows: { cos: number; cov: number; y: number }[] = [];
+const judgeRows: { verdict: number; y: number }[] = [];
+const judgeTurns: { delivered: boolean; gold: boolean }[] = [];
+const judgeCheck = values['judge-check'] ? new LocalJudge() : undefined;
 for (const v of variants) {
   const byCategory: Record<string, Scores> = {};
   const byConversation: Record<string, Scores> = {};
@@ -216,16 +219,18 @@ for (const v of variants) {
           { query: q.question, namespace: ns, limit: 10, options: { cards: false, wiki: false, memories: false, notes: false, assets: false } },
         );
         ranked = packet.records.map((r) => r.id);
-        if (values['fit-judge'] && v.config === DEFAULT_RECALL_CONFIG && q.category !== 5) {
-          // the judge sees the dense query (question words stripped), as recall embeds it
-          const [qv] = await embedder.embed([denseQueryText(q.question)]);
-          const lane = projections.get<VectorProjection>('vector').lane('text', embedder.id);
-          const terms = new Set(tokenize(q.question));
-          for (const r of packet.records) {
-            const cv = lane?.vectorOf(r.evidence_key);
-            if (!cv) continue;
-            fitRows.push({ cos: cosine(qv as Float32Array, cv), cov: termCoverage(terms, r.excerpt), y: gold.includes(r.id) ? 1 : 0 });
-          }
+        if (judgeCheck && v.config === DEFAULT_RECALL_CONFIG && q.category !== 5) {
+          // the local judge, fitted on the offline cases, never saw LoCoMo: a held-out check
+          const judged = await recall(
+            { log, projections, embedder, judge: judgeCheck, config: v.config as RecallConfig },
+            { query: q.question, namespace: ns, limit: 20, options: { cards: false, wiki: false, memories: false, notes: false, assets: false } },
+            { readOnly: true },
+          );
+          for (const r of judged.records) if (typeof r.why.verdict === 'number') judgeRows.push({ verdict: r.why.verdict, y: gold.includes(r.id) ? 1 : 0 });
+          // what delivery would hand over: the one history slot, the best verdict at or above 0.75
+          const top = judged.delivery[0];
+          const topId = top ? judged.records.find((r) => r.evidence_key === top.evidence_key)?.id : undefined;
+          judgeTurns.push({ delivered: Boolean(top), gold: topId !== undefined && gold.includes(topId) });
         }
       }
       lat.push(performance.now() - t);
@@ -284,49 +289,32 @@ if (values.grid && tuned.length > 1) {
   leaveOneOut = { r10: r4(hits / n), picks };
 }
 
-// Logistic regression for the local judge's calibration (gradient descent, standardised inputs).
-let calibration:
+// How the local judge separates gold turns from the rest at the delivery floors.
+let judgeReport:
   | {
-      withVector: { cos: number; cov: number; bias: number };
-      withoutVector: { cov: number; bias: number };
-      base_rate_fit: { cos: number; cov: number; bias: number };
-      at_floor: { passed: number; precision: number; recall: number };
-      rows: number;
-      positives: number;
+      candidates: number;
+      gold: number;
+      floors: Record<string, { passed: number; precision: number; recall: number }>;
+      questions: number;
+      delivered_share: number;
+      delivered_gold_precision: number;
     }
   | undefined;
-if (fitRows.length) {
-  const ys = fitRows.map((r) => r.y);
-  const withVector = fitLogistic(
-    fitRows.map((r) => [r.cos, r.cov]),
-    ys,
-    true,
-  );
-  const withoutVector = fitLogistic(
-    fitRows.map((r) => [r.cov]),
-    ys,
-    true,
-  );
-  const baseRate = fitLogistic(
-    fitRows.map((r) => [r.cos, r.cov]),
-    ys,
-    false,
-  );
-  // how the balanced judge separates at the delivery floor (0.5) on these candidates
-  let tp = 0;
-  let fp = 0;
-  for (const r of fitRows) {
-    const p = 1 / (1 + Math.exp(-(withVector[0]! * r.cos + withVector[1]! * r.cov + withVector[2]!)));
-    if (p >= 0.5) r.y ? tp++ : fp++;
-  }
-  const positives = ys.filter((y) => y === 1).length;
-  calibration = {
-    withVector: { cos: r4(withVector[0]!), cov: r4(withVector[1]!), bias: r4(withVector[2]!) },
-    withoutVector: { cov: r4(withoutVector[0]!), bias: r4(withoutVector[1]!) },
-    base_rate_fit: { cos: r4(baseRate[0]!), cov: r4(baseRate[1]!), bias: r4(baseRate[2]!) },
-    at_floor: { passed: tp + fp, precision: r4(tp / Math.max(1, tp + fp)), recall: r4(tp / positives) },
-    rows: fitRows.length,
-    positives,
+if (judgeRows.length) {
+  const gold = judgeRows.filter((r) => r.y === 1).length;
+  const at = (floor: number): { passed: number; precision: number; recall: number } => {
+    const passed = judgeRows.filter((r) => r.verdict >= floor);
+    const tp = passed.filter((r) => r.y === 1).length;
+    return { passed: passed.length, precision: r4(tp / Math.max(1, passed.length)), recall: r4(tp / Math.max(1, gold)) };
+  };
+  const delivered = judgeTurns.filter((t) => t.delivered);
+  judgeReport = {
+    candidates: judgeRows.length,
+    gold,
+    floors: { '0.5': at(0.5), '0.75': at(0.75) },
+    questions: judgeTurns.length,
+    delivered_share: r4(delivered.length / Math.max(1, judgeTurns.length)),
+    delivered_gold_precision: r4(delivered.filter((t) => t.gold).length / Math.max(1, delivered.length)),
   };
 }
 
@@ -345,7 +333,7 @@ const report = {
   goal_recall_at_10: 0.75,
   variants: results.map(({ byConversation, ...r }) => (values.grid ? r : { ...r, byConversation })),
   ...(leaveOneOut ? { leave_one_conversation_out_r10: leaveOneOut } : {}),
-  ...(calibration ? { judge_calibration: calibration } : {}),
+  ...(judgeReport ? { local_judge: judgeReport } : {}),
 };
 const lines = [`LoCoMo dev: ${report.conversations} conversations, ${report.turns} turns, embedder ${report.embedder}`];
 lines.push(`${'variant'.padEnd(48)} ${'R@5'.padStart(6)} ${'R@10'.padStart(6)} ${'MRR'.padStart(6)}  by category R@10 (1/2/3/4 | 5)   p50 ms`);
@@ -356,13 +344,10 @@ for (const r of [...results].sort((a, b) => (values.grid ? b.overall.r10 - a.ove
   );
 }
 if (leaveOneOut) lines.push(`leave-one-conversation-out R@10 (best variant picked on the other four each time): ${leaveOneOut.r10}`);
-if (calibration) {
+if (judgeReport) {
+  const f = judgeReport.floors;
   lines.push(
-    `local judge calibration: sigmoid(${calibration.withVector.cos}·cos + ${calibration.withVector.cov}·coverage + ${calibration.withVector.bias}) over ${calibration.rows} candidates (${calibration.positives} gold)`,
-  );
-  lines.push(`  without a vector: sigmoid(${calibration.withoutVector.cov}·coverage + ${calibration.withoutVector.bias}); class-balanced (50 % prior)`);
-  lines.push(
-    `  at the 0.5 delivery floor: ${calibration.at_floor.passed} candidates pass, precision ${calibration.at_floor.precision}, recall ${calibration.at_floor.recall}; base-rate fit would be sigmoid(${calibration.base_rate_fit.cos}·cos + ${calibration.base_rate_fit.cov}·coverage + ${calibration.base_rate_fit.bias})`,
+    `local judge (held out: fitted on the offline cases) over ${judgeReport.candidates} judged candidates, ${judgeReport.gold} gold: at 0.5 ${f['0.5']?.passed} pass, precision ${f['0.5']?.precision}, recall ${f['0.5']?.recall}; at the history floor 0.75 ${f['0.75']?.passed} pass, precision ${f['0.75']?.precision}, recall ${f['0.75']?.recall}; delivery hands a turn on ${judgeReport.delivered_share} of questions, a gold one ${judgeReport.delivered_gold_precision} of the time`,
   );
 }
 process.stdout.write(`${lines.join('\n')}\n`);

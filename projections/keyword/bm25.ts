@@ -75,6 +75,12 @@ export class Bm25Index {
     if (this.tombstones > 1024 && this.tombstones * 2 > this.postingCount) this.compact();
   }
 
+  /** BM25's inverse document frequency of a term (an unseen term weighs as a term in no document). */
+  idf(term: string): number {
+    const df = this.df.get(term) ?? 0;
+    return Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+  }
+
   has(doc: number): boolean {
     return (this.lengths[doc] ?? -1) >= 0;
   }

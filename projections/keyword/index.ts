@@ -139,6 +139,11 @@ export class KeywordProjection implements Projection {
     };
   }
 
+  /** How telling a term is across the whole index (BM25 idf over every namespace: a weight, never content). */
+  idf(term: string): number {
+    return this.text.idf(term);
+  }
+
   has(key: string): boolean {
     return this.docOf.has(key);
   }

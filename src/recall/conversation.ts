@@ -65,6 +65,15 @@ export function isTopicChange(utterance: string): boolean {
   return TOPIC_CHANGE.test(utterance.normalize('NFKC'));
 }
 
+/** The utterance without its topic-change lead ("Actually, forget that. When …?" → "When …?"); unchanged when nothing follows it. */
+export function withoutTopicChange(utterance: string): string {
+  const u = utterance.normalize('NFKC');
+  const lead = TOPIC_CHANGE.exec(u);
+  if (!lead) return utterance;
+  const rest = u.slice(lead.index + lead[0].length).replace(/^[\s,.;:!?，。；：！？、—–-]+/u, '');
+  return rest.length > 0 ? rest : utterance;
+}
+
 /** Up to three distinct queries: the utterance; the utterance with its dialogue; its last substantive sentence. */
 export function planQueries(utterance: string, dialogue: readonly ConversationMessage[]): PlannedQuery[] {
   const u = utterance.trim();

@@ -5,6 +5,7 @@ export {
   planQueries,
   boundConversation,
   isTopicChange,
+  withoutTopicChange,
   conversationFingerprint,
   lastSubstantiveSentence,
   type ConversationMessage,

@@ -1,7 +1,7 @@
 // What the judge sees: the top of the fused list, at most N sections per document, with
 // the cosines the vector lane already measured.
 import type { RecordEntry } from '../../projections/records.js';
-import { searchableText } from '../../projections/keyword/index.js';
+import { searchableText, type KeywordProjection } from '../../projections/keyword/index.js';
 import type { VectorProjection } from '../../projections/vector/index.js';
 import { documentKey } from '../knowledge/evidence.js';
 import { tokenize } from '../text/index.js';
@@ -48,12 +48,14 @@ export async function runJudge(
 ): Promise<JudgeResult> {
   if (pool.length === 0) return { judge: core.judge.id, status: 'complete', verdicts: new Map(), calls: 0, ms: 0 };
   const vectors = core.projections.get<VectorProjection>('vector');
+  const keyword = core.projections.get<KeywordProjection>('keyword');
   const lane = core.embedder ? vectors.lane('text', core.embedder.id) : undefined;
   try {
     return await core.judge.judge({
       utterance: request.query,
       dialogue,
       queryVector,
+      termWeight: (term) => keyword.idf(term),
       deadline: Date.now() + config.judge_timeout_ms,
       candidates: pool.map((s) => {
         const known = measured.get(s.entry.key);

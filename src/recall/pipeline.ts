@@ -19,7 +19,7 @@ import { DEFAULT_RECALL_CONFIG, laneWeights, type RecallConfig } from './config.
 import { embedQueries } from './dense.js';
 import { laneRanks, toPacketRecord } from './explain.js';
 import { judgePool, runJudge } from './judging.js';
-import { boundConversation, conversationFingerprint, isTopicChange, planQueries } from './conversation.js';
+import { boundConversation, conversationFingerprint, isTopicChange, planQueries, withoutTopicChange } from './conversation.js';
 import { inRange, nameCandidates, parseTimeRange } from './cues.js';
 import { deliver, type DeliveryCandidate, type HoldReason } from './delivery.js';
 import { fuse, type LaneHit } from './fusion.js';
@@ -105,7 +105,9 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   }
 
   const layers = enabledLayers(request.options);
-  const queries = planQueries(request.query, dialogue);
+  // what is asked: the utterance without a topic-change lead, whose words would only dilute the query
+  const asked = withoutTopicChange(request.query);
+  const queries = planQueries(asked, dialogue);
   const warnings: string[] = topicChange ? ['topic_change_dialogue_ignored'] : [];
   const backends: Record<string, BackendDiagnostic> = {};
   const timings: Record<string, number> = {};
@@ -180,8 +182,8 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   const t1 = performance.now();
   const fused = fuse(config.fusion, lists, laneWeights(config, lists.keys()), config.rrf_k);
   // cue boosts: an entity or speaker the query names, a time range it mentions
-  const entityKeys = entityCue(records, ns, request.query);
-  const range = parseTimeRange(request.query, now);
+  const entityKeys = entityCue(records, ns, asked);
+  const range = parseTimeRange(asked, now);
   backends['entity_cue'] = entityKeys.size ? { attempted: true, used: true, status: 'used' } : { attempted: true, used: false, status: 'empty' };
   backends['time_cue'] = range ? { attempted: true, used: true, status: 'used' } : { attempted: true, used: false, status: 'empty' };
   const usage = core.projections.get<UsageProjection>('usage');
@@ -221,12 +223,12 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   timings['fusion_ms'] = round(performance.now() - t1);
 
   // ---- the judge sees the top of the fused list, at most two sections per document ----
-  const pool = judgePool(ranked, config, request.query);
+  const pool = judgePool(ranked, config, asked);
   const t2 = performance.now();
   // cosines the vector lane already measured for the judge's query, so the judge reads fewer vectors
   const judgeKind = embedded.vectors?.has('context') ? 'context' : 'utterance';
   const measured = new Map((lists.get(`vector:${judgeKind}`) ?? []).map((h) => [h.key, h.score]));
-  const judged = await runJudge(core, config, request, dialogue, pool, embedded.judgeVector, measured);
+  const judged = await runJudge(core, config, { ...request, query: asked }, dialogue, pool, embedded.judgeVector, measured);
   timings['judge_ms'] = round(performance.now() - t2);
   const degraded =
     judged.status === 'partial' ||

@@ -199,7 +199,12 @@ if (!values['no-model']) {
 (globalThis as { gc?: () => void }).gc?.();
 const rssLoaded = rss();
 const mem = process.memoryUsage();
-const heapMB = { used: Math.round(mem.heapUsed / 1e6), total: Math.round(mem.heapTotal / 1e6), external: Math.round(mem.external / 1e6), arrayBuffers: Math.round(mem.arrayBuffers / 1e6) };
+const heapMB = {
+  used: Math.round(mem.heapUsed / 1e6),
+  total: Math.round(mem.heapTotal / 1e6),
+  external: Math.round(mem.external / 1e6),
+  arrayBuffers: Math.round(mem.arrayBuffers / 1e6),
+};
 const events = store.log.head().seq;
 t = performance.now();
 await store.close(); // writes every snapshot, including the HNSW files

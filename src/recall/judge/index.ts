@@ -1,5 +1,14 @@
 export { statusOf, type Judge, type JudgeCandidate, type JudgeRequest, type JudgeResult, type JudgeStatus } from './types.js';
-export { LocalJudge, DEFAULT_LOCAL_CALIBRATION, cosine, termCoverage, type LocalJudgeCalibration } from './local.js';
+export {
+  LocalJudge,
+  DEFAULT_LOCAL_CALIBRATION,
+  cosine,
+  termCoverage,
+  judgeFeatures,
+  localVerdict,
+  type JudgeFeatures,
+  type LocalJudgeCalibration,
+} from './local.js';
 export { LlmJudge, parseVerdicts, MAX_REQUEST_BYTES, MAX_DIALOGUE_CHARS, type LlmJudgeOptions } from './llm.js';
 export { DoubleJudge, type ScoreRule } from './double.js';
 export { DisabledJudge } from './disabled.js';

@@ -21,6 +21,8 @@ export interface JudgeRequest {
   candidates: readonly JudgeCandidate[];
   /** embedding of the utterance with its dialogue, when the model could read it */
   queryVector?: Float32Array | undefined;
+  /** how telling a term is in this library (BM25 idf); absent = every term weighs 1 */
+  termWeight?: ((term: string) => number) | undefined;
   /** absolute deadline (ms since epoch) shared by every call the judge makes */
   deadline: number;
 }
