@@ -5,7 +5,9 @@ import type { DeliveredProjection, UsageProjection } from '../projections/index.
 import { HashedEmbedder, type Embedder } from '../src/embed/index.js';
 import { EmbeddingIndexer } from '../src/indexer/embedding-job.js';
 import {
+  DEFAULT_RECALL_CONFIG,
   DoubleJudge,
+  neighbourBoosts,
   LocalJudge,
   completeTurn,
   fuseRrf,
@@ -383,5 +385,39 @@ describe('fusion and cues', () => {
     const byDate = await recall(core, { query: 'Which pet was adopted in June 2023?' });
     expect(byDate.records[0]?.evidence_key).toBe('ev1:private:trace:c2');
     expect(byDate.time_cue?.phrase).toBe('june 2023');
+  });
+
+  it('passes a share of a strong trace score to the turns around it, never stacking boosts', () => {
+    const around: Record<string, string[]> = { t2: ['t1', 't3'], t4: ['t3', 't5'] };
+    const boosts = neighbourBoosts(
+      [
+        { key: 't2', score: 2 },
+        { key: 't4', score: 1 },
+      ],
+      (k) => around[k] ?? [],
+      0.3,
+    );
+    expect(Object.fromEntries(boosts)).toEqual({ t1: 0.6, t3: 0.6, t5: 0.3 });
+    expect(neighbourBoosts([{ key: 't2', score: 2 }], (k) => around[k] ?? [], 0).size).toBe(0);
+  });
+
+  it('brings back the reply to a matching turn although it shares no words with the query', async () => {
+    const turns: [string, string][] = [
+      ['n1', 'Good morning, how was the weekend?'],
+      ['n2', 'Where did Melanie go camping this summer?'],
+      ['n3', 'Up in the Sierra mountains, near a lake.'],
+      ['n4', 'I baked bread on Sunday.'],
+    ];
+    for (const [i, [turn_id, query]] of turns.entries())
+      await store.log.append({ type: 'turn.started', ns: 'private', data: { turn_id, session_id: 'talk', query, occurred_at: `2023-07-0${i + 1}T10:00:00Z` } });
+    await store.projections.waitFor(store.log.head().seq);
+    const reply = (p: Awaited<ReturnType<typeof recall>>) => p.records.find((r) => r.id === 'n3');
+    const lifted = await recall(core, { query: 'Where did Melanie go camping?', options: { semantic: false } });
+    expect(reply(lifted)?.why.lanes['neighbour']).toBeGreaterThan(0);
+    const off = await recall(
+      { ...core, config: { ...DEFAULT_RECALL_CONFIG, neighbour_weight: 0 } },
+      { query: 'Where did Melanie go camping?', options: { semantic: false } },
+    );
+    expect(reply(off)).toBeUndefined();
   });
 });

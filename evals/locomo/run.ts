@@ -163,7 +163,7 @@ const variants: Variant[] = values.compare
 
 /**
  * A small grid around the default, for tuning on this dev split (leave-one-conversation-out
- * is reported beside it). --grid-spec '{"vector":[0.6],"window":[0.6],"entity":[0.6],"time":[0.6]}' overrides the axes.
+ * is reported beside it). --grid-spec '{"vector":[0.6],"window":[0.6],"entity":[0.6],"time":[0.6],"neighbour":[0.3]}' overrides the axes.
  */
 function gridVariants(): Variant[] {
   const spec = {
@@ -172,6 +172,7 @@ function gridVariants(): Variant[] {
     entity: [0.2, 0.4, 0.6],
     time: [0.2, 0.4, 0.6],
     keyword: [1],
+    neighbour: [DEFAULT_RECALL_CONFIG.neighbour_weight],
     ...(values['grid-spec'] ? (JSON.parse(values['grid-spec']) as Record<string, number[]>) : {}),
   };
   const out: Variant[] = [];
@@ -180,10 +181,15 @@ function gridVariants(): Variant[] {
       for (const window of spec.window)
         for (const entity of spec.entity)
           for (const time of spec.time)
-            out.push({
-              name: `keyword ${keyword} vector ${vector} window ${window} entity ${entity} time ${time}`,
-              config: cfg({ channel_weights: { ...DEFAULT_RECALL_CONFIG.channel_weights, keyword, vector, window }, cue_weights: { entity, time } }),
-            });
+            for (const neighbour of spec.neighbour)
+              out.push({
+                name: `keyword ${keyword} vector ${vector} window ${window} entity ${entity} time ${time} neighbour ${neighbour}`,
+                config: cfg({
+                  channel_weights: { ...DEFAULT_RECALL_CONFIG.channel_weights, keyword, vector, window },
+                  cue_weights: { entity, time },
+                  neighbour_weight: neighbour,
+                }),
+              });
   return out;
 }
 

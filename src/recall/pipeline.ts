@@ -18,6 +18,7 @@ import { isAcknowledgement } from './acknowledge.js';
 import { DEFAULT_RECALL_CONFIG, laneWeights, type RecallConfig } from './config.js';
 import { embedQueries } from './dense.js';
 import { laneRanks, toPacketRecord } from './explain.js';
+import { neighbourBoosts } from './neighbours.js';
 import { judgePool, runJudge } from './judging.js';
 import { boundConversation, conversationFingerprint, isTopicChange, planQueries, withoutTopicChange } from './conversation.js';
 import { inRange, nameCandidates, parseTimeRange } from './cues.js';
@@ -189,12 +190,14 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   const usage = core.projections.get<UsageProjection>('usage');
   const ownSince = request.context_since ? Date.parse(request.context_since) : -Infinity;
   let ownSession = 0;
+  const isOwnVisibleTrace = (entry: RecordEntry): boolean =>
+    Boolean(request.session_id) && entry.layer === 'trace' && entry.session_id === request.session_id && Date.parse(entry.occurred_at) >= ownSince;
   const scored: { entry: RecordEntry; score: number; parts: Record<string, number>; demoted: boolean }[] = [];
   for (const f of fused) {
     const entry = records.get(f.key);
     if (!entry || entry.status !== 'active') continue;
     // this session's own traces in the visible range never come back (DESIGN §4 step 7)
-    if (request.session_id && entry.layer === 'trace' && entry.session_id === request.session_id && Date.parse(entry.occurred_at) >= ownSince) {
+    if (isOwnVisibleTrace(entry)) {
       ownSession += 1;
       continue;
     }
@@ -203,6 +206,25 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
     if (entityKeys.has(f.key)) score += parts['entity_cue'] = config.cue_weights.entity;
     if (range && inRange(entry.occurred_at, range)) score += parts['time_cue'] = config.cue_weights.time;
     scored.push({ entry, score, parts, demoted: isDemoted(usage.get(ns, f.key)) });
+  }
+  // a strong trace lifts its neighbours in the same session (they may not have been found at all)
+  if (config.neighbour_weight > 0) {
+    const sources = scored
+      .filter((s) => s.entry.layer === 'trace' && s.entry.session_id)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, config.neighbour_sources)
+      .map((s) => ({ key: s.entry.key, score: s.score }));
+    const boosts = neighbourBoosts(sources, sessionNeighbours(records, ns, new Map()), config.neighbour_weight);
+    const byKey = new Map(scored.map((s) => [s.entry.key, s]));
+    for (const [key, boost] of boosts) {
+      const have = byKey.get(key);
+      if (have) have.score += have.parts['neighbour'] = boost;
+      else {
+        const entry = records.get(key);
+        if (entry?.status === 'active' && !isOwnVisibleTrace(entry))
+          scored.push({ entry, score: boost, parts: { neighbour: boost }, demoted: isDemoted(usage.get(ns, key)) });
+      }
+    }
   }
   // demoted evidence sinks below the rest; it never vanishes
   scored.sort((a, b) => Number(a.demoted) - Number(b.demoted) || b.score - a.score || (a.entry.key < b.entry.key ? -1 : 1));
@@ -381,3 +403,15 @@ function aclCounts(byLayer: Record<string, number>): { total: number; by_layer: 
 
 const round = (x: number): number => Math.round(x * 100) / 100;
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+
+/** The turns just before and after a trace in its session (by log order); each session is read once per recall. */
+function sessionNeighbours(records: RecordsProjection, ns: string, sessions: Map<string, RecordEntry[]>): (key: string) => string[] {
+  return (key) => {
+    const entry = records.get(key);
+    if (!entry?.session_id) return [];
+    let turns = sessions.get(entry.session_id);
+    if (!turns) sessions.set(entry.session_id, (turns = records.bySessionId(entry.session_id, { ns }).filter((t) => t.layer === 'trace')));
+    const i = turns.findIndex((t) => t.key === key);
+    return i < 0 ? [] : [turns[i - 1], turns[i + 1]].filter((t): t is RecordEntry => t !== undefined).map((t) => t.key);
+  };
+}
