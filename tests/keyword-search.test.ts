@@ -60,3 +60,22 @@ it('ranks complete matches before partial ones', () => {
 it('splits digits from CJK so years and names match', () => {
   expect(tokenize('2013年于乐')).toEqual(['2013', '年于', '于乐']);
 });
+
+it('weighs a term by how telling it is within a namespace, and follows retirements', async () => {
+  const keyword = store.projections.get<KeywordProjection>('keyword');
+  // "staging" is in 3 of 5 private items; the team namespace has one item without it
+  await store.knowledge.writeMemories({
+    ns: 'team',
+    memories: [
+      { id: 't1', kind: 'fact', text: 'Staging belongs to the platform team.' },
+      { id: 't2', kind: 'fact', text: 'Lunch is at noon.' },
+    ],
+  });
+  const [staging] = tokenize('staging');
+  expect(keyword.idf(staging as string, 'private')).toBeLessThan(keyword.idf(staging as string, 'team'));
+  expect(keyword.idf('zzz-unseen', 'private')).toBeGreaterThan(keyword.idf(staging as string, 'private'));
+  const before = keyword.idf(staging as string, 'team');
+  await store.knowledge.forget({ ns: 'team', id: 't1' });
+  await store.projections.waitFor(store.log.head().seq);
+  expect(keyword.idf(staging as string, 'team')).toBeGreaterThan(before);
+});

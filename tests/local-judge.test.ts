@@ -71,3 +71,16 @@ it('uses the cosine-free model for an item without a vector (CJK text), on its t
   expect(judged.status).toBe('complete');
   expect(judged.verdicts.get('zh')).toBeGreaterThanOrEqual(0.5);
 });
+
+it('reads a time phrase as a date range, not as words to find in the text', () => {
+  const candidates = [
+    { key: 'note', title: '2026-11-20', text: 'Incident: the checkout service went down for 20 minutes.', cosine: 0.6, inTimeRange: true },
+    { key: 'old', title: '2026-10-02', text: 'Incident: the checkout service was slow.', cosine: 0.6 },
+  ];
+  const asText = judgeFeatures(request({ utterance: 'What happened with checkout last week?', candidates }));
+  const asDate = judgeFeatures(request({ utterance: 'What happened with checkout last week?', timePhrase: 'last week', candidates }));
+  expect(asDate.get('note')!.wcov).toBeGreaterThan(asText.get('note')!.wcov);
+  expect(asDate.get('note')!.time).toBe(1);
+  expect(asDate.get('old')!.time).toBe(0);
+  expect(localVerdict(asDate.get('note')!)).toBeGreaterThan(localVerdict(asDate.get('old')!));
+});

@@ -19,17 +19,20 @@ import { normaliseBody } from '../../src/knowledge/evidence.js';
 import { openKioku } from '../../src/kioku.js';
 import {
   DEFAULT_DELIVERY_RULES,
+  PLAIN_FEATURES as ALL_PLAIN,
+  VECTOR_FEATURES as ALL_VECTOR,
   createRecallCore,
   isQuoted,
   judgeFeatures,
   recall,
+  type FeatureName,
   type Judge,
   type JudgeFeatures,
   type JudgeRequest,
 } from '../../src/recall/index.js';
 import { fitLogistic } from '../logistic.js';
 
-const { values } = parseArgs({ options: { json: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, features: { type: 'string' }, show: { type: 'string' } } });
 const root = resolve(import.meta.dirname, '../..');
 const cases = loadCases([join(root, 'evals/cases/recall.json'), join(root, 'evals/cases/conversation.json')]);
 const dir = mkdtempSync(join(tmpdir(), 'kioku-fit-'));
@@ -57,6 +60,7 @@ const core = createRecallCore(store, { embedder: createEmbedder(), judge: record
 
 interface Row extends JudgeFeatures {
   case: string;
+  text: string;
   id: string;
   history: boolean;
   held: boolean;
@@ -79,6 +83,7 @@ for (const c of cases) {
     rows.push({
       ...f,
       case: c.id,
+      text: `${candidate?.title ?? ''} / ${candidate?.text ?? ''}`.replace(/\s+/g, ' ').slice(0, 70),
       id: e.id,
       history: ['note', 'trace', 'episode'].includes(e.layer),
       held: Boolean(e.meta) || isQuoted(candidate?.text ?? '', assistant),
@@ -90,8 +95,10 @@ await core.close();
 await store.close();
 rmSync(dir, { recursive: true, force: true });
 
-const VECTOR_FEATURES = ['cos', 'wcov', 'dcov', 'gap', 'tcov'] as const;
-const PLAIN_FEATURES = ['wcov', 'dcov', 'tcov'] as const;
+// --features narrows the signals (exploration); the default is every signal the judge computes
+const chosen = values.features?.split(',') as FeatureName[] | undefined;
+const VECTOR_FEATURES = ALL_VECTOR.filter((f) => !chosen || chosen.includes(f));
+const PLAIN_FEATURES = ALL_PLAIN.filter((f) => !chosen || chosen.includes(f));
 type Model = { withVector: number[]; withoutVector: number[] };
 const fit = (train: Row[]): Model => {
   const wv = train.filter((r) => r.cos !== undefined);
@@ -123,6 +130,9 @@ function passes(c: EvalCase, list: Row[], m: Model): boolean {
     .slice(0, max_history);
   const delivered = [...new Set([...knowledge, ...history].slice(0, max_items).map((r) => r.id))];
   const allowed = new Set([...c.expected_ids, ...c.expected_any_ids.flat(), ...c.allowed_ids]);
+  // retrieval: every expected id (one of each any-of group) among what the judge saw
+  const seen = new Set(list.map((r) => r.id));
+  if (!c.expected_ids.every((id) => seen.has(id)) || !c.expected_any_ids.every((g) => g.some((id) => seen.has(id)))) return false;
   const clean = delivered.every((d) => allowed.has(d) && !c.forbidden_ids.includes(d));
   return c.expected_delivery === 'deliver' ? delivered.length > 0 && clean : c.expected_delivery === 'quiet' ? delivered.length === 0 : clean;
 }
@@ -169,4 +179,14 @@ const show = (o: Record<string, number>): string =>
 process.stdout.write(
   `fitted on ${report.rows} judged candidates of the offline dev cases (${report.positives} allowed)\n  with a vector: ${show(report.withVector)}\n  without: ${show(report.withoutVector)}\n  at 0.5: ${report.at_floor.positives_passing} of allowed pass, ${report.at_floor.negatives_passing} of others pass\n  simulated pass: ${report.simulated_pass.in_sample}/${cases.length} in-sample, ${report.simulated_pass.leave_one_case_out}/${cases.length} leave-one-case-out (failing: ${report.leave_one_case_out_failing.join(', ')})\n`,
 );
+for (const id of values.show?.split(',') ?? []) {
+  process.stdout.write(`## ${id}\n`);
+  for (const r of rows
+    .filter((x) => x.case === id)
+    .sort((a, b) => score(model, b) - score(model, a))
+    .slice(0, 8))
+    process.stdout.write(
+      `  ${r.y ? '+' : ' '} ${r.id.padEnd(20)} ${score(model, r).toFixed(2)} ${[...VECTOR_FEATURES].map((f) => `${f} ${(r[f] ?? NaN).toFixed(2)}`).join(' ')} ${r.held ? 'HELD' : ''} | ${r.text}\n`,
+    );
+}
 if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -60,6 +60,8 @@ export class KeywordProjection implements Projection {
   /** doc → group (namespace id × 8 + layer id), for gating searches with typed lookups */
   private groupOf: number[] = [];
   private nsIds = new Map<string, number>();
+  /** per namespace: live docs and document frequency per term (derived, rebuilt on load) */
+  private nsDf = new Map<string, { live: number; df: Map<string, number> }>();
 
   apply(record: LogRecord): void {
     for (const change of this.fold.changes(record)) {
@@ -86,6 +88,10 @@ export class KeywordProjection implements Projection {
     this.groupOf[doc] = this.group(row.ns, row.layer);
     this.text.add(doc, row.text);
     if (row.terms.length) this.terms.add(doc, row.terms);
+    let stats = this.nsDf.get(row.ns);
+    if (!stats) this.nsDf.set(row.ns, (stats = { live: 0, df: new Map() }));
+    stats.live += 1;
+    for (const t of new Set(row.text)) stats.df.set(t, (stats.df.get(t) ?? 0) + 1);
   }
 
   private drop(key: string): void {
@@ -93,6 +99,16 @@ export class KeywordProjection implements Projection {
     if (doc === undefined) return;
     this.text.remove(doc);
     this.terms.remove(doc);
+    const row = this.docs[doc];
+    const stats = row ? this.nsDf.get(row.ns) : undefined;
+    if (row && stats) {
+      stats.live -= 1;
+      for (const t of new Set(row.text)) {
+        const n = (stats.df.get(t) ?? 1) - 1;
+        if (n > 0) stats.df.set(t, n);
+        else stats.df.delete(t);
+      }
+    }
     this.docs[doc] = undefined;
     this.docOf.delete(key);
   }
@@ -139,9 +155,16 @@ export class KeywordProjection implements Projection {
     };
   }
 
-  /** How telling a term is across the whole index (BM25 idf over every namespace: a weight, never content). */
-  idf(term: string): number {
-    return this.text.idf(term);
+  /**
+   * How telling a term is (BM25 idf): within one namespace when given — a speaker's name
+   * in every turn of a conversation tells nothing there — else across the whole index.
+   */
+  idf(term: string, ns?: string): number {
+    if (ns === undefined) return this.text.idf(term);
+    const stats = this.nsDf.get(ns);
+    const live = stats?.live ?? 0;
+    const df = stats?.df.get(term) ?? 0;
+    return Math.log(1 + (live - df + 0.5) / (df + 0.5));
   }
 
   has(key: string): boolean {
@@ -171,6 +194,7 @@ export class KeywordProjection implements Projection {
     this.docOf = new Map();
     this.groupOf = [];
     this.nsIds = new Map();
+    this.nsDf = new Map();
   }
 
   digest(): string {

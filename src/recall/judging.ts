@@ -6,6 +6,7 @@ import type { VectorProjection } from '../../projections/vector/index.js';
 import { documentKey } from '../knowledge/evidence.js';
 import { tokenize } from '../text/index.js';
 import type { RecallConfig } from './config.js';
+import { inRange, type TimeRange } from './cues.js';
 import type { boundConversation } from './conversation.js';
 import { excerpt } from './delivery.js';
 import type { JudgeResult } from './judge/index.js';
@@ -37,15 +38,21 @@ export function judgePool(ranked: Scored[], config: RecallConfig, query: string)
   return ranked.filter((s) => allowed.has(s.entry.key)).slice(0, config.judge_pool);
 }
 
-export async function runJudge(
-  core: RecallCore,
-  config: RecallConfig,
-  request: ParsedRecallRequest,
-  dialogue: ReturnType<typeof boundConversation>,
-  pool: Scored[],
-  queryVector: Float32Array | undefined,
-  measured: ReadonlyMap<string, number>,
-): Promise<JudgeResult> {
+export interface JudgeInput {
+  request: ParsedRecallRequest;
+  /** the namespace searched: term weights come from it */
+  ns: string;
+  dialogue: ReturnType<typeof boundConversation>;
+  pool: Scored[];
+  queryVector: Float32Array | undefined;
+  /** cosines the vector lane already measured for the judge's query */
+  measured: ReadonlyMap<string, number>;
+  /** the time range the utterance names, if any */
+  range: TimeRange | undefined;
+}
+
+export async function runJudge(core: RecallCore, config: RecallConfig, input: JudgeInput): Promise<JudgeResult> {
+  const { request, ns, dialogue, pool, queryVector, measured, range } = input;
   if (pool.length === 0) return { judge: core.judge.id, status: 'complete', verdicts: new Map(), calls: 0, ms: 0 };
   const vectors = core.projections.get<VectorProjection>('vector');
   const keyword = core.projections.get<KeywordProjection>('keyword');
@@ -55,7 +62,8 @@ export async function runJudge(
       utterance: request.query,
       dialogue,
       queryVector,
-      termWeight: (term) => keyword.idf(term),
+      termWeight: (term) => keyword.idf(term, ns),
+      ...(range ? { timePhrase: range.phrase } : {}),
       deadline: Date.now() + config.judge_timeout_ms,
       candidates: pool.map((s) => {
         const known = measured.get(s.entry.key);
@@ -64,6 +72,7 @@ export async function runJudge(
           title: s.entry.title,
           text: excerpt(searchableText(s.entry), config.delivery.excerpt_chars).text,
           ...(known !== undefined ? { cosine: known } : { vector: lane?.vectorOf(s.entry.key) }),
+          ...(range && inRange(s.entry.occurred_at, range) ? { inTimeRange: true } : {}),
         };
       }),
     });

@@ -250,7 +250,15 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   // cosines the vector lane already measured for the judge's query, so the judge reads fewer vectors
   const judgeKind = embedded.vectors?.has('context') ? 'context' : 'utterance';
   const measured = new Map((lists.get(`vector:${judgeKind}`) ?? []).map((h) => [h.key, h.score]));
-  const judged = await runJudge(core, config, { ...request, query: asked }, dialogue, pool, embedded.judgeVector, measured);
+  const judged = await runJudge(core, config, {
+    request: { ...request, query: asked },
+    ns,
+    dialogue,
+    pool,
+    queryVector: embedded.judgeVector,
+    measured,
+    range,
+  });
   timings['judge_ms'] = round(performance.now() - t2);
   const degraded =
     judged.status === 'partial' ||

@@ -6,6 +6,9 @@ export {
   termCoverage,
   judgeFeatures,
   localVerdict,
+  VECTOR_FEATURES,
+  PLAIN_FEATURES,
+  type FeatureName,
   type JudgeFeatures,
   type LocalJudgeCalibration,
 } from './local.js';

@@ -12,11 +12,17 @@
 import { tokenize } from '../../text/index.js';
 import { type Judge, type JudgeRequest, type JudgeResult } from './types.js';
 
+/** The signals, by name; `cos` is absent when the candidate has no vector from the current model. */
+export const VECTOR_FEATURES = ['cos', 'wcov', 'dcov', 'gap', 'tcov', 'time'] as const;
+export const PLAIN_FEATURES = ['wcov', 'dcov', 'tcov', 'time'] as const;
+export type FeatureName = (typeof VECTOR_FEATURES)[number];
+
+/** sigmoid(bias + Σ coefficient × signal); a signal without a coefficient weighs 0. */
 export interface LocalJudgeCalibration {
-  /** with a cosine: sigmoid(cos·cosine + wcov·… + dcov·… + gap·… + tcov·… + bias) */
-  withVector: { cos: number; wcov: number; dcov: number; gap: number; tcov: number; bias: number };
+  /** with a cosine */
+  withVector: Partial<Record<FeatureName, number>> & { bias: number };
   /** without one (mainly-CJK text, item still waiting for its vector) */
-  withoutVector: { wcov: number; dcov: number; tcov: number; bias: number };
+  withoutVector: Partial<Record<Exclude<FeatureName, 'cos' | 'gap'>, number>> & { bias: number };
 }
 
 /**
@@ -27,8 +33,8 @@ export interface LocalJudgeCalibration {
  * leave-one-case-out; see evals/README.md, "local judge calibration".
  */
 export const DEFAULT_LOCAL_CALIBRATION: LocalJudgeCalibration = {
-  withVector: { cos: 2.5485, wcov: 8.236, dcov: 5.7144, gap: 3.1802, tcov: 3.1312, bias: -3.0193 },
-  withoutVector: { wcov: 9.711, dcov: 8.2378, tcov: 3.3566, bias: -2.6911 },
+  withVector: { cos: 2.6374, wcov: 7.8352, dcov: 5.7751, gap: 3.6045, tcov: 3.5531, time: 0.7699, bias: -3.0056 },
+  withoutVector: { wcov: 9.5325, dcov: 8.2903, tcov: 3.5238, time: -0.0838, bias: -2.6791 },
 };
 
 export interface JudgeFeatures {
@@ -37,6 +43,8 @@ export interface JudgeFeatures {
   dcov: number;
   gap: number;
   tcov: number;
+  /** 1 when the utterance names a time range and the candidate happened in it */
+  time: number;
 }
 
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
@@ -74,7 +82,9 @@ function coverageOf(terms: ReadonlySet<string>, have: ReadonlySet<string>, weigh
 /** The judge's signals for every candidate of one request (exported so the calibration is fitted on exactly these). */
 export function judgeFeatures(request: JudgeRequest): Map<string, JudgeFeatures> {
   const weight = request.termWeight ?? ((): number => 1);
-  const utterance = new Set(tokenize(request.utterance));
+  // the words of a time phrase ("last week") are matched against dates, never against text
+  const timeWords = new Set(request.timePhrase ? tokenize(request.timePhrase) : []);
+  const utterance = new Set(tokenize(request.utterance).filter((t) => !timeWords.has(t)));
   // what the user's last messages add: the subject a follow-up ("and the old ones?") leaves out
   const added = new Set(
     request.dialogue
@@ -100,6 +110,7 @@ export function judgeFeatures(request: JudgeRequest): Map<string, JudgeFeatures>
       dcov: coverageOf(added, have, weight),
       gap: cos !== undefined ? cos - best : 0,
       tcov: coverageOf(utterance, new Set(tokenize(c.title)), weight),
+      time: c.inTimeRange ? 1 : 0,
     });
   }
   return out;
@@ -107,12 +118,11 @@ export function judgeFeatures(request: JudgeRequest): Map<string, JudgeFeatures>
 
 /** The calibrated score of one candidate's signals. */
 export function localVerdict(f: JudgeFeatures, calibration: LocalJudgeCalibration = DEFAULT_LOCAL_CALIBRATION): number {
-  if (f.cos !== undefined) {
-    const k = calibration.withVector;
-    return sigmoid(k.cos * f.cos + k.wcov * f.wcov + k.dcov * f.dcov + k.gap * f.gap + k.tcov * f.tcov + k.bias);
-  }
-  const k = calibration.withoutVector;
-  return sigmoid(k.wcov * f.wcov + k.dcov * f.dcov + k.tcov * f.tcov + k.bias);
+  const [k, names]: [Partial<Record<FeatureName, number>> & { bias: number }, readonly FeatureName[]] =
+    f.cos !== undefined ? [calibration.withVector, VECTOR_FEATURES] : [calibration.withoutVector, PLAIN_FEATURES];
+  let x = k.bias;
+  for (const name of names) x += (k[name] ?? 0) * (f[name] ?? 0);
+  return sigmoid(x);
 }
 
 export class LocalJudge implements Judge {

@@ -13,6 +13,8 @@ export interface JudgeCandidate {
   vector?: Float32Array | undefined;
   /** cosine to the query vector when the vector lane already measured it (saves reading the vector) */
   cosine?: number | undefined;
+  /** the utterance names a time range and this item happened in it */
+  inTimeRange?: boolean | undefined;
 }
 
 export interface JudgeRequest {
@@ -21,6 +23,8 @@ export interface JudgeRequest {
   candidates: readonly JudgeCandidate[];
   /** embedding of the utterance with its dialogue, when the model could read it */
   queryVector?: Float32Array | undefined;
+  /** the time phrase the utterance names ("last week"), matched against dates, not text */
+  timePhrase?: string | undefined;
   /** how telling a term is in this library (BM25 idf); absent = every term weighs 1 */
   termWeight?: ((term: string) => number) | undefined;
   /** absolute deadline (ms since epoch) shared by every call the judge makes */
