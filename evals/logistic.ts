@@ -2,7 +2,7 @@
 // of features. Used to fit the local judge's calibration.
 
 /** Newton-Raphson (IRLS) for logistic regression; returns weights then bias. Exact maximum likelihood. */
-export function fitLogistic(xs: number[][], ys: number[], balanced = false): number[] {
+export function fitLogistic(xs: number[][], ys: number[], balanced = false, sampleWeights?: readonly number[]): number[] {
   // balanced: weight each class to half the total, i.e. calibrate to a 50 % prior
   const pos = ys.filter((y) => y === 1).length;
   const weightOf = (y: number): number => (!balanced ? 1 : y === 1 ? ys.length / (2 * pos) : ys.length / (2 * (ys.length - pos)));
@@ -14,7 +14,7 @@ export function fitLogistic(xs: number[][], ys: number[], balanced = false): num
     xs.forEach((row, k) => {
       const x = [...row, 1];
       const p = 1 / (1 + Math.exp(-x.reduce((s, v, i) => s + v * w[i]!, 0)));
-      const c = weightOf(ys[k]!);
+      const c = weightOf(ys[k]!) * (sampleWeights?.[k] ?? 1);
       for (let i = 0; i < d; i++) {
         g[i]! += c * (ys[k]! - p) * x[i]!;
         for (let j = 0; j < d; j++) h[i]![j]! += c * p * (1 - p) * x[i]! * x[j]!;

@@ -8,7 +8,7 @@
 // coefficients, the share of allowed/other candidates over the 0.5 floor, and a simulated
 // pass count (delivery floors, knowledge first, one history slot, metadata and quoted
 // sections held) in-sample and leave-one-case-out.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,7 +32,15 @@ import {
 } from '../../src/recall/index.js';
 import { fitLogistic } from '../logistic.js';
 
-const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, features: { type: 'string' }, show: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    features: { type: 'string' },
+    show: { type: 'string' },
+    'with-locomo': { type: 'string' },
+    'locomo-weight': { type: 'string', default: '1' },
+  },
+});
 const root = resolve(import.meta.dirname, '../..');
 const cases = loadCases([join(root, 'evals/cases/recall.json'), join(root, 'evals/cases/conversation.json')]);
 const dir = mkdtempSync(join(tmpdir(), 'kioku-fit-'));
@@ -100,16 +108,26 @@ const chosen = values.features?.split(',') as FeatureName[] | undefined;
 const VECTOR_FEATURES = ALL_VECTOR.filter((f) => !chosen || chosen.includes(f));
 const PLAIN_FEATURES = ALL_PLAIN.filter((f) => !chosen || chosen.includes(f));
 type Model = { withVector: number[]; withoutVector: number[] };
+// --with-locomo rows.json (from eval:locomo --judge-check --judge-rows): LoCoMo's judged candidates
+// join the fit (never the case simulation), together weighing --locomo-weight × the offline rows
+type Labelled = JudgeFeatures & { y: number };
+const locomo: Labelled[] = values['with-locomo'] ? (JSON.parse(readFileSync(values['with-locomo'], 'utf8')) as Labelled[]) : [];
 const fit = (train: Row[]): Model => {
-  const wv = train.filter((r) => r.cos !== undefined);
+  const perLocomoRow = locomo.length ? (Number(values['locomo-weight']) * train.length) / locomo.length : 0;
+  const all: { r: Labelled; w: number }[] = [...train.map((r) => ({ r, w: 1 })), ...locomo.map((r) => ({ r, w: perLocomoRow }))];
+  const wv = all.filter((x) => x.r.cos !== undefined);
   return {
     withVector: fitLogistic(
-      wv.map((r) => VECTOR_FEATURES.map((k) => r[k] as number)),
-      wv.map((r) => r.y),
+      wv.map((x) => VECTOR_FEATURES.map((k) => x.r[k] as number)),
+      wv.map((x) => x.r.y),
+      false,
+      wv.map((x) => x.w),
     ),
     withoutVector: fitLogistic(
-      train.map((r) => PLAIN_FEATURES.map((k) => r[k])),
-      train.map((r) => r.y),
+      all.map((x) => PLAIN_FEATURES.map((k) => x.r[k])),
+      all.map((x) => x.r.y),
+      false,
+      all.map((x) => x.w),
     ),
   };
 };
@@ -169,6 +187,16 @@ const report = {
     positives_passing: r4(pos.filter((r) => score(model, r) >= 0.5).length / pos.length),
     negatives_passing: r4(neg.filter((r) => score(model, r) >= 0.5).length / neg.length),
   },
+  ...(locomo.length
+    ? {
+        locomo_at_history_floor: (() => {
+          const passed = locomo.filter((r) => score(model, r as Row) >= DEFAULT_DELIVERY_RULES.history_floor);
+          const gold = locomo.filter((r) => r.y === 1).length;
+          const tp = passed.filter((r) => r.y === 1).length;
+          return { passed: passed.length, of: locomo.length, precision: r4(tp / Math.max(1, passed.length)), recall: r4(tp / Math.max(1, gold)) };
+        })(),
+      }
+    : {}),
   simulated_pass: { cases: cases.length, in_sample: inSample + notJudged, leave_one_case_out: judged.length - looFailing.length + notJudged },
   leave_one_case_out_failing: looFailing.map((c) => c.id),
 };
@@ -177,7 +205,7 @@ const show = (o: Record<string, number>): string =>
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
 process.stdout.write(
-  `fitted on ${report.rows} judged candidates of the offline dev cases (${report.positives} allowed)\n  with a vector: ${show(report.withVector)}\n  without: ${show(report.withoutVector)}\n  at 0.5: ${report.at_floor.positives_passing} of allowed pass, ${report.at_floor.negatives_passing} of others pass\n  simulated pass: ${report.simulated_pass.in_sample}/${cases.length} in-sample, ${report.simulated_pass.leave_one_case_out}/${cases.length} leave-one-case-out (failing: ${report.leave_one_case_out_failing.join(', ')})\n`,
+  `fitted on ${report.rows} judged candidates of the offline dev cases (${report.positives} allowed)\n  with a vector: ${show(report.withVector)}\n  without: ${show(report.withoutVector)}\n  at 0.5: ${report.at_floor.positives_passing} of allowed pass, ${report.at_floor.negatives_passing} of others pass\n  ${report.locomo_at_history_floor ? `LoCoMo rows at 0.75: ${JSON.stringify(report.locomo_at_history_floor)}\n  ` : ''}simulated pass: ${report.simulated_pass.in_sample}/${cases.length} in-sample, ${report.simulated_pass.leave_one_case_out}/${cases.length} leave-one-case-out (failing: ${report.leave_one_case_out_failing.join(', ')})\n`,
 );
 for (const id of values.show?.split(',') ?? []) {
   process.stdout.write(`## ${id}\n`);

@@ -5,7 +5,7 @@
 // Reports recall@5, recall@10 and MRR of the gold evidence turns per category, beside
 // a plain BM25 baseline computed in the same run. Reads ../shared/evals/locomo/ at run
 // time; skips cleanly when it is absent. Never tune on anything but this dev split.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,7 +15,17 @@ import { CachedEmbedder, createEmbedder, type Embedder, type EmbedderKind } from
 import type { AppendInput } from '../../src/events/index.js';
 import { EmbeddingIndexer } from '../../src/indexer/embedding-job.js';
 import { EventLog, type LevelStore } from '../../src/log/index.js';
-import { DEFAULT_RECALL_CONFIG, DisabledJudge, LocalJudge, recall, type RecallConfig } from '../../src/recall/index.js';
+import {
+  DEFAULT_RECALL_CONFIG,
+  DisabledJudge,
+  LocalJudge,
+  judgeFeatures,
+  recall,
+  type JudgeFeatures,
+  type JudgeRequest,
+  type JudgeResult,
+  type RecallConfig,
+} from '../../src/recall/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -23,6 +33,8 @@ const { values } = parseArgs({
     embedder: { type: 'string', default: 'use-lite' },
     compare: { type: 'boolean', default: false },
     'judge-check': { type: 'boolean', default: false },
+    // with --judge-check: write every judged candidate's signals and gold label (for eval:fit-judge --with-locomo)
+    'judge-rows': { type: 'string' },
     grid: { type: 'boolean', default: false },
     'window-radius': { type: 'string' },
     'grid-spec': { type: 'string' },
@@ -221,7 +233,16 @@ const results: {
 }[] = [];
 const judgeRows: { verdict: number; y: number }[] = [];
 const judgeTurns: { delivered: boolean; gold: boolean }[] = [];
-const judgeCheck = values['judge-check'] ? new LocalJudge() : undefined;
+/** The local judge, keeping the last request so its signals can be written out with gold labels. */
+class KeepingLocalJudge extends LocalJudge {
+  last: JudgeRequest | undefined;
+  override async judge(request: JudgeRequest): Promise<JudgeResult> {
+    this.last = request;
+    return super.judge(request);
+  }
+}
+const judgeCheck = values['judge-check'] ? new KeepingLocalJudge() : undefined;
+const judgeFeatureRows: (JudgeFeatures & { conversation: string; y: number })[] = [];
 for (const v of variants) {
   const byCategory: Record<string, Scores> = {};
   const byConversation: Record<string, Scores> = {};
@@ -250,6 +271,11 @@ for (const v of variants) {
             { readOnly: true },
           );
           for (const r of judged.records) if (typeof r.why.verdict === 'number') judgeRows.push({ verdict: r.why.verdict, y: gold.includes(r.id) ? 1 : 0 });
+          if (values['judge-rows'] && judgeCheck.last) {
+            const idOf = new Map(judged.records.map((r) => [r.evidence_key, r.id]));
+            for (const [key, f] of judgeFeatures(judgeCheck.last))
+              judgeFeatureRows.push({ ...f, conversation: ns, y: gold.includes(idOf.get(key) ?? '') ? 1 : 0 });
+          }
           // what delivery would hand over: the one history slot, the best verdict at or above 0.75
           const top = judged.delivery[0];
           const topId = top ? judged.records.find((r) => r.evidence_key === top.evidence_key)?.id : undefined;
@@ -372,6 +398,10 @@ if (judgeReport) {
   lines.push(
     `local judge (held out: fitted on the offline cases) over ${judgeReport.candidates} judged candidates, ${judgeReport.gold} gold: at 0.5 ${f['0.5']?.passed} pass, precision ${f['0.5']?.precision}, recall ${f['0.5']?.recall}; at the history floor 0.75 ${f['0.75']?.passed} pass, precision ${f['0.75']?.precision}, recall ${f['0.75']?.recall}; delivery hands a turn on ${judgeReport.delivered_share} of questions, a gold one ${judgeReport.delivered_gold_precision} of the time`,
   );
+}
+if (values['judge-rows']) {
+  writeFileSync(values['judge-rows'], JSON.stringify(judgeFeatureRows));
+  lines.push(`judge signals of ${judgeFeatureRows.length} candidates written to ${values['judge-rows']}`);
 }
 process.stdout.write(`${lines.join('\n')}\n`);
 if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -1,12 +1,14 @@
 // The local default judge: no network, no generation model. A logistic calibration of
-// five signals a reader would use to say "this answers it":
+// six signals a reader would use to say "this answers it":
 //   cos   the embedder's cosine between the utterance (with its dialogue) and the item;
 //   wcov  the share of the utterance's terms the item holds, each term weighted by how
-//         telling it is in this library (BM25 idf from the keyword index);
+//         telling it is in the namespace searched (BM25 idf from the keyword index);
 //   dcov  the same for the terms the user's recent messages add (a follow-up's subject);
 //   gap   the item's cosine minus the best cosine among the candidates (≤ 0): the best
 //         semantic match stands out, the rest are pulled down;
-//   tcov  the weighted share of utterance terms in the item's title.
+//   tcov  the weighted share of utterance terms in the item's title;
+//   time  the utterance names a time range ("last week") and the item happened in it —
+//         the phrase's own words are left out of the coverages.
 // Coefficients are fitted on the offline development cases (`npm run eval:fit-judge`,
 // figures in evals/README.md); without a vector the cosine-free model applies.
 import { tokenize } from '../../text/index.js';
@@ -29,8 +31,8 @@ export interface LocalJudgeCalibration {
  * Fitted by maximum likelihood (`npm run eval:fit-judge`) on the candidates the judge saw
  * in the 41 non-skipped offline dev cases, labelled by the cases' allowed ids; quiet and
  * unanswerable cases supply the negatives LoCoMo (always answerable) cannot. Raw prior, so
- * 0.5 means "more likely allowed than not". Simulated pass rate 40/45 in-sample, 38/45
- * leave-one-case-out; see evals/README.md, "local judge calibration".
+ * 0.5 means "more likely allowed than not". Simulated pass rate 40/45 in-sample, 39/45
+ * leave-one-case-out; see evals/README.md, "Offline cases".
  */
 export const DEFAULT_LOCAL_CALIBRATION: LocalJudgeCalibration = {
   withVector: { cos: 2.6374, wcov: 7.8352, dcov: 5.7751, gap: 3.6045, tcov: 3.5531, time: 0.7699, bias: -3.0056 },
