@@ -1,7 +1,11 @@
 // The real `kioku` CLI in a child process: exit codes (0 ok, 1 problem, 2 usage/IO)
 // and one JSON object on the last line with --json.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HashedEmbedder } from '../src/embed/index.js';
+import { openKioku } from '../src/kioku.js';
+import { Knowledge } from '../src/knowledge/index.js';
 import { logSublevels, openLevelStore, openLog, seqKey } from '../src/log/index.js';
+import { DoubleJudge, createRecallCore, openSession, startTurn } from '../src/recall/index.js';
 import { jobEvent, memoryEvent, runCli, tempDir } from './helpers.js';
 
 let dir: ReturnType<typeof tempDir>;
@@ -155,4 +159,45 @@ describe('kioku recall and report', () => {
       d.cleanup();
     }
   });
+});
+
+describe('kioku replay', () => {
+  it('tries changed delivery rules on recorded turns without appending, and refuses bad rule values', async () => {
+    const d = tempDir();
+    try {
+      const store = await openKioku({ data: d.path });
+      await new Knowledge(store, 'cli-test').writeMemories({
+        memories: [
+          { id: 'rb', kind: 'procedure', text: 'Roll back with scripts/rollback.sh and the previous tag.' },
+          { id: 'rb2', kind: 'fact', text: 'Every rollback is announced in the ops channel.' },
+        ],
+      });
+      const core = createRecallCore(store, { embedder: new HashedEmbedder(32), judge: new DoubleJudge((c) => (/roll ?back/i.test(c.text) ? 0.9 : 0.1)) });
+      const { session_id } = await openSession(core, { agent: 'cli-test' });
+      const t = await startTurn(core, { session_id, query: 'what about the rollback?' });
+      expect(t.delivery.length).toBe(2);
+      await core.close();
+      await store.close();
+      const same = await runCli(['replay', '--data', d.path, '--json']);
+      expect(same.code).toBe(0);
+      expect(same.json).toMatchObject({ totals: { turns: 1, changed_turns: 0, before: { items: 2 }, after: { items: 2 } } });
+      const head = (same.json?.['log_head'] as { before: number }).before;
+      const one = await runCli(['replay', '--data', d.path, '--max-items', '1', '--json']);
+      expect(one.json).toMatchObject({ totals: { changed_turns: 1, after: { items: 1 } }, log_head: { before: head, after: head } });
+      const strict = await runCli(['replay', '--data', d.path, '--floor', '0.95']);
+      expect(strict.code).toBe(0);
+      expect(strict.stdout).toMatch(/rules: floor 0\.95/);
+      for (const bad of [
+        ['--floor', '2'],
+        ['--max-items', '7'],
+        ['--max-history', '1.5'],
+      ]) {
+        const r = await runCli(['replay', '--data', d.path, ...bad]);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toMatch(new RegExp(bad[0] as string));
+      }
+    } finally {
+      d.cleanup();
+    }
+  }, 30_000);
 });

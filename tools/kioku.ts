@@ -109,13 +109,17 @@ export function buildProgram(): Command {
 
   program
     .command('replay')
-    .description('re-run recorded turns through the current delivery rules (no judge, no model, nothing appended)')
+    .description('re-run recorded turns through the current delivery rules, or changed ones (no judge, no model, nothing appended)')
     .addOption(dataOption())
     .addOption(jsonOption())
     .option('--from <time>', 'ISO date or time (default: the beginning)')
     .option('--to <time>', 'ISO date or time (default: now)')
     .option('--ns <namespace>', 'only this namespace')
     .option('--retrieve', "also re-run retrieval against today's projections (and say so)")
+    .option('--floor <v>', 'try another verdict floor (0–1; default 0.5)')
+    .option('--history-floor <v>', 'try another floor for history items (0–1; default 0.75)')
+    .option('--max-items <n>', 'try another item cap (0–3; default 3)')
+    .option('--max-history <n>', 'try another cap on history items (default 1)')
     .action(action((flags: Parameters<typeof replayCommand>[0]) => replayCommand(flags)));
 
   program

@@ -39,6 +39,7 @@ const { values } = parseArgs({
     show: { type: 'string' },
     'with-locomo': { type: 'string' },
     'locomo-weight': { type: 'string', default: '1' },
+    'tune-offset': { type: 'boolean', default: false },
   },
 });
 const root = resolve(import.meta.dirname, '../..');
@@ -107,7 +108,9 @@ rmSync(dir, { recursive: true, force: true });
 const chosen = values.features?.split(',') as FeatureName[] | undefined;
 const VECTOR_FEATURES = ALL_VECTOR.filter((f) => !chosen || chosen.includes(f));
 const PLAIN_FEATURES = ALL_PLAIN.filter((f) => !chosen || chosen.includes(f));
-type Model = { withVector: number[]; withoutVector: number[] };
+// offset: added to both biases after the fit, chosen to maximise whole-case passes (the
+// likelihood fit calibrates single candidates; a case needs the right one in and the rest out)
+type Model = { withVector: number[]; withoutVector: number[]; offset: number };
 // --with-locomo rows.json (from eval:locomo --judge-check --judge-rows): LoCoMo's judged candidates
 // join the fit (never the case simulation), together weighing --locomo-weight × the offline rows
 type Labelled = JudgeFeatures & { y: number };
@@ -117,6 +120,7 @@ const fit = (train: Row[]): Model => {
   const all: { r: Labelled; w: number }[] = [...train.map((r) => ({ r, w: 1 })), ...locomo.map((r) => ({ r, w: perLocomoRow }))];
   const wv = all.filter((x) => x.r.cos !== undefined);
   return {
+    offset: 0,
     withVector: fitLogistic(
       wv.map((x) => VECTOR_FEATURES.map((k) => x.r[k] as number)),
       wv.map((x) => x.r.y),
@@ -133,7 +137,7 @@ const fit = (train: Row[]): Model => {
 };
 const score = (m: Model, r: Row): number => {
   const [w, ks] = r.cos !== undefined ? [m.withVector, VECTOR_FEATURES] : [m.withoutVector, PLAIN_FEATURES];
-  return 1 / (1 + Math.exp(-(ks.reduce((s, k, i) => s + (r[k] as number) * w[i]!, 0) + w[ks.length]!)));
+  return 1 / (1 + Math.exp(-(ks.reduce((s, k, i) => s + (r[k] as number) * w[i]!, 0) + w[ks.length]! + m.offset)));
 };
 
 /** The delivery rules, simplified to what the labels check: floors, knowledge first, one history slot, three items. */
@@ -155,21 +159,38 @@ function passes(c: EvalCase, list: Row[], m: Model): boolean {
   return c.expected_delivery === 'deliver' ? delivered.length > 0 && clean : c.expected_delivery === 'quiet' ? delivered.length === 0 : clean;
 }
 
-const model = fit(rows);
 const judged = cases.filter((c) => rows.some((r) => r.case === c.id));
-const inSample = judged.filter((c) =>
-  passes(
-    c,
-    rows.filter((r) => r.case === c.id),
-    model,
-  ),
-).length;
+const passCount = (m: Model, among: EvalCase[]): number =>
+  among.filter((c) =>
+    passes(
+      c,
+      rows.filter((r) => r.case === c.id),
+      m,
+    ),
+  ).length;
+/** The offset (−2 … 2, step 0.1) that passes the most of these cases; the smallest shift wins ties. */
+const tuneOffset = (m: Model, among: EvalCase[]): Model => {
+  if (!values['tune-offset']) return m;
+  let best = m;
+  let bestPass = passCount(m, among);
+  for (let i = -20; i <= 20; i++) {
+    const trial = { ...m, offset: i / 10 };
+    const n = passCount(trial, among);
+    if (n > bestPass || (n === bestPass && Math.abs(trial.offset) < Math.abs(best.offset))) [best, bestPass] = [trial, n];
+  }
+  return best;
+};
+const model = tuneOffset(fit(rows), judged);
+const inSample = passCount(model, judged);
 const looFailing = judged.filter(
   (c) =>
     !passes(
       c,
       rows.filter((r) => r.case === c.id),
-      fit(rows.filter((r) => r.case !== c.id)),
+      tuneOffset(
+        fit(rows.filter((r) => r.case !== c.id)),
+        judged.filter((x) => x.id !== c.id),
+      ),
     ),
 );
 const notJudged = cases.length - judged.length; // acknowledgements and greetings: skipped before any judge
@@ -177,7 +198,7 @@ const pos = rows.filter((r) => r.y === 1);
 const neg = rows.filter((r) => r.y === 0);
 const r4 = (x: number): number => Math.round(x * 10000) / 10000;
 const named = (w: number[], ks: readonly string[]): Record<string, number> =>
-  Object.fromEntries([...ks.map((k, i) => [k, r4(w[i]!)]), ['bias', r4(w[ks.length]!)]]);
+  Object.fromEntries([...ks.map((k, i) => [k, r4(w[i]!)]), ['bias', r4(w[ks.length]! + model.offset)]]);
 const report = {
   rows: rows.length,
   positives: pos.length,

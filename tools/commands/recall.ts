@@ -3,7 +3,7 @@
 import type { PathOverrides } from '../../src/config.js';
 import { KiokuError } from '../../src/errors.js';
 import { openKioku } from '../../src/kioku.js';
-import { createRecallCore, recall, replay, seqAtTime } from '../../src/recall/index.js';
+import { DEFAULT_DELIVERY_RULES, createRecallCore, recall, replay, seqAtTime, type DeliveryRules } from '../../src/recall/index.js';
 import type { UsageProjection } from '../../projections/index.js';
 import { EXIT, emit, type OutputOptions } from '../cli-util.js';
 
@@ -74,6 +74,30 @@ export interface ReplayFlags extends OutputOptions, PathOverrides {
   to?: string;
   ns?: string;
   retrieve?: boolean;
+  floor?: string;
+  historyFloor?: string;
+  maxItems?: string;
+  maxHistory?: string;
+}
+
+/** Today's delivery rules with the flags' changes: what a rule change would have done. */
+export function replayRules(flags: Pick<ReplayFlags, 'floor' | 'historyFloor' | 'maxItems' | 'maxHistory'>): DeliveryRules {
+  const number = (v: string | undefined, flag: string, min: number, max: number, integer: boolean): number | undefined => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n)))
+      throw new KiokuError('KIOKU_USAGE', `--${flag} must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got "${v}"`);
+    return n;
+  };
+  const d = DEFAULT_DELIVERY_RULES;
+  const maxItems = number(flags.maxItems, 'max-items', 0, 3, true) ?? d.max_items;
+  return {
+    ...d,
+    floor: number(flags.floor, 'floor', 0, 1, false) ?? d.floor,
+    history_floor: number(flags.historyFloor, 'history-floor', 0, 1, false) ?? d.history_floor,
+    max_items: maxItems,
+    max_history: number(flags.maxHistory, 'max-history', 0, maxItems, true) ?? Math.min(d.max_history, maxItems),
+  };
 }
 
 export async function replayCommand(flags: ReplayFlags): Promise<number> {
@@ -85,14 +109,18 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
   };
   const from = parse(flags.from, 'from', new Date(0));
   const to = parse(flags.to, 'to', new Date(Date.now() + 60_000));
+  const rules = replayRules(flags);
   const store = await openKioku({ ...flags, createIfMissing: false });
   const core = flags.retrieve ? createRecallCore(store) : undefined;
   try {
-    const report = await replay(store, core, { from, to, ...(flags.ns ? { ns: flags.ns } : {}), ...(flags.retrieve ? { retrieve: true } : {}) });
+    const report = await replay(store, core, { from, to, rules, ...(flags.ns ? { ns: flags.ns } : {}), ...(flags.retrieve ? { retrieve: true } : {}) });
     emit(
       flags,
       () => {
-        const lines = [`replay ${report.from} … ${report.to}: ${report.totals.turns} turn(s); ${report.retrieval}; nothing appended`];
+        const lines = [
+          `replay ${report.from} … ${report.to}: ${report.totals.turns} turn(s); ${report.retrieval}; nothing appended`,
+          `rules: floor ${rules.floor}, history floor ${rules.history_floor}, at most ${rules.max_items} item(s), ${rules.max_history} from history`,
+        ];
         for (const t of report.turns) {
           if (t.before.join() === t.after.join()) continue;
           lines.push(
