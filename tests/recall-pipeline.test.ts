@@ -8,6 +8,8 @@ import {
   DEFAULT_RECALL_CONFIG,
   DoubleJudge,
   neighbourBoosts,
+  isQuestion,
+  type Neighbours,
   LocalJudge,
   completeTurn,
   fuseRrf,
@@ -387,18 +389,22 @@ describe('fusion and cues', () => {
     expect(byDate.time_cue?.phrase).toBe('june 2023');
   });
 
-  it('passes a share of a strong trace score to the turns around it, never stacking boosts', () => {
-    const around: Record<string, string[]> = { t2: ['t1', 't3'], t4: ['t3', 't5'] };
+  it('passes a share of a strong trace score to the turns around it, more to the reply to a question, never stacking boosts', () => {
+    const around: Record<string, Neighbours> = { t2: { before: 't1', after: 't3' }, t4: { before: 't3', after: 't5' } };
+    const of = (k: string): Neighbours => around[k] ?? {};
     const boosts = neighbourBoosts(
       [
         { key: 't2', score: 2 },
-        { key: 't4', score: 1 },
+        { key: 't4', score: 1, question: true },
       ],
-      (k) => around[k] ?? [],
+      of,
       0.3,
+      1.5,
     );
-    expect(Object.fromEntries(boosts)).toEqual({ t1: 0.6, t3: 0.6, t5: 0.3 });
-    expect(neighbourBoosts([{ key: 't2', score: 2 }], (k) => around[k] ?? [], 0).size).toBe(0);
+    expect(Object.fromEntries([...boosts].map(([k, v]) => [k, Math.round(v * 100) / 100]))).toEqual({ t1: 0.6, t3: 0.6, t5: 0.45 });
+    expect(neighbourBoosts([{ key: 't2', score: 2 }], of, 0).size).toBe(0);
+    expect(['Where did you go camping?', '你去哪里露营了？'].every(isQuestion)).toBe(true);
+    expect(isQuestion('We went camping.')).toBe(false);
   });
 
   it('brings back the reply to a matching turn although it shares no words with the query', async () => {

@@ -27,7 +27,7 @@ export {
   type HoldReason,
 } from './delivery.js';
 export { DEFAULT_RECALL_CONFIG, laneWeights, type RecallConfig } from './config.js';
-export { neighbourBoosts, type NeighbourSource } from './neighbours.js';
+export { neighbourBoosts, isQuestion, type NeighbourSource, type Neighbours } from './neighbours.js';
 export { recallRequestSchema, recallOptionsSchema, type RecallRequest, type RecallOptions } from './request.js';
 export { EmbeddingCache } from './embedding-cache.js';
 export type { RecallPacket, PacketRecord, BackendDiagnostic, BackendStatus } from './packet.js';

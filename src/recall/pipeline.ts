@@ -18,7 +18,7 @@ import { isAcknowledgement } from './acknowledge.js';
 import { DEFAULT_RECALL_CONFIG, laneWeights, type RecallConfig } from './config.js';
 import { embedQueries } from './dense.js';
 import { laneRanks, toPacketRecord } from './explain.js';
-import { neighbourBoosts } from './neighbours.js';
+import { isQuestion, neighbourBoosts, type Neighbours } from './neighbours.js';
 import { judgePool, runJudge } from './judging.js';
 import { boundConversation, conversationFingerprint, isTopicChange, planQueries, withoutTopicChange } from './conversation.js';
 import { inRange, nameCandidates, parseTimeRange } from './cues.js';
@@ -213,8 +213,8 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
       .filter((s) => s.entry.layer === 'trace' && s.entry.session_id)
       .sort((a, b) => b.score - a.score)
       .slice(0, config.neighbour_sources)
-      .map((s) => ({ key: s.entry.key, score: s.score }));
-    const boosts = neighbourBoosts(sources, sessionNeighbours(records, ns, new Map()), config.neighbour_weight);
+      .map((s) => ({ key: s.entry.key, score: s.score, question: isQuestion(s.entry.text) }));
+    const boosts = neighbourBoosts(sources, sessionNeighbours(records, ns, new Map()), config.neighbour_weight, config.neighbour_reply_factor);
     const byKey = new Map(scored.map((s) => [s.entry.key, s]));
     for (const [key, boost] of boosts) {
       const have = byKey.get(key);
@@ -413,13 +413,13 @@ const round = (x: number): number => Math.round(x * 100) / 100;
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 
 /** The turns just before and after a trace in its session (by log order); each session is read once per recall. */
-function sessionNeighbours(records: RecordsProjection, ns: string, sessions: Map<string, RecordEntry[]>): (key: string) => string[] {
+function sessionNeighbours(records: RecordsProjection, ns: string, sessions: Map<string, RecordEntry[]>): (key: string) => Neighbours {
   return (key) => {
     const entry = records.get(key);
-    if (!entry?.session_id) return [];
+    if (!entry?.session_id) return {};
     let turns = sessions.get(entry.session_id);
     if (!turns) sessions.set(entry.session_id, (turns = records.bySessionId(entry.session_id, { ns }).filter((t) => t.layer === 'trace')));
     const i = turns.findIndex((t) => t.key === key);
-    return i < 0 ? [] : [turns[i - 1], turns[i + 1]].filter((t): t is RecordEntry => t !== undefined).map((t) => t.key);
+    return i < 0 ? {} : { before: turns[i - 1]?.key, after: turns[i + 1]?.key };
   };
 }
