@@ -1,8 +1,12 @@
 // Logistic regression by Newton–Raphson (IRLS): exact maximum likelihood for a handful
 // of features. Used to fit the local judge's calibration.
 
-/** Newton-Raphson (IRLS) for logistic regression; returns weights then bias. Exact maximum likelihood. */
-export function fitLogistic(xs: number[][], ys: number[], balanced = false, sampleWeights?: readonly number[]): number[] {
+/**
+ * Newton-Raphson (IRLS) for logistic regression; returns weights then bias. Maximum
+ * likelihood, with an optional L2 penalty `l2 · Σ w²/2` on the weights (never the bias) so a
+ * signal that happens to separate a small set perfectly cannot run off to infinity.
+ */
+export function fitLogistic(xs: number[][], ys: number[], balanced = false, sampleWeights?: readonly number[], l2 = 0): number[] {
   // balanced: weight each class to half the total, i.e. calibrate to a 50 % prior
   const pos = ys.filter((y) => y === 1).length;
   const weightOf = (y: number): number => (!balanced ? 1 : y === 1 ? ys.length / (2 * pos) : ys.length / (2 * (ys.length - pos)));
@@ -10,7 +14,8 @@ export function fitLogistic(xs: number[][], ys: number[], balanced = false, samp
   let w = new Array<number>(d).fill(0);
   for (let iter = 0; iter < 50; iter++) {
     const g = new Array<number>(d).fill(0);
-    const h = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1e-6 : 0)));
+    const h = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1e-6 + (i < d - 1 ? l2 : 0) : 0)));
+    for (let i = 0; i < d - 1; i++) g[i]! -= l2 * w[i]!;
     xs.forEach((row, k) => {
       const x = [...row, 1];
       const p = 1 / (1 + Math.exp(-x.reduce((s, v, i) => s + v * w[i]!, 0)));

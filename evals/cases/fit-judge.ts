@@ -40,6 +40,7 @@ const { values } = parseArgs({
     'with-locomo': { type: 'string' },
     'locomo-weight': { type: 'string', default: '1' },
     'tune-offset': { type: 'boolean', default: false },
+    l2: { type: 'string', default: '0' },
   },
 });
 const root = resolve(import.meta.dirname, '../..');
@@ -114,6 +115,7 @@ type Model = { withVector: number[]; withoutVector: number[]; offset: number };
 // --with-locomo rows.json (from eval:locomo --judge-check --judge-rows): LoCoMo's judged candidates
 // join the fit (never the case simulation), together weighing --locomo-weight × the offline rows
 type Labelled = JudgeFeatures & { y: number };
+const l2 = Number(values.l2);
 const locomo: Labelled[] = values['with-locomo'] ? (JSON.parse(readFileSync(values['with-locomo'], 'utf8')) as Labelled[]) : [];
 const fit = (train: Row[]): Model => {
   const perLocomoRow = locomo.length ? (Number(values['locomo-weight']) * train.length) / locomo.length : 0;
@@ -126,12 +128,14 @@ const fit = (train: Row[]): Model => {
       wv.map((x) => x.r.y),
       false,
       wv.map((x) => x.w),
+      l2,
     ),
     withoutVector: fitLogistic(
       all.map((x) => PLAIN_FEATURES.map((k) => x.r[k])),
       all.map((x) => x.r.y),
       false,
       all.map((x) => x.w),
+      l2,
     ),
   };
 };
