@@ -2,6 +2,8 @@
 // and a correct label passes — over a real server process and in-process. The judge is
 // off: these tests check the harness's scoring of recall, not the judge's calibration.
 import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evalCaseSchema, runEval, scoreCase } from '../src/eval/index.js';
@@ -81,5 +83,43 @@ describe('scoring a packet against its labels', () => {
     const r = scoreCase(quoted, packet([record('a'), record('secret', 'team', 'below_floor')], []), 1);
     expect(r.pass).toBe(false);
     expect(r.failures).toContain('record secret leaked from namespace team');
+  });
+});
+
+describe('evaluating the LLM judge', () => {
+  let llm: Server;
+  let llmUrl: string;
+  beforeAll(async () => {
+    // an OpenAI-compatible judge on loopback: anything about staging is relevant
+    llm = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (d: Buffer) => (raw += d.toString()));
+      req.on('end', () => {
+        const body = JSON.parse(raw) as { messages: { content: string }[] };
+        const items = (JSON.parse(body.messages[1]?.content ?? '{}') as { items: { id: string; text: string }[] }).items;
+        const verdicts = items.map((it) => ({ id: it.id, score: /staging database/i.test(it.text) ? 0.95 : 0.05 }));
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ verdicts }) } }] }));
+      });
+    });
+    await new Promise<void>((r) => llm.listen(0, '127.0.0.1', r));
+    llmUrl = `http://127.0.0.1:${(llm.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => llm.close(() => r())));
+
+  it("passes the judge's endpoint settings to the evaluated server process, and nothing else", async () => {
+    const r = await runCli(['eval', '--cases', casesFile, '--embedder', 'hash', '--judge', 'llm', '--json'], {
+      KIOKU_JUDGE_URL: llmUrl,
+      KIOKU_JUDGE_MODEL: 'judge-model',
+    });
+    expect(r.json).toMatchObject({ transport: 'http', judge: 'llm', summary: { transport_failures: 0 } });
+    const right = (r.json?.['results'] as { id: string; delivered: string[]; judge_status: string }[]).find((x) => x.id === 'right-label');
+    expect(right).toMatchObject({ delivered: ['staging-db'], judge_status: 'complete' });
+  }, 60_000);
+
+  it('refuses an LLM judge without its endpoint before starting anything (exit 2)', async () => {
+    const r = await runCli(['eval', '--cases', casesFile, '--embedder', 'hash', '--judge', 'llm'], { KIOKU_JUDGE_URL: '', KIOKU_JUDGE_MODEL: '' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/KIOKU_JUDGE_URL/);
   });
 });

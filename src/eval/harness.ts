@@ -23,6 +23,8 @@ export interface EvalOptions {
   url?: string;
   embedder?: EmbedderKind;
   judge?: string;
+  /** the judge's own settings (KIOKU_JUDGE_URL, _MODEL, _API_KEY for the LLM judge), passed to the evaluated server */
+  judgeEnv?: Record<string, string>;
   /** how to start `kioku serve` in a child process (defaults to this very process's entry) */
   serveCommand?: string[];
   onCase?: (r: CaseResult) => void;
@@ -174,8 +176,10 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   const libraryData = join(work, 'library');
   const env: Record<string, string> = {
     ...(options.embedder ? { KIOKU_EMBEDDER: options.embedder } : {}),
-    ...(options.judge ? { KIOKU_JUDGE: options.judge } : {}),
+    ...(options.judge ? { KIOKU_JUDGE: options.judge, ...options.judgeEnv } : {}),
   };
+  // a misconfigured judge is a usage error before anything starts, not 45 failed cases
+  if (!options.url) judgeFromEnv(env);
   const results: CaseResult[] = [];
   let embedderId = options.embedder ?? 'use-lite-512';
   let judgeId = options.judge ?? 'local';
@@ -198,7 +202,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
             const store = await openKioku({ data: caseData });
             const core = createRecallCore(store, {
               embedder: createEmbedder(options.embedder ? { kind: options.embedder } : {}),
-              judge: judgeFromEnv({ ...(options.judge ? { KIOKU_JUDGE: options.judge } : {}) }),
+              judge: judgeFromEnv(env),
             });
             inproc = { core, close: async () => (await core.close(), await store.close()) };
             embedderId = core.embedder?.id ?? embedderId;

@@ -26,6 +26,11 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
   if (flags.embedder && !(EMBEDDER_KINDS as readonly string[]).includes(flags.embedder))
     throw new KiokuError('KIOKU_USAGE', `--embedder must be one of ${EMBEDDER_KINDS.join(', ')}`);
   if (flags.live && !flags.url) throw new KiokuError('KIOKU_USAGE', '--live needs --url of the running service to evaluate');
+  // the LLM judge's own endpoint settings go to the evaluated server; Kioku's tokens never do
+  const judgeEnv =
+    flags.judge === 'llm'
+      ? Object.fromEntries(['KIOKU_JUDGE_URL', 'KIOKU_JUDGE_MODEL', 'KIOKU_JUDGE_API_KEY'].flatMap((k) => (process.env[k] ? [[k, process.env[k] as string]] : [])))
+      : {};
   const caseFiles = (flags.cases ?? [join(root, 'evals/cases/recall.json'), join(root, 'evals/cases/conversation.json')].join(','))
     .split(',')
     .map((f) => resolve(f));
@@ -35,7 +40,7 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
     transport,
     ...(flags.url ? { url: flags.url } : {}),
     ...(flags.embedder ? { embedder: flags.embedder as EmbedderKind } : {}),
-    ...(flags.judge ? { judge: flags.judge } : {}),
+    ...(flags.judge ? { judge: flags.judge, judgeEnv } : {}),
     serveCommand: [process.execPath, ...process.execArgv, process.argv[1] as string],
     onCase: (r) => {
       if (!flags.json)
