@@ -61,6 +61,8 @@ export class RecordsProjection implements Projection {
   private readonly byTerm = new Multi();
   /** `ns\u0000newer id` → keys of the versions it superseded */
   private readonly supersededBy = new Multi();
+  /** per session, its traces in conversation order with each one's position; absent = changed since last asked (derived) */
+  private readonly turnOrder = new Map<string, { keys: string[]; at: Map<string, number> }>();
 
   apply(record: LogRecord): void {
     for (const change of this.fold.changes(record)) this.applyChange(change);
@@ -103,7 +105,10 @@ export class RecordsProjection implements Projection {
   private index(e: RecordEntry): void {
     this.byDoc.add(documentKey(e.key), e.key);
     for (const en of e.entities) this.byEntity.add(`${e.ns}\u0000${lower(en)}`, e.key);
-    if (e.session_id) this.bySession.add(e.session_id, e.key);
+    if (e.session_id) {
+      this.bySession.add(e.session_id, e.key);
+      this.turnOrder.delete(e.session_id);
+    }
     if (e.kind) this.byKind.add(`${e.ns}\u0000${e.kind}`, e.key);
     if (e.layer === 'memory') for (const t of e.terms) this.byTerm.add(`${e.ns}\u0000${lower(t)}`, e.key);
     if (e.superseded_by !== undefined) this.supersededBy.add(`${e.ns}\u0000${e.superseded_by}`, e.key);
@@ -112,7 +117,10 @@ export class RecordsProjection implements Projection {
   private unindex(e: RecordEntry): void {
     this.byDoc.delete(documentKey(e.key), e.key);
     for (const en of e.entities) this.byEntity.delete(`${e.ns}\u0000${lower(en)}`, e.key);
-    if (e.session_id) this.bySession.delete(e.session_id, e.key);
+    if (e.session_id) {
+      this.bySession.delete(e.session_id, e.key);
+      this.turnOrder.delete(e.session_id);
+    }
     if (e.kind) this.byKind.delete(`${e.ns}\u0000${e.kind}`, e.key);
     if (e.layer === 'memory') for (const t of e.terms) this.byTerm.delete(`${e.ns}\u0000${lower(t)}`, e.key);
     if (e.superseded_by !== undefined) this.supersededBy.delete(`${e.ns}\u0000${e.superseded_by}`, e.key);
@@ -136,6 +144,7 @@ export class RecordsProjection implements Projection {
     this.fold.reset();
     this.entries = new Map();
     for (const m of [this.byDoc, this.byEntity, this.bySession, this.byKind, this.byTerm, this.supersededBy]) m.clear();
+    this.turnOrder.clear();
   }
 
   digest(): string {
@@ -195,6 +204,26 @@ export class RecordsProjection implements Projection {
     return this.pick(this.bySession.get(sessionId), options)
       .filter((e) => options.ns === undefined || e.ns === options.ns)
       .sort((a, b) => a.seq - b.seq);
+  }
+
+  /**
+   * The traces just before and after a trace in its session, in conversation order
+   * (occurred_at, then log order — the order the window lane uses). The order is sorted
+   * once per session change, not per question.
+   */
+  turnNeighbours(key: string): { before?: string | undefined; after?: string | undefined } {
+    const sessionId = this.entries.get(key)?.session_id;
+    if (!sessionId) return {};
+    let order = this.turnOrder.get(sessionId);
+    if (!order) {
+      const keys = this.pick(this.bySession.get(sessionId), { layers: ['trace'] })
+        .sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at) || a.seq - b.seq)
+        .map((e) => e.key);
+      order = { keys, at: new Map(keys.map((k, i) => [k, i])) };
+      this.turnOrder.set(sessionId, order);
+    }
+    const i = order.at.get(key);
+    return i === undefined ? {} : { before: order.keys[i - 1], after: order.keys[i + 1] };
   }
 
   byKindName(ns: string, kind: string, options: ListOptions = {}): RecordEntry[] {

@@ -1,7 +1,7 @@
 // recall(request) → packet, end to end over a real (in-memory) store: skipping,
 // planning, lanes, ACL, options, fusion, judging, delivery, usage and events.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeliveredProjection, UsageProjection } from '../projections/index.js';
+import type { DeliveredProjection, RecordsProjection, UsageProjection } from '../projections/index.js';
 import { HashedEmbedder, type Embedder } from '../src/embed/index.js';
 import { EmbeddingIndexer } from '../src/indexer/embedding-job.js';
 import {
@@ -405,6 +405,27 @@ describe('fusion and cues', () => {
     expect(neighbourBoosts([{ key: 't2', score: 2 }], of, 0).size).toBe(0);
     expect(['Where did you go camping?', '你去哪里露营了？'].every(isQuestion)).toBe(true);
     expect(isQuestion('We went camping.')).toBe(false);
+  });
+
+  it('orders a session by when its turns happened, and follows new turns', async () => {
+    const turn = (turn_id: string, day: number) =>
+      store.log.append({
+        type: 'turn.started',
+        ns: 'private',
+        data: { turn_id, session_id: 'ordered', query: `turn ${turn_id}`, occurred_at: `2023-07-0${day}T10:00:00Z` },
+      });
+    await turn('b', 2);
+    await turn('a', 1); // imported late, happened first
+    await turn('c', 3);
+    await store.projections.waitFor(store.log.head().seq);
+    const records = store.projections.get<RecordsProjection>('records');
+    const key = (id: string): string => `ev1:private:trace:${id}`;
+    expect(records.turnNeighbours(key('b'))).toEqual({ before: key('a'), after: key('c') });
+    expect(records.turnNeighbours(key('a'))).toEqual({ before: undefined, after: key('b') });
+    await turn('d', 4);
+    await store.projections.waitFor(store.log.head().seq);
+    expect(records.turnNeighbours(key('c'))).toEqual({ before: key('b'), after: key('d') });
+    expect(records.turnNeighbours('ev1:private:memory:rollback')).toEqual({});
   });
 
   it('brings back the reply to a matching turn although it shares no words with the query', async () => {

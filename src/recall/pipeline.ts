@@ -214,7 +214,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
       .sort((a, b) => b.score - a.score)
       .slice(0, config.neighbour_sources)
       .map((s) => ({ key: s.entry.key, score: s.score, question: isQuestion(s.entry.text) }));
-    const boosts = neighbourBoosts(sources, sessionNeighbours(records, ns, new Map()), config.neighbour_weight, config.neighbour_reply_factor);
+    const boosts = neighbourBoosts(sources, sessionNeighbours(records, ns), config.neighbour_weight, config.neighbour_reply_factor);
     const byKey = new Map(scored.map((s) => [s.entry.key, s]));
     for (const [key, boost] of boosts) {
       const have = byKey.get(key);
@@ -412,14 +412,11 @@ function aclCounts(byLayer: Record<string, number>): { total: number; by_layer: 
 const round = (x: number): number => Math.round(x * 100) / 100;
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 
-/** The turns just before and after a trace in its session (by log order); each session is read once per recall. */
-function sessionNeighbours(records: RecordsProjection, ns: string, sessions: Map<string, RecordEntry[]>): (key: string) => Neighbours {
+/** The turns just before and after a trace in its session, when they are in the namespace searched. */
+function sessionNeighbours(records: RecordsProjection, ns: string): (key: string) => Neighbours {
   return (key) => {
-    const entry = records.get(key);
-    if (!entry?.session_id) return {};
-    let turns = sessions.get(entry.session_id);
-    if (!turns) sessions.set(entry.session_id, (turns = records.bySessionId(entry.session_id, { ns }).filter((t) => t.layer === 'trace')));
-    const i = turns.findIndex((t) => t.key === key);
-    return i < 0 ? {} : { before: turns[i - 1]?.key, after: turns[i + 1]?.key };
+    const { before, after } = records.turnNeighbours(key);
+    const inNs = (k: string | undefined): string | undefined => (k !== undefined && records.get(k)?.ns === ns ? k : undefined);
+    return { before: inNs(before), after: inNs(after) };
   };
 }
