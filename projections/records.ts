@@ -217,7 +217,8 @@ export class RecordsProjection implements Projection {
     let order = this.turnOrder.get(sessionId);
     if (!order) {
       const keys = this.pick(this.bySession.get(sessionId), { layers: ['trace'] })
-        .sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at) || a.seq - b.seq)
+        .map((e) => ({ t: Date.parse(e.occurred_at), seq: e.seq, key: e.key }))
+        .sort((a, b) => a.t - b.t || a.seq - b.seq)
         .map((e) => e.key);
       order = { keys, at: new Map(keys.map((k, i) => [k, i])) };
       this.turnOrder.set(sessionId, order);
