@@ -119,6 +119,24 @@ describe('query planning', () => {
     expect(en.records.slice(0, 2).every((r) => /rollback/i.test(r.evidence_key))).toBe(true);
   });
 
+  it('sends one text through the model per turn: the utterance with its dialogue when there is one', async () => {
+    const seen: string[][] = [];
+    const counting: Embedder = {
+      id: embedder.id,
+      dim: embedder.dim,
+      readsCjk: embedder.readsCjk,
+      embed: async (texts) => (seen.push([...texts]), embedder.embed(texts)),
+      init: async () => undefined,
+      close: async () => undefined,
+    };
+    const c = { ...core, embedder: counting };
+    await recall(c, { query: 'where is the rollback script?' });
+    const dialogue = await recall(c, { query: 'and the other one?', conversation: [{ role: 'user', content: 'where are the rollback steps?' }] });
+    expect(seen).toEqual([['the rollback script'], ['the rollback steps?\nand the other one']]); // question words stripped
+    expect(dialogue.queries.map((q) => q.kind)).toEqual(['utterance', 'context']); // both still search the keyword lanes
+    expect(Object.keys(dialogue.records[0]?.why.lanes ?? {}).some((l) => l.startsWith('vector:context') || l.startsWith('keyword:'))).toBe(true);
+  });
+
   it('drops the dialogue when the utterance explicitly changes the subject', async () => {
     expect(['Actually, forget that. When do invoices go out?', 'never mind, how are invoices sent?', '换个话题，发票什么时候发？'].every(isTopicChange)).toBe(
       true,

@@ -11,11 +11,14 @@ export interface RecallConfig {
   /** per query kind: utterance, context, last_sentence */
   query_weights: Record<string, number>;
   /**
-   * Query kinds that also get a dense (vector) search. The model's cost is linear in text
-   * (1 text 20 ms, 2 texts 42 ms, 3 texts 57 ms here), and the last sentence is part of the
-   * utterance, so it only runs on the keyword lanes.
+   * Query kinds that may get a dense (vector) search, in order of preference; the first
+   * `dense_texts` the turn has are embedded. The model's cost is linear in text (1 text
+   * 20 ms, 2 texts 42 ms, 3 texts 57 ms here) and the utterance is part of the
+   * utterance-with-dialogue, so a turn with a dialogue embeds only that.
    */
   dense_queries: readonly string[];
+  /** how many query texts go through the model per turn */
+  dense_texts: number;
   /** boosts added after fusion to candidates matching a cue */
   cue_weights: { entity: number; time: number };
   /** share of a strong trace's score passed to the turns before and after it (0 = off) */
@@ -41,7 +44,9 @@ export const DEFAULT_RECALL_CONFIG: RecallConfig = {
   // LoCoMo dev grids (evals/README.md), window radius 2: R@10 0.749 in-sample, 0.745 leave-one-conversation-out
   channel_weights: { keyword: 1, terms: 0.5, vector: 0.4, window: 0.6 },
   query_weights: { utterance: 1, context: 0.5, last_sentence: 0.5 },
-  dense_queries: ['utterance', 'context'],
+  // one text: bench:recall 20k whole turn p50 60 → 39 ms, offline cases unchanged (evals/bench/README.md)
+  dense_queries: ['context', 'utterance'],
+  dense_texts: 1,
   cue_weights: { entity: 0.4, time: 1.4 },
   // LoCoMo dev R@10 0.749 → 0.753 (0.751–0.754 for 0.1–0.4); reply factor 1.5 → 0.756, LOO 0.754 (evals/README.md)
   neighbour_weight: 0.3,

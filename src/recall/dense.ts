@@ -35,9 +35,14 @@ export async function embedQueries(
     return { ms: 0 };
   }
   const readable = (t: string): boolean => embedder.readsCjk || !isMainlyCjk(t);
-  // One batch of the dense variants; the judge reuses the context query (utterance with
-  // its dialogue), or the utterance when there is no dialogue — no extra embedding.
-  const wanted = queries.filter((q) => config.dense_queries.includes(q.kind) && readable(q.text)).map((q) => ({ kind: q.kind, text: denseQueryText(q.text) }));
+  // The first `dense_texts` of the preferred kinds the turn has (the model's cost is linear in
+  // text): the utterance with its dialogue when there is one, else the utterance. The judge
+  // reuses that vector — no extra embedding.
+  const wanted = config.dense_queries
+    .map((kind) => queries.find((q) => q.kind === kind && readable(q.text)))
+    .filter((q): q is PlannedQuery => q !== undefined)
+    .slice(0, config.dense_texts)
+    .map((q) => ({ kind: q.kind, text: denseQueryText(q.text) }));
   if (wanted.length === 0) {
     warnings.push('query_not_readable_by_embedder');
     return { vectors: new Map(), ms: 0 };
