@@ -29,7 +29,9 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
   // the LLM judge's own endpoint settings go to the evaluated server; Kioku's tokens never do
   const judgeEnv =
     flags.judge === 'llm'
-      ? Object.fromEntries(['KIOKU_JUDGE_URL', 'KIOKU_JUDGE_MODEL', 'KIOKU_JUDGE_API_KEY'].flatMap((k) => (process.env[k] ? [[k, process.env[k] as string]] : [])))
+      ? Object.fromEntries(
+          ['KIOKU_JUDGE_URL', 'KIOKU_JUDGE_MODEL', 'KIOKU_JUDGE_API_KEY'].flatMap((k) => (process.env[k] ? [[k, process.env[k] as string]] : [])),
+        )
       : {};
   const caseFiles = (flags.cases ?? [join(root, 'evals/cases/recall.json'), join(root, 'evals/cases/conversation.json')].join(','))
     .split(',')
