@@ -103,27 +103,24 @@ export class RecordsProjection implements Projection {
   }
 
   private index(e: RecordEntry): void {
-    this.byDoc.add(documentKey(e.key), e.key);
-    for (const en of e.entities) this.byEntity.add(`${e.ns}\u0000${lower(en)}`, e.key);
-    if (e.session_id) {
-      this.bySession.add(e.session_id, e.key);
-      this.turnOrder.delete(e.session_id);
-    }
-    if (e.kind) this.byKind.add(`${e.ns}\u0000${e.kind}`, e.key);
-    if (e.layer === 'memory') for (const t of e.terms) this.byTerm.add(`${e.ns}\u0000${lower(t)}`, e.key);
-    if (e.superseded_by !== undefined) this.supersededBy.add(`${e.ns}\u0000${e.superseded_by}`, e.key);
+    this.fileUnder(e, (m, k) => m.add(k, e.key));
   }
 
   private unindex(e: RecordEntry): void {
-    this.byDoc.delete(documentKey(e.key), e.key);
-    for (const en of e.entities) this.byEntity.delete(`${e.ns}\u0000${lower(en)}`, e.key);
+    this.fileUnder(e, (m, k) => m.delete(k, e.key));
+  }
+
+  /** Every (index, key) an entry is filed under: index and unindex walk the same list, so they cannot drift apart. */
+  private fileUnder(e: RecordEntry, visit: (index: Multi, key: string) => void): void {
+    visit(this.byDoc, documentKey(e.key));
+    for (const en of e.entities) visit(this.byEntity, `${e.ns}\u0000${lower(en)}`);
     if (e.session_id) {
-      this.bySession.delete(e.session_id, e.key);
-      this.turnOrder.delete(e.session_id);
+      visit(this.bySession, e.session_id);
+      this.turnOrder.delete(e.session_id); // the session's order is re-derived when next asked
     }
-    if (e.kind) this.byKind.delete(`${e.ns}\u0000${e.kind}`, e.key);
-    if (e.layer === 'memory') for (const t of e.terms) this.byTerm.delete(`${e.ns}\u0000${lower(t)}`, e.key);
-    if (e.superseded_by !== undefined) this.supersededBy.delete(`${e.ns}\u0000${e.superseded_by}`, e.key);
+    if (e.kind) visit(this.byKind, `${e.ns}\u0000${e.kind}`);
+    if (e.layer === 'memory') for (const t of e.terms) visit(this.byTerm, `${e.ns}\u0000${lower(t)}`);
+    if (e.superseded_by !== undefined) visit(this.supersededBy, `${e.ns}\u0000${e.superseded_by}`);
   }
 
   snapshot(): RecordsSnapshot {

@@ -163,15 +163,11 @@ function passes(c: EvalCase, list: Row[], m: Model): boolean {
   return c.expected_delivery === 'deliver' ? delivered.length > 0 && clean : c.expected_delivery === 'quiet' ? delivered.length === 0 : clean;
 }
 
-const judged = cases.filter((c) => rows.some((r) => r.case === c.id));
-const passCount = (m: Model, among: EvalCase[]): number =>
-  among.filter((c) =>
-    passes(
-      c,
-      rows.filter((r) => r.case === c.id),
-      m,
-    ),
-  ).length;
+const byCase = new Map<string, Row[]>();
+for (const r of rows) byCase.set(r.case, [...(byCase.get(r.case) ?? []), r]);
+const rowsOf = (id: string): Row[] => byCase.get(id) ?? [];
+const judged = cases.filter((c) => byCase.has(c.id));
+const passCount = (m: Model, among: EvalCase[]): number => among.filter((c) => passes(c, rowsOf(c.id), m)).length;
 /** The offset (−2 … 2, step 0.1) that passes the most of these cases; the smallest shift wins ties. */
 const tuneOffset = (m: Model, among: EvalCase[]): Model => {
   if (!values['tune-offset']) return m;
@@ -190,7 +186,7 @@ const looFailing = judged.filter(
   (c) =>
     !passes(
       c,
-      rows.filter((r) => r.case === c.id),
+      rowsOf(c.id),
       tuneOffset(
         fit(rows.filter((r) => r.case !== c.id)),
         judged.filter((x) => x.id !== c.id),

@@ -149,36 +149,23 @@ interface Variant {
   bm25?: boolean;
 }
 const cfg = (over: Partial<RecallConfig>): RecallConfig => ({ ...DEFAULT_RECALL_CONFIG, ...over });
+/** The ablation's starting point: one query, no cue boosts, no neighbours. */
+const bare = (over: Partial<RecallConfig>): RecallConfig =>
+  cfg({ query_weights: { utterance: 1 }, cue_weights: { entity: 0, time: 0 }, neighbour_weight: 0, ...over });
 const variants: Variant[] = values.compare
   ? [
       { name: 'bm25 (keyword lane alone, stop words removed)', bm25: true },
       {
         name: 'rrf k=60, keyword + vector, equal weights',
-        config: cfg({
-          fusion: 'rrf',
-          channel_weights: { keyword: 1, vector: 1 },
-          query_weights: { utterance: 1 },
-          cue_weights: { entity: 0, time: 0 },
-          neighbour_weight: 0,
-        }),
+        config: bare({ fusion: 'rrf', channel_weights: { keyword: 1, vector: 1 } }),
       },
       {
         name: 'weighted min-max, keyword + vector',
-        config: cfg({
-          channel_weights: { keyword: 1, vector: 0.4 },
-          query_weights: { utterance: 1 },
-          cue_weights: { entity: 0, time: 0 },
-          neighbour_weight: 0,
-        }),
+        config: bare({ channel_weights: { keyword: 1, vector: 0.4 } }),
       },
       {
         name: '+ window lane',
-        config: cfg({
-          channel_weights: { keyword: 1, vector: 0.4, window: 0.6 },
-          query_weights: { utterance: 1 },
-          cue_weights: { entity: 0, time: 0 },
-          neighbour_weight: 0,
-        }),
+        config: bare({ channel_weights: { keyword: 1, vector: 0.4, window: 0.6 } }),
       },
       { name: '+ speaker and date cues', config: cfg({ neighbour_weight: 0 }) },
       { name: '+ session neighbours (default)', config: DEFAULT_RECALL_CONFIG },

@@ -3,7 +3,6 @@ export {
   LocalJudge,
   DEFAULT_LOCAL_CALIBRATION,
   cosine,
-  termCoverage,
   judgeFeatures,
   localVerdict,
   VECTOR_FEATURES,

@@ -65,11 +65,6 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }
 
-/** Share of the utterance's distinct terms that occur in the candidate (each weighing `weight(term)`, 1 by default). */
-export function termCoverage(utteranceTerms: ReadonlySet<string>, candidateText: string, weight: (term: string) => number = () => 1): number {
-  return coverageOf(utteranceTerms, new Set(tokenize(candidateText)), weight);
-}
-
 function coverageOf(terms: ReadonlySet<string>, have: ReadonlySet<string>, weight: (term: string) => number): number {
   let all = 0;
   let hit = 0;
@@ -83,7 +78,13 @@ function coverageOf(terms: ReadonlySet<string>, have: ReadonlySet<string>, weigh
 
 /** The judge's signals for every candidate of one request (exported so the calibration is fitted on exactly these). */
 export function judgeFeatures(request: JudgeRequest): Map<string, JudgeFeatures> {
-  const weight = request.termWeight ?? ((): number => 1);
+  // each term's weight once per request, not once per candidate
+  const weights = new Map<string, number>();
+  const weight = (t: string): number => {
+    let w = weights.get(t);
+    if (w === undefined) weights.set(t, (w = request.termWeight?.(t) ?? 1));
+    return w;
+  };
   // the words of a time phrase ("last week") are matched against dates, never against text
   const timeWords = new Set(request.timePhrase ? tokenize(request.timePhrase) : []);
   const utterance = new Set(tokenize(request.utterance).filter((t) => !timeWords.has(t)));
