@@ -187,6 +187,9 @@ describe('kioku replay', () => {
       const strict = await runCli(['replay', '--data', d.path, '--floor', '0.95']);
       expect(strict.code).toBe(0);
       expect(strict.stdout).toMatch(/rules: floor 0\.95/);
+      expect(strict.stdout).toMatch(/partial matches held/);
+      const kept = await runCli(['replay', '--data', d.path, '--keep-partial-matches', '--json']);
+      expect(kept.json).toMatchObject({ rules: { hold_partial_matches: false }, totals: { changed_turns: 0 } });
       for (const bad of [
         ['--floor', '2'],
         ['--max-items', '7'],

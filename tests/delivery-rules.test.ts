@@ -1,6 +1,15 @@
 // Every delivery rule of DESIGN §4 step 7 has a test that fails when the rule is removed.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DELIVERY_RULES, deliver, excerpt, repairTitle, type DeliveryCandidate, type DeliveryState } from '../src/recall/index.js';
+import {
+  DEFAULT_DELIVERY_RULES,
+  deliver,
+  excerpt,
+  isPartialOf,
+  repairTitle,
+  utteranceTerms,
+  type DeliveryCandidate,
+  type DeliveryState,
+} from '../src/recall/index.js';
 
 const empty: DeliveryState = { delivered: new Map(), assistant_texts: [] };
 let n = 0;
@@ -136,5 +145,58 @@ describe('delivery rules', () => {
     const r = deliver(cs, empty);
     expect(keys(r)).toEqual([cs[11]!.key]);
     expect(deliver([...cs].reverse(), empty)).toEqual(r);
+  });
+
+  describe('complete matches before partial ones', () => {
+    const asked = (q: string): DeliveryState => ({ ...empty, query_terms: utteranceTerms(q) });
+    const staging = (): DeliveryCandidate => cand({ verdict: 0.95, text: 'The staging database is pg-staging-2 in the eu-west region.' });
+    const cache = (): DeliveryCandidate => cand({ verdict: 0.86, text: 'The product cache TTL was raised to 30 minutes to cut database load.' });
+
+    it('holds an item matching only part of what a delivered item from another document matches', () => {
+      const [best, partial] = [staging(), cache()];
+      const r = deliver([best, partial], asked('Which database does staging use?'));
+      expect(keys(r)).toEqual([best.key]);
+      expect(r.held.get(partial.key)).toBe('partial_match');
+    });
+
+    it('keeps items matching different terms, equal terms, or no term at all (a semantic match)', () => {
+      const state = asked('Is the deploy freeze on Fridays still in force?');
+      const old = cand({ verdict: 0.9, text: 'Deploy freeze: no production deploys on Fridays.' });
+      // both sides of a contradiction: the current one matches the same terms through its expansion words
+      const current = cand({
+        verdict: 0.8,
+        text: 'Since October, production deploys on Fridays are allowed before noon.',
+        match_text: 'Since October, production deploys on Fridays are allowed before noon.\ndeploy friday freeze',
+      });
+      const semantic = cand({ verdict: 0.7, text: 'Releases wait for Monday.' });
+      expect(keys(deliver([old, current, semantic], state))).toEqual([old.key, current.key, semantic.key]);
+      // "freeze" alone is part of what `old` matches: held, and the semantic match takes the slot
+      const other = cand({ verdict: 0.7, text: 'A freeze of the schema lasts a week.' });
+      const r = deliver([old, other, semantic], state);
+      expect(keys(r)).toEqual([old.key, semantic.key]);
+      expect(r.held.get(other.key)).toBe('partial_match');
+    });
+
+    it('never holds another section of the same document', () => {
+      const summary = cand({ key: 'ev1:private:card:rollback#1', verdict: 0.9, text: 'Roll back a bad release with scripts/rollback.sh.' });
+      const steps = cand({ key: 'ev1:private:card:rollback#3', verdict: 0.8, text: 'Run the release script again.' });
+      expect(keys(deliver([summary, steps], asked('How do I roll back a release?')))).toEqual([summary.key, steps.key]);
+    });
+
+    it('applies to history as well, and is off without query terms or when the rule is switched off', () => {
+      const [best, note] = [staging(), cand({ kind: 'history', layer: 'note', verdict: 0.8, text: 'Spent the day on database load.' })];
+      const state = asked('Which database does staging use?');
+      expect(deliver([best, note], state).held.get(note.key)).toBe('partial_match');
+      expect(keys(deliver([best, note], empty))).toEqual([best.key, note.key]);
+      expect(keys(deliver([best, note], state, { ...DEFAULT_DELIVERY_RULES, hold_partial_matches: false }))).toEqual([best.key, note.key]);
+    });
+
+    it('isPartialOf: a strict, non-empty part', () => {
+      const s = (...t: string[]): Set<string> => new Set(t);
+      expect(isPartialOf(s('a'), s('a', 'b'))).toBe(true);
+      expect(isPartialOf(s('a', 'b'), s('a', 'b'))).toBe(false);
+      expect(isPartialOf(s('c'), s('a', 'b'))).toBe(false);
+      expect(isPartialOf(s(), s('a'))).toBe(false);
+    });
   });
 });

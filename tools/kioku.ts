@@ -120,6 +120,7 @@ export function buildProgram(): Command {
     .option('--history-floor <v>', 'try another floor for history items (0–1; default 0.75)')
     .option('--max-items <n>', 'try another item cap (0–3; default 3)')
     .option('--max-history <n>', 'try another cap on history items (default 1)')
+    .option('--keep-partial-matches', 'try without the rule that holds an item matching only part of what a delivered one matches')
     .action(action((flags: Parameters<typeof replayCommand>[0]) => replayCommand(flags)));
 
   program

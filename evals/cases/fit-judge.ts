@@ -19,6 +19,12 @@ import { normaliseBody } from '../../src/knowledge/evidence.js';
 import { openKioku } from '../../src/kioku.js';
 import {
   DEFAULT_DELIVERY_RULES,
+  deliver,
+  utteranceTerms,
+  matchText,
+  type DeliveryCandidate,
+  type DeliveryRules,
+  type DeliveryState,
   PLAIN_FEATURES as ALL_PLAIN,
   VECTOR_FEATURES as ALL_VECTOR,
   createRecallCore,
@@ -41,8 +47,10 @@ const { values } = parseArgs({
     'locomo-weight': { type: 'string', default: '1' },
     'tune-offset': { type: 'boolean', default: false },
     l2: { type: 'string', default: '0' },
+    'keep-partial-matches': { type: 'boolean', default: false },
   },
 });
+const rules: DeliveryRules = { ...DEFAULT_DELIVERY_RULES, hold_partial_matches: !values['keep-partial-matches'] };
 const root = resolve(import.meta.dirname, '../..');
 const cases = loadCases([join(root, 'evals/cases/recall.json'), join(root, 'evals/cases/conversation.json')]);
 const dir = mkdtempSync(join(tmpdir(), 'kioku-fit-'));
@@ -75,7 +83,11 @@ interface Row extends JudgeFeatures {
   history: boolean;
   held: boolean;
   y: number;
+  /** what delivery reads of it */
+  candidate: Omit<DeliveryCandidate, 'verdict' | 'rank'>;
 }
+/** per case: what delivery reads of the turn */
+const turnState = new Map<string, DeliveryState>();
 const rows: Row[] = [];
 for (const c of cases) {
   if (c.expected_mode === 'skipped') continue;
@@ -86,6 +98,11 @@ for (const c of cases) {
   if (!request) continue;
   const allowed = new Set([...c.expected_ids, ...c.expected_any_ids.flat(), ...c.allowed_ids]);
   const assistant = (c.conversation ?? []).filter((m) => m.role === 'assistant').map((m) => normaliseBody(m.content));
+  turnState.set(c.id, {
+    delivered: new Map(),
+    assistant_texts: (c.conversation ?? []).filter((m) => m.role === 'assistant').map((m) => m.content),
+    query_terms: utteranceTerms(request.utterance, request.timePhrase),
+  });
   for (const [key, f] of judgeFeatures(request)) {
     const e = records.get(key);
     if (!e) continue;
@@ -98,6 +115,16 @@ for (const c of cases) {
       history: ['note', 'trace', 'episode'].includes(e.layer),
       held: Boolean(e.meta) || isQuoted(candidate?.text ?? '', assistant),
       y: allowed.has(e.id) ? 1 : 0,
+      candidate: {
+        key,
+        kind: ['note', 'trace', 'episode'].includes(e.layer) ? 'history' : 'knowledge',
+        layer: e.layer,
+        title: e.title,
+        text: e.text,
+        match_text: matchText(e),
+        meta: e.meta,
+        occurred_at: e.occurred_at,
+      },
     });
   }
 }
@@ -144,17 +171,16 @@ const score = (m: Model, r: Row): number => {
   return 1 / (1 + Math.exp(-(ks.reduce((s, k, i) => s + (r[k] as number) * w[i]!, 0) + w[ks.length]! + m.offset)));
 };
 
-/** The delivery rules, simplified to what the labels check: floors, knowledge first, one history slot, three items. */
+/** The real delivery rules over the case's candidates with this model's verdicts, then the case's labels. */
 function passes(c: EvalCase, list: Row[], m: Model): boolean {
-  const { floor, history_floor, max_items, max_history } = DEFAULT_DELIVERY_RULES;
-  const eligible = list.filter((r) => !r.held && score(m, r) >= (r.history ? Math.max(floor, history_floor) : floor));
-  const by = (a: Row, b: Row): number => score(m, b) - score(m, a);
-  const knowledge = eligible.filter((r) => !r.history).sort(by);
-  const history = eligible
-    .filter((r) => r.history)
-    .sort(by)
-    .slice(0, max_history);
-  const delivered = [...new Set([...knowledge, ...history].slice(0, max_items).map((r) => r.id))];
+  const ranked = [...list].sort((a, b) => score(m, b) - score(m, a));
+  const result = deliver(
+    ranked.map((r, rank) => ({ ...r.candidate, verdict: score(m, r), rank })),
+    turnState.get(c.id) ?? { delivered: new Map(), assistant_texts: [] },
+    rules,
+  );
+  const ids = new Map(list.map((r) => [r.candidate.key, r.id]));
+  const delivered = [...new Set(result.items.map((i) => ids.get(i.key) as string))];
   const allowed = new Set([...c.expected_ids, ...c.expected_any_ids.flat(), ...c.allowed_ids]);
   // retrieval: every expected id (one of each any-of group) among what the judge saw
   const seen = new Set(list.map((r) => r.id));

@@ -1,7 +1,8 @@
 // Delivery: pure local rules, no model (DESIGN §4 step 7). From every judged
 // candidate — not only the response's `limit` — pick at most three items for the
 // answering agent, knowledge first, never repeating what it can still see.
-import { normaliseBody } from '../knowledge/evidence.js';
+import { documentKey, normaliseBody } from '../knowledge/evidence.js';
+import { matchedTerms } from './terms.js';
 
 export const HOLD_REASONS = [
   'unjudged',
@@ -11,6 +12,7 @@ export const HOLD_REASONS = [
   'own_session',
   'quoted',
   'duplicate',
+  'partial_match',
   'truncated',
   'metadata_section',
   'no_slot',
@@ -28,6 +30,8 @@ export interface DeliveryCandidate {
   fingerprint?: string | undefined;
   title: string;
   text: string;
+  /** what the query's terms are matched against (`matchText`); default the title and text */
+  match_text?: string | undefined;
   meta?: boolean | undefined;
   session_id?: string | undefined;
   occurred_at: string;
@@ -43,6 +47,8 @@ export interface DeliveryState {
   delivered: ReadonlyMap<string, readonly (string | null)[]>;
   /** recent assistant replies in the visible dialogue */
   assistant_texts: readonly string[];
+  /** the utterance's keyword terms (`utteranceTerms`), for the partial-match rule; absent = rule off */
+  query_terms?: ReadonlySet<string> | undefined;
 }
 
 export interface DeliveryRules {
@@ -51,9 +57,22 @@ export interface DeliveryRules {
   max_items: number;
   max_history: number;
   excerpt_chars: number;
+  /**
+   * Complete matches before partial ones: an item whose matched query terms are a strict part
+   * of those of an item already delivered from another document is held (`partial_match`).
+   * It shares a word with the question, while a better match answers all of it.
+   */
+  hold_partial_matches: boolean;
 }
 
-export const DEFAULT_DELIVERY_RULES: DeliveryRules = { floor: 0.5, history_floor: 0.75, max_items: 3, max_history: 1, excerpt_chars: 2_000 };
+export const DEFAULT_DELIVERY_RULES: DeliveryRules = {
+  floor: 0.5,
+  history_floor: 0.75,
+  max_items: 3,
+  max_history: 1,
+  excerpt_chars: 2_000,
+  hold_partial_matches: true,
+};
 
 export interface DeliveredItem {
   key: string;
@@ -90,9 +109,17 @@ export function deliver(candidates: readonly DeliveryCandidate[], state: Deliver
   const history = eligible.filter((c) => c.kind === 'history').sort(order);
   const items: DeliveredItem[] = [];
   const texts = new Set<string>();
+  const terms = rules.hold_partial_matches && state.query_terms?.size ? state.query_terms : undefined;
+  const matchedBy = new Map<string, ReadonlySet<string>>();
   const take = (c: DeliveryCandidate): void => {
     const body = normaliseBody(c.text);
     if (texts.has(body)) return void held.set(c.key, 'duplicate');
+    if (terms) {
+      const mine = matchedTerms(terms, c.match_text ?? `${c.title}\n${c.text}`);
+      const doc = documentKey(c.key);
+      if ([...matchedBy].some(([key, theirs]) => documentKey(key) !== doc && isPartialOf(mine, theirs))) return void held.set(c.key, 'partial_match');
+      matchedBy.set(c.key, mine);
+    }
     texts.add(body);
     items.push(present(c, rules));
   };
@@ -128,6 +155,16 @@ function holdReason(c: DeliveryCandidate, state: DeliveryState, rules: DeliveryR
   }
   if (isQuoted(c.text, assistant)) return 'quoted';
   return undefined;
+}
+
+/**
+ * `mine` matches some of the query's terms, all of them among `theirs`, which match more.
+ * An item matching none is a semantic match, not a partial keyword one, and is never held so.
+ */
+export function isPartialOf(mine: ReadonlySet<string>, theirs: ReadonlySet<string>): boolean {
+  if (mine.size === 0 || mine.size >= theirs.size) return false;
+  for (const t of mine) if (!theirs.has(t)) return false;
+  return true;
 }
 
 /** A display-only snippet cut by some other tool ("…" or "..." at the end). */

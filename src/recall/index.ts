@@ -19,6 +19,7 @@ export {
   repairTitle,
   isQuoted,
   isTruncatedSnippet,
+  isPartialOf,
   DEFAULT_DELIVERY_RULES,
   HOLD_REASONS,
   type DeliveryCandidate,
@@ -26,6 +27,7 @@ export {
   type DeliveryState,
   type HoldReason,
 } from './delivery.js';
+export { utteranceTerms, matchedTerms, matchText } from './terms.js';
 export { DEFAULT_RECALL_CONFIG, laneWeights, type RecallConfig } from './config.js';
 export { neighbourBoosts, isQuestion, type NeighbourSource, type Neighbours } from './neighbours.js';
 export { recallRequestSchema, recallOptionsSchema, type RecallRequest, type RecallOptions } from './request.js';

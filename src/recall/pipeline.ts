@@ -23,6 +23,7 @@ import { judgePool, runJudge } from './judging.js';
 import { boundConversation, conversationFingerprint, isTopicChange, planQueries, withoutTopicChange } from './conversation.js';
 import { inRange, nameCandidates, parseTimeRange } from './cues.js';
 import { deliver, type DeliveryCandidate, type HoldReason } from './delivery.js';
+import { matchText, utteranceTerms } from './terms.js';
 import { fuse, type LaneHit } from './fusion.js';
 import type { Judge } from './judge/index.js';
 import { EmbeddingCache } from './embedding-cache.js';
@@ -275,6 +276,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
     fingerprint: s.entry.fingerprint,
     title: s.entry.title,
     text: s.entry.text,
+    match_text: matchText(s.entry),
     meta: s.entry.meta,
     session_id: s.entry.session_id,
     occurred_at: s.entry.occurred_at,
@@ -290,6 +292,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
             context_since: request.context_since,
             delivered: request.session_id ? delivered.deliveredSince(request.session_id, request.context_since) : new Map(),
             assistant_texts: dialogue.filter((m) => m.role === 'assistant').map((m) => m.content),
+            query_terms: utteranceTerms(request.query, range?.phrase),
           },
           config.delivery,
         );

@@ -11,6 +11,9 @@ import type { ProjectionRunner } from '../../projections/runner.js';
 import { DEFAULT_DELIVERY_RULES, deliver, type DeliveryCandidate, type DeliveryRules } from './delivery.js';
 import { DisabledJudge } from './judge/index.js';
 import { recall, type RecallCore } from './pipeline.js';
+import { withoutTopicChange } from './conversation.js';
+import { parseTimeRange } from './cues.js';
+import { matchText, utteranceTerms } from './terms.js';
 
 export interface ReplayOptions {
   from: Date;
@@ -37,6 +40,8 @@ export interface ReplayedTurn {
 export interface ReplayReport {
   from: string;
   to: string;
+  /** the delivery rules the turns were re-run under */
+  rules: DeliveryRules;
   turns: ReplayedTurn[];
   totals: {
     turns: number;
@@ -133,6 +138,7 @@ export async function replay(
         fingerprint: c.fingerprint,
         title: e?.title ?? c.key,
         text: e?.text ?? '',
+        ...(e ? { match_text: matchText(e) } : {}),
         meta: c.meta,
         session_id: e?.session_id,
         occurred_at: e?.occurred_at ?? new Date(t.ts).toISOString(),
@@ -146,6 +152,7 @@ export async function replay(
         context_since: t.context_since,
         delivered: sessionDelivered,
         assistant_texts: t.conversation.filter((m) => m.role === 'assistant').map((m) => m.text),
+        query_terms: utteranceTerms(t.query, parseTimeRange(withoutTopicChange(t.query), new Date(t.ts))?.phrase),
       },
       rules,
     );
@@ -172,6 +179,7 @@ export async function replay(
   return {
     from: options.from.toISOString(),
     to: options.to.toISOString(),
+    rules,
     turns: out,
     totals: {
       turns: out.length,

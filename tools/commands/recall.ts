@@ -78,10 +78,11 @@ export interface ReplayFlags extends OutputOptions, PathOverrides {
   historyFloor?: string;
   maxItems?: string;
   maxHistory?: string;
+  keepPartialMatches?: boolean;
 }
 
 /** Today's delivery rules with the flags' changes: what a rule change would have done. */
-export function replayRules(flags: Pick<ReplayFlags, 'floor' | 'historyFloor' | 'maxItems' | 'maxHistory'>): DeliveryRules {
+export function replayRules(flags: Pick<ReplayFlags, 'floor' | 'historyFloor' | 'maxItems' | 'maxHistory' | 'keepPartialMatches'>): DeliveryRules {
   const number = (v: string | undefined, flag: string, min: number, max: number, integer: boolean): number | undefined => {
     if (v === undefined) return undefined;
     const n = Number(v);
@@ -97,6 +98,7 @@ export function replayRules(flags: Pick<ReplayFlags, 'floor' | 'historyFloor' | 
     history_floor: number(flags.historyFloor, 'history-floor', 0, 1, false) ?? d.history_floor,
     max_items: maxItems,
     max_history: number(flags.maxHistory, 'max-history', 0, maxItems, true) ?? Math.min(d.max_history, maxItems),
+    hold_partial_matches: flags.keepPartialMatches ? false : d.hold_partial_matches,
   };
 }
 
@@ -119,7 +121,7 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
       () => {
         const lines = [
           `replay ${report.from} … ${report.to}: ${report.totals.turns} turn(s); ${report.retrieval}; nothing appended`,
-          `rules: floor ${rules.floor}, history floor ${rules.history_floor}, at most ${rules.max_items} item(s), ${rules.max_history} from history`,
+          `rules: floor ${rules.floor}, history floor ${rules.history_floor}, at most ${rules.max_items} item(s), ${rules.max_history} from history, partial matches ${rules.hold_partial_matches ? 'held' : 'kept'}`,
         ];
         for (const t of report.turns) {
           if (t.before.join() === t.after.join()) continue;

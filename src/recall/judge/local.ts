@@ -12,6 +12,7 @@
 // Coefficients are fitted on the offline development cases (`npm run eval:fit-judge`,
 // figures in evals/README.md); without a vector the cosine-free model applies.
 import { tokenize } from '../../text/index.js';
+import { utteranceTerms } from '../terms.js';
 import { type Judge, type JudgeRequest, type JudgeResult } from './types.js';
 
 /** The signals, by name; `cos` is absent when the candidate has no vector from the current model. */
@@ -85,9 +86,7 @@ export function judgeFeatures(request: JudgeRequest): Map<string, JudgeFeatures>
     if (w === undefined) weights.set(t, (w = request.termWeight?.(t) ?? 1));
     return w;
   };
-  // the words of a time phrase ("last week") are matched against dates, never against text
-  const timeWords = new Set(request.timePhrase ? tokenize(request.timePhrase) : []);
-  const utterance = new Set(tokenize(request.utterance).filter((t) => !timeWords.has(t)));
+  const utterance = utteranceTerms(request.utterance, request.timePhrase);
   // what the user's last messages add: the subject a follow-up ("and the old ones?") leaves out
   const added = new Set(
     request.dialogue

@@ -1,0 +1,22 @@
+// The words a turn asks with, and which of them an item holds: shared by the local judge's
+// coverage signals and the delivery rule that holds partial matches, so both read one set.
+import { searchableText } from '../../projections/keyword/index.js';
+import type { Item } from '../knowledge/item.js';
+import { tokenize } from '../text/index.js';
+
+/** The utterance's keyword terms; the words of a time phrase ("last week") are matched against dates, never text. */
+export function utteranceTerms(utterance: string, timePhrase?: string): Set<string> {
+  const timeWords = new Set(timePhrase ? tokenize(timePhrase) : []);
+  return new Set(tokenize(utterance).filter((t) => !timeWords.has(t)));
+}
+
+/** What a query's terms are matched against: the title, the searchable text, and a memory's expansion terms. */
+export function matchText(item: Item): string {
+  return `${item.title}\n${searchableText(item)}\n${item.terms.join(' ')}`;
+}
+
+/** The terms of `terms` that a text holds. */
+export function matchedTerms(terms: ReadonlySet<string>, text: string): Set<string> {
+  const have = new Set(tokenize(text));
+  return new Set([...terms].filter((t) => have.has(t)));
+}
