@@ -56,17 +56,17 @@ it('runs a real server process over HTTP from the CLI and exits 1 when a case fa
 }, 60_000);
 
 describe('scoring a packet against its labels', () => {
-  const record = (id: string, ns = 'private', held?: string): PacketRecord =>
+  const record = (id: string, ns = 'private', held?: string, verdict = 0.9): PacketRecord =>
     ({
       id,
       evidence_key: `${ns}:memory:${id}`,
       provenance: { ns, seq: 1 },
-      why: { delivered: !held, ...(held ? { held_back: held } : {}) },
+      why: { delivered: !held, verdict, ...(held ? { held_back: held } : {}) },
     }) as unknown as PacketRecord;
   const packet = (records: PacketRecord[], delivered: string[]): RecallPacket =>
     ({
       records,
-      delivery: delivered.map((id) => ({ evidence_key: `private:memory:${id}` })),
+      delivery: delivered.map((id) => ({ evidence_key: `private:memory:${id}`, verdict: records.find((r) => r.id === id)?.why.verdict })),
       retrieval_mode: 'hybrid',
       judge: { status: 'complete' },
     }) as unknown as RecallPacket;
@@ -77,6 +77,15 @@ describe('scoring a packet against its labels', () => {
     const r = scoreCase(quoted, packet([record('f'), record('a')], ['f']), 1);
     expect(r.pass).toBe(false);
     expect(r.failures).toContain('forbidden f was delivered');
+  });
+
+  it("says each failing item's verdict, and reports every record's verdict and fate", () => {
+    const wanted = evalCaseSchema.parse({ id: 'w', query: 'q', need: 'n', expected_delivery: 'deliver', expected_ids: ['a'] });
+    const none = scoreCase(wanted, packet([record('a', 'private', 'below_floor', 0.35)], []), 1);
+    expect(none.failures).toContain('expected a delivery, got none; best allowed: a (verdict 0.35, held: below_floor)');
+    expect(none.judged).toEqual([{ key: 'private:memory:a', verdict: 0.35, delivered: false, held_back: 'below_floor' }]);
+    const extra = scoreCase(wanted, packet([record('a'), record('b', 'private', undefined, 0.87)], ['a', 'b']), 1);
+    expect(extra.failures).toEqual(['delivered b (verdict 0.87), which is not allowed']);
   });
 
   it('fails any record from another namespace, labelled or not', () => {

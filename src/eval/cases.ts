@@ -28,6 +28,8 @@ export interface CaseResult {
   delivered: string[];
   delivered_allowed: number;
   records: string[];
+  /** per record: the judge's verdict and what delivery did with it — why a case failed, without a second run */
+  judged: { key: string; verdict: number | null; delivered: boolean; held_back?: string }[];
   duplicates: number;
   retrieval_mode: string;
   judge_status: string;
@@ -42,6 +44,16 @@ export function scoreCase(c: EvalCase, packet: RecallPacket, latencyMs: number):
   const delivered = packet.delivery.map((d) =>
     c.label_unit === 'evidence' ? d.evidence_key : (packet.records.find((r) => r.evidence_key === d.evidence_key)?.id ?? idOf(d.evidence_key)),
   );
+  // a labelled unit's best verdict (over its sections) and what delivery did with that section, for failure messages
+  type Seen = { verdict: number; held?: string };
+  const verdictOf = (id: string): Seen | undefined => {
+    const seen: Seen[] = [];
+    for (const r of packet.records)
+      if (unit(r) === id && typeof r.why.verdict === 'number') seen.push({ verdict: r.why.verdict, ...(r.why.held_back ? { held: r.why.held_back } : {}) });
+    packet.delivery.forEach((d, i) => delivered[i] === id && seen.push({ verdict: d.verdict }));
+    return seen.sort((a, b) => b.verdict - a.verdict)[0];
+  };
+  const shown = (v: Seen | undefined): string => (v === undefined ? '' : ` (verdict ${v.verdict.toFixed(2)}${v.held ? `, held: ${v.held}` : ''})`);
   const failures: string[] = [];
   const found = c.expected_ids.filter((id) => records.includes(id) || delivered.includes(id));
   for (const id of c.expected_ids) if (!found.includes(id)) failures.push(`expected ${id} not recalled`);
@@ -52,13 +64,19 @@ export function scoreCase(c: EvalCase, packet: RecallPacket, latencyMs: number):
   }
   const allowed = new Set([...c.expected_ids, ...c.expected_any_ids.flat(), ...c.allowed_ids]);
   const deliveredAllowed = delivered.filter((d) => allowed.has(d)).length;
-  for (const d of delivered) if (!allowed.has(d)) failures.push(`delivered ${d}, which is not allowed`);
+  for (const d of new Set(delivered)) if (!allowed.has(d)) failures.push(`delivered ${d}${shown(verdictOf(d))}, which is not allowed`);
   // forbidden = must not be handed to the agent; a record held back (quoted, superseded, old topic) is the packet explaining itself
   for (const f of c.forbidden_ids) if (delivered.includes(f)) failures.push(`forbidden ${f} was delivered`);
   // namespace isolation needs no label: nothing from another namespace may appear at all
   const namespace = c.namespace ?? 'private';
   for (const r of packet.records) if (r.provenance.ns !== namespace) failures.push(`record ${unit(r)} leaked from namespace ${r.provenance.ns}`);
-  if (c.expected_delivery === 'deliver' && delivered.length === 0) failures.push('expected a delivery, got none');
+  if (c.expected_delivery === 'deliver' && delivered.length === 0) {
+    const best = [...allowed]
+      .map((id) => ({ id, v: verdictOf(id) }))
+      .filter((x) => x.v !== undefined)
+      .sort((a, b) => (b.v?.verdict ?? 0) - (a.v?.verdict ?? 0))[0];
+    failures.push(`expected a delivery, got none${best ? `; best allowed: ${best.id}${shown(best.v)}` : ''}`);
+  }
   if (c.expected_delivery === 'quiet' && delivered.length > 0) failures.push(`expected quiet, delivered ${delivered.join(', ')}`);
   if (c.expected_mode && packet.retrieval_mode !== c.expected_mode) failures.push(`expected mode ${c.expected_mode}, got ${packet.retrieval_mode}`);
   const keys = packet.records.map((r) => r.evidence_key);
@@ -73,6 +91,12 @@ export function scoreCase(c: EvalCase, packet: RecallPacket, latencyMs: number):
     delivered,
     delivered_allowed: deliveredAllowed,
     records,
+    judged: packet.records.map((r) => ({
+      key: r.evidence_key,
+      verdict: r.why.verdict ?? null,
+      delivered: r.why.delivered,
+      ...(r.why.held_back ? { held_back: r.why.held_back } : {}),
+    })),
     duplicates,
     retrieval_mode: packet.retrieval_mode,
     judge_status: packet.judge.status,

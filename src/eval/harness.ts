@@ -235,6 +235,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
           delivered: [],
           delivered_allowed: 0,
           records: [],
+          judged: [],
           duplicates: 0,
           retrieval_mode: 'error',
           judge_status: 'error',
