@@ -194,6 +194,7 @@ describe('kioku replay', () => {
         ['--floor', '2'],
         ['--max-items', '7'],
         ['--max-history', '1.5'],
+        ['--from', '2026-12-01', '--to', '2026-11-01'],
       ]) {
         const r = await runCli(['replay', '--data', d.path, ...bad]);
         expect(r.code).toBe(2);

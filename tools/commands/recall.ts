@@ -111,6 +111,7 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
   };
   const from = parse(flags.from, 'from', new Date(0));
   const to = parse(flags.to, 'to', new Date(Date.now() + 60_000));
+  if (from.getTime() > to.getTime()) throw new KiokuError('KIOKU_USAGE', `--from (${from.toISOString()}) is after --to (${to.toISOString()})`);
   const rules = replayRules(flags);
   const store = await openKioku({ ...flags, createIfMissing: false });
   const core = flags.retrieve ? createRecallCore(store) : undefined;
