@@ -130,5 +130,8 @@ describe('evaluating the LLM judge', () => {
     const r = await runCli(['eval', '--cases', casesFile, '--embedder', 'hash', '--judge', 'llm'], { KIOKU_JUDGE_URL: '', KIOKU_JUDGE_MODEL: '' });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/KIOKU_JUDGE_URL/);
+    const unknown = await runCli(['eval', '--cases', casesFile, '--judge', 'magic']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--judge must be local, llm or disabled/);
   });
 });

@@ -25,6 +25,8 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
   if (transport !== 'http' && transport !== 'inproc') throw new KiokuError('KIOKU_USAGE', '--transport must be http or inproc');
   if (flags.embedder && !(EMBEDDER_KINDS as readonly string[]).includes(flags.embedder))
     throw new KiokuError('KIOKU_USAGE', `--embedder must be one of ${EMBEDDER_KINDS.join(', ')}`);
+  if (flags.judge !== undefined && !['local', 'llm', 'disabled'].includes(flags.judge))
+    throw new KiokuError('KIOKU_USAGE', `--judge must be local, llm or disabled, got "${flags.judge}"`);
   if (flags.live && !flags.url) throw new KiokuError('KIOKU_USAGE', '--live needs --url of the running service to evaluate');
   // the LLM judge's own endpoint settings go to the evaluated server; Kioku's tokens never do
   const judgeEnv =
