@@ -245,6 +245,24 @@ describe('judging and delivery', () => {
     await other.close();
   });
 
+  it("holds an item matching part of a delivered item's terms, counting a memory's expansion words", async () => {
+    await store.knowledge.writeMemories({
+      memories: [
+        { id: 'staging-db', kind: 'fact', text: 'The staging database is pg-staging-2 in the eu-west region.' },
+        { id: 'cache-ttl', kind: 'fact', text: 'The product cache TTL was raised to 30 minutes to cut database load.' },
+        { id: 'freeze-old', kind: 'decision', text: 'Deploy freeze: no production deploys on Fridays.' },
+        { id: 'freeze-new', kind: 'decision', text: 'Since October, production deploys on Fridays are allowed before noon.', terms: ['deploy', 'friday', 'freeze'] },
+      ],
+    });
+    const judge = new DoubleJudge((c) => (/staging|cache|freeze|fridays/i.test(c.text) ? 0.9 : 0.1));
+    const staging = await recall({ ...core, judge }, { query: 'Which database does staging use?' });
+    expect(staging.delivery.map((d) => d.evidence_key)).toEqual(['ev1:private:memory:staging-db']);
+    expect(staging.records.find((r) => r.evidence_key.endsWith(':cache-ttl'))?.why).toMatchObject({ verdict: 0.9, held_back: 'partial_match' });
+    // both sides of a contradiction: the current one names "freeze" only among its expansion words
+    const freeze = await recall({ ...core, judge }, { query: 'Is the deploy freeze on Fridays still in force?' });
+    expect(freeze.delivery.map((d) => d.evidence_key).sort()).toEqual(['ev1:private:memory:freeze-new', 'ev1:private:memory:freeze-old']);
+  });
+
   it('finds Chinese content with a Chinese query', async () => {
     const p = await recall(core, { query: '怎么回滚上一个版本？' });
     expect(p.records[0]?.evidence_key).toBe('ev1:private:wiki:ops#回滚');
