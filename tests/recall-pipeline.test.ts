@@ -251,7 +251,12 @@ describe('judging and delivery', () => {
         { id: 'staging-db', kind: 'fact', text: 'The staging database is pg-staging-2 in the eu-west region.' },
         { id: 'cache-ttl', kind: 'fact', text: 'The product cache TTL was raised to 30 minutes to cut database load.' },
         { id: 'freeze-old', kind: 'decision', text: 'Deploy freeze: no production deploys on Fridays.' },
-        { id: 'freeze-new', kind: 'decision', text: 'Since October, production deploys on Fridays are allowed before noon.', terms: ['deploy', 'friday', 'freeze'] },
+        {
+          id: 'freeze-new',
+          kind: 'decision',
+          text: 'Since October, production deploys on Fridays are allowed before noon.',
+          terms: ['deploy', 'friday', 'freeze'],
+        },
       ],
     });
     const judge = new DoubleJudge((c) => (/staging|cache|freeze|fridays/i.test(c.text) ? 0.9 : 0.1));
