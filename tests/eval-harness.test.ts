@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evalCaseSchema, runEval, scoreCase } from '../src/eval/index.js';
 import type { PacketRecord, RecallPacket } from '../src/recall/index.js';
 import { REPO, runCli, tempDir } from './helpers.js';
+import { startTestServer } from './server-helpers.js';
 
 let dir: ReturnType<typeof tempDir>;
 let casesFile: string;
@@ -48,6 +49,22 @@ it('counts an unreachable server as failure, never as an empty success', async (
   const report = await runEval({ caseFiles: [casesFile], libraryDir: join(REPO, 'evals/library'), transport: 'http', url: 'http://127.0.0.1:1' });
   expect(report.summary).toMatchObject({ passed: 0, failed: 3, transport_failures: 3 });
 });
+
+it('evaluates a running token-protected service with KIOKU_TOKEN, and refuses to start without one', async () => {
+  const token = 'eval-token-0123456789';
+  const live = await startTestServer({ tokens: { tokens: [{ name: 'eval', token, namespace: 'private', scopes: ['memory:read', 'memory:write'] }] } });
+  try {
+    await live.call('POST', '/v1/memories', { memories: [{ id: 'staging-db', kind: 'fact', text: 'The staging database is pg-staging-2.' }] }, token);
+    const without = await runCli(['eval', '--cases', casesFile, '--url', live.url, '--live']);
+    expect(without.code).toBe(2);
+    expect(without.stderr).toMatch(/requires a token: set KIOKU_TOKEN/);
+    const withToken = await runCli(['eval', '--cases', casesFile, '--url', live.url, '--live', '--json'], { KIOKU_TOKEN: token });
+    expect(withToken.code).toBe(1); // the wrong label still fails
+    expect(withToken.json).toMatchObject({ summary: { cases: 3, passed: 2, failed: 1, transport_failures: 0 } });
+  } finally {
+    await live.stop();
+  }
+}, 60_000);
 
 it('runs a real server process over HTTP from the CLI and exits 1 when a case fails', async () => {
   const r = await runCli(['eval', '--cases', casesFile, '--embedder', 'hash', '--judge', 'disabled', '--json']);

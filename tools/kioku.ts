@@ -130,7 +130,7 @@ export function buildProgram(): Command {
     .option('--cases <files>', 'comma-separated case files (default evals/cases/recall.json,conversation.json)')
     .option('--library <dir>', 'library to load (default evals/library)')
     .option('--transport <kind>', 'http (a real server process, default) or inproc', 'http')
-    .option('--url <url>', 'evaluate a running service instead of a fresh one')
+    .option('--url <url>', 'evaluate a running service instead of a fresh one (its token from KIOKU_TOKEN)')
     .option('--live', 'with --url: evaluate the configured live library')
     .option('--embedder <kind>', 'embedder for the fresh store (default $KIOKU_EMBEDDER or use-lite)')
     .option('--judge <kind>', 'judge: local, llm or disabled')

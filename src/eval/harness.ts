@@ -21,6 +21,8 @@ export interface EvalOptions {
   transport: 'http' | 'inproc';
   /** evaluate against an already running server (its own library) instead of a fresh one */
   url?: string;
+  /** with `url`: the client token sent as `Authorization: Bearer` (a fresh server has no tokens) */
+  token?: string;
   embedder?: EmbedderKind;
   judge?: string;
   /** the judge's own settings (KIOKU_JUDGE_URL, _MODEL, _API_KEY for the LLM judge), passed to the evaluated server */
@@ -153,16 +155,34 @@ async function startChildServer(command: string[], dataDir: string, env: Record<
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-async function post(url: string, body: unknown): Promise<Record<string, unknown>> {
+async function post(url: string, body: unknown, token?: string): Promise<Record<string, unknown>> {
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify(body),
+    // a redirect could carry the token elsewhere: the configured endpoint answers, or nothing does
+    redirect: 'error',
     signal: AbortSignal.timeout(30_000),
   });
   const json = (await res.json()) as Record<string, unknown>;
   if (!res.ok) throw new Error(`${res.status} ${JSON.stringify(json).slice(0, 300)}`);
   return json;
+}
+
+/**
+ * A running service that wants a token and got none is a usage error before any case runs,
+ * not one 401 per case. An unreachable one is left to the cases: each fails as a transport failure.
+ */
+async function checkService(url: string, token: string | undefined): Promise<void> {
+  let health: { auth_required?: boolean };
+  try {
+    const res = await fetch(`${url}/v1/health`, { redirect: 'error', signal: AbortSignal.timeout(10_000) });
+    health = (await res.json()) as { auth_required?: boolean };
+  } catch {
+    return;
+  }
+  if (health.auth_required && !token)
+    throw new KiokuError('KIOKU_UNAUTHORIZED', `the service at ${url} requires a token: set KIOKU_TOKEN to a token for the namespace the cases use`);
 }
 
 /**
@@ -180,6 +200,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   };
   // a misconfigured judge is a usage error before anything starts, not 45 failed cases
   if (!options.url) judgeFromEnv(env);
+  else await checkService(options.url, options.token);
+  const token = options.url ? options.token : undefined;
   const results: CaseResult[] = [];
   let embedderId = options.embedder ?? 'use-lite-512';
   let judgeId = options.judge ?? 'local';
@@ -220,8 +242,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
           const { session_id } = await openSession(inproc.core, { agent: 'eval', namespace: ns });
           packet = await startTurn(inproc.core, { ...turn, session_id });
         } else {
-          const { session_id } = (await post(`${base}/v1/sessions/open`, { agent: 'eval', namespace: ns })) as { session_id: string };
-          packet = (await post(`${base}/v1/turns/start`, { ...turn, session_id })) as unknown as RecallPacket;
+          const { session_id } = (await post(`${base}/v1/sessions/open`, { agent: 'eval', namespace: ns }, token)) as { session_id: string };
+          packet = (await post(`${base}/v1/turns/start`, { ...turn, session_id }, token)) as unknown as RecallPacket;
         }
         result = scoreCase(c, packet, performance.now() - started);
       } catch (err) {

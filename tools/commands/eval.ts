@@ -43,6 +43,7 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
     libraryDir: resolve(flags.library ?? join(root, 'evals/library')),
     transport,
     ...(flags.url ? { url: flags.url } : {}),
+    ...(flags.url && process.env['KIOKU_TOKEN'] ? { token: process.env['KIOKU_TOKEN'] } : {}),
     ...(flags.embedder ? { embedder: flags.embedder as EmbedderKind } : {}),
     ...(flags.judge ? { judge: flags.judge, judgeEnv } : {}),
     serveCommand: [process.execPath, ...process.execArgv, process.argv[1] as string],
