@@ -1,6 +1,7 @@
 // Delivery: pure local rules, no model (DESIGN §4 step 7). From every judged
 // candidate — not only the response's `limit` — pick at most three items for the
 // answering agent, knowledge first, never repeating what it can still see.
+import { KiokuError } from '../errors.js';
 import { documentKey, normaliseBody } from '../knowledge/evidence.js';
 import { matchedTerms } from './terms.js';
 
@@ -73,6 +74,18 @@ export const DEFAULT_DELIVERY_RULES: DeliveryRules = {
   excerpt_chars: 2_000,
   hold_partial_matches: true,
 };
+
+/** Today's delivery rules with some changed (replay's "what if"); a history cap above the item cap is refused. */
+export function rulesWith(changes: Partial<DeliveryRules> = {}): DeliveryRules {
+  const d = DEFAULT_DELIVERY_RULES;
+  const maxItems = changes.max_items ?? d.max_items;
+  const rules = { ...d, ...changes, max_items: maxItems, max_history: changes.max_history ?? Math.min(d.max_history, maxItems) };
+  if (rules.max_history > maxItems)
+    throw new KiokuError('KIOKU_INPUT_INVALID', `max_history (${rules.max_history}) cannot exceed max_items (${maxItems})`, {
+      details: { field: 'max_history' },
+    });
+  return rules;
+}
 
 export interface DeliveredItem {
   key: string;

@@ -20,6 +20,7 @@ export {
   isQuoted,
   isTruncatedSnippet,
   isPartialOf,
+  rulesWith,
   DEFAULT_DELIVERY_RULES,
   HOLD_REASONS,
   type DeliveryCandidate,
@@ -35,4 +36,5 @@ export { EmbeddingCache } from './embedding-cache.js';
 export type { RecallPacket, PacketRecord, BackendDiagnostic, BackendStatus } from './packet.js';
 export * from './judge/index.js';
 export { createRecallCore, judgeFromEnv, type CoreOptions } from './setup.js';
+export { deliveryReport, OVERLAP_BUCKETS, type DeliveryReport } from './reports.js';
 export { replay, seqAtTime, type ReplayOptions, type ReplayReport, type ReplayedTurn } from './replay.js';

@@ -15,6 +15,7 @@ import { turnRoutes } from './routes/turns.js';
 import { recallRoutes } from './routes/recall.js';
 import { knowledgeRoutes } from './routes/knowledge.js';
 import { pipelineRoutes } from './routes/pipeline.js';
+import { reportRoutes } from './routes/reports.js';
 
 export interface ServerState {
   /** set once the store is open and projections caught up */
@@ -106,5 +107,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(recallRoutes(options.state));
   await app.register(knowledgeRoutes(options.state));
   await app.register(pipelineRoutes(options.state));
+  await app.register(reportRoutes(options.state));
   return app;
 }

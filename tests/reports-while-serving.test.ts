@@ -1,0 +1,94 @@
+// LevelDB lets one process own a store. While a server runs, the read-only commands
+// (report cold, report delivery, replay, recall) ask it over HTTP — the same core functions
+// behind GET /v1/reports/delivery and POST /v1/replay — and say so. The routes keep to one
+// namespace and append nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './helpers.js';
+import { startTestServer, type TestServer } from './server-helpers.js';
+
+const token = 'reports-token-0123456789';
+const teamToken = 'reports-team-token-0123456789';
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({
+    tokens: {
+      tokens: [
+        { name: 'me', token, namespace: 'private', scopes: ['memory:read', 'memory:write'] },
+        { name: 'team', token: teamToken, namespace: 'team', scopes: ['memory:read'] },
+      ],
+    },
+  });
+  await server.call(
+    'POST',
+    '/v1/memories',
+    { memories: [{ id: 'rb', kind: 'procedure', text: 'Roll back a release with scripts/rollback.sh and the previous tag.' }] },
+    token,
+  );
+  const { body: session } = await server.call('POST', '/v1/sessions/open', { agent: 'test' }, token);
+  for (const query of ['how do I roll back a release?', 'roll back the release script']) {
+    const { body: turn } = await server.call('POST', '/v1/turns/start', { session_id: session['session_id'], query }, token);
+    await server.call('POST', `/v1/turns/${String(turn['turn_id'])}/complete`, { answer: 'Run scripts/rollback.sh with the previous tag.' }, token);
+  }
+}, 60_000);
+afterAll(async () => server.stop());
+
+describe('report routes', () => {
+  it('GET /v1/reports/delivery reports the token’s namespace only, and validates days', async () => {
+    const mine = await server.call('GET', '/v1/reports/delivery?days=7', undefined, token);
+    expect(mine.status).toBe(200);
+    expect(mine.body).toMatchObject({ days: 7, namespace: 'private', turns: 2 });
+    const theirs = await server.call('GET', '/v1/reports/delivery', undefined, teamToken);
+    expect(theirs.body).toMatchObject({ namespace: 'team', turns: 0 });
+    expect((await server.call('GET', '/v1/reports/delivery?namespace=private', undefined, teamToken)).status).toBe(403);
+    expect((await server.call('GET', '/v1/reports/delivery?days=-1', undefined, token)).body).toMatchObject({ error: { code: 'KIOKU_INPUT_INVALID' } });
+  });
+
+  it('POST /v1/replay re-runs the recorded turns under changed rules and appends nothing', async () => {
+    const head = (await server.call('GET', '/v1/health')).body;
+    expect(head['head']).toBeDefined();
+    const same = await server.call('POST', '/v1/replay', {}, token);
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({ totals: { turns: 2, changed_turns: 0 } });
+    const none = await server.call('POST', '/v1/replay', { rules: { max_items: 0 } }, token);
+    expect(none.body).toMatchObject({ rules: { max_items: 0, max_history: 0 }, totals: { after: { items: 0 } } });
+    expect((await server.call('POST', '/v1/replay', {}, teamToken)).body).toMatchObject({ totals: { turns: 0 } });
+    expect((await server.call('GET', '/v1/health')).body['head']).toEqual(head['head']);
+    for (const bad of [
+      { rules: { floor: 2 } },
+      { rules: { max_items: 1, max_history: 2 } },
+      { from: 'yesterday' },
+      { from: '2026-12-02', to: '2026-12-01' },
+      { colour: 'red' },
+    ]) {
+      const r = await server.call('POST', '/v1/replay', bad, token);
+      expect(r.status, JSON.stringify(bad)).toBe(400);
+    }
+  });
+});
+
+describe('CLI commands while the server holds the store', () => {
+  const env = (): Record<string, string> => ({ KIOKU_URL: server.url, KIOKU_TOKEN: token });
+
+  it('report delivery, report cold, replay and recall ask the server, and say so', async () => {
+    const delivery = await runCli(['report', 'delivery', '--data', server.dir], env());
+    expect(delivery.code).toBe(0);
+    expect(delivery.stdout).toMatch(/in private \(from the server at http:\/\/127\.0\.0\.1:\d+\): 2 completed turn/);
+    const cold = await runCli(['report', 'cold', '--data', server.dir, '--min-considered', '1', '--json'], env());
+    expect(cold.json).toMatchObject({ namespace: 'private', min_considered: 1 });
+    const replayed = await runCli(['replay', '--data', server.dir, '--max-items', '0', '--json'], env());
+    expect(replayed.json).toMatchObject({ rules: { max_items: 0 }, totals: { turns: 2, after: { items: 0 } } });
+    const recalled = await runCli(['recall', 'roll back a release', '--data', server.dir, '--json'], env());
+    expect(recalled.code).toBe(0);
+    expect((recalled.json?.['records'] as { evidence_key: string }[]).map((r) => r.evidence_key)).toContain('ev1:private:memory:rb');
+  }, 60_000);
+
+  it('fails clearly when the store is held and no server answers, or the token is missing', async () => {
+    const nobody = await runCli(['report', 'delivery', '--data', server.dir], { KIOKU_URL: 'http://127.0.0.1:1' });
+    expect(nobody.code).toBe(2);
+    expect(nobody.stderr).toMatch(/in use by another process, and no Kioku server answers at http:\/\/127\.0\.0\.1:1 .*KIOKU_STORE_LOCKED/);
+    const anonymous = await runCli(['replay', '--data', server.dir], { KIOKU_URL: server.url });
+    expect(anonymous.code).toBe(2);
+    expect(anonymous.stderr).toMatch(/KIOKU_UNAUTHORIZED/);
+  }, 30_000);
+});

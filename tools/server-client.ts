@@ -1,0 +1,60 @@
+// LevelDB lets one process own a store: while `kioku serve` runs, read-only commands
+// (reports, replay, recall) ask that server over HTTP instead (DESIGN §8). The server is
+// found at KIOKU_URL, else http://$KIOKU_HOST:$KIOKU_PORT (127.0.0.1:18972); KIOKU_TOKEN
+// is sent as its bearer token, to that endpoint only.
+import type { PathOverrides } from '../src/config.js';
+import { ERROR_REGISTRY, KiokuError, isKiokuError, type ErrorCode } from '../src/errors.js';
+import { openKioku, type KiokuStore } from '../src/kioku.js';
+
+export function serverUrl(env: NodeJS.ProcessEnv = process.env): string {
+  if (env['KIOKU_URL']) return env['KIOKU_URL'].replace(/\/+$/, '');
+  const host = env['KIOKU_HOST'] ?? '127.0.0.1';
+  return `http://${host.includes(':') ? `[${host}]` : host}:${env['KIOKU_PORT'] ?? '18972'}`;
+}
+
+/** One request to the running server; its error body becomes the same typed error the core would throw. */
+export async function askServer<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const base = serverUrl();
+  const token = process.env['KIOKU_TOKEN'];
+  let res: Response;
+  try {
+    res = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      redirect: 'error',
+      signal: AbortSignal.timeout(120_000),
+    });
+  } catch (cause) {
+    throw new KiokuError('KIOKU_STORE_LOCKED', `the store is in use by another process, and no Kioku server answers at ${base} (set KIOKU_URL)`, { cause });
+  }
+  const json = (await res.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+  if (!res.ok) {
+    const code = (json.error?.code && json.error.code in ERROR_REGISTRY ? json.error.code : 'KIOKU_INTERNAL') as ErrorCode;
+    throw new KiokuError(code, `${base}: ${json.error?.message ?? `HTTP ${res.status}`}`);
+  }
+  return json as T;
+}
+
+/**
+ * Run a read-only command on the store itself, or — when a server holds it — through that
+ * server. `via` says which, so the output can say where its figures came from.
+ */
+export async function withStoreOrServer<T>(
+  flags: PathOverrides,
+  local: (store: KiokuStore) => Promise<T>,
+  remote: () => Promise<T>,
+): Promise<{ result: T; via: string }> {
+  let store: KiokuStore;
+  try {
+    store = await openKioku({ ...flags, createIfMissing: false });
+  } catch (err) {
+    if (isKiokuError(err, 'KIOKU_STORE_LOCKED')) return { result: await remote(), via: `the server at ${serverUrl()}` };
+    throw err;
+  }
+  try {
+    return { result: await local(store), via: 'the store' };
+  } finally {
+    await store.close();
+  }
+}
