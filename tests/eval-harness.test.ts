@@ -70,6 +70,14 @@ it('runs a real server process over HTTP from the CLI and exits 1 when a case fa
   const r = await runCli(['eval', '--cases', casesFile, '--embedder', 'hash', '--judge', 'disabled', '--json']);
   expect(r.code).toBe(1);
   expect(r.json).toMatchObject({ transport: 'http', summary: { cases: 3, passed: 2, failed: 1 } });
+  // other case files share no case with the shipped baseline: no made-up regression
+  expect(r.json?.['comparison']).toBeNull();
+  const one = await runCli(['eval', '--cases', casesFile, '--only', 'right-label', '--embedder', 'hash', '--judge', 'disabled', '--transport', 'inproc', '--json']);
+  expect(one.code).toBe(0);
+  expect(one.json).toMatchObject({ summary: { cases: 1, passed: 1 } });
+  const ghost = await runCli(['eval', '--cases', casesFile, '--only', 'right-label,no-such-case']);
+  expect(ghost.code).toBe(2);
+  expect(ghost.stderr).toMatch(/no case with id no-such-case/);
 }, 60_000);
 
 describe('scoring a packet against its labels', () => {

@@ -128,6 +128,7 @@ export function buildProgram(): Command {
     .description('run the labelled recall and conversation cases against a fresh Kioku (exit 1 if any case fails)')
     .addOption(jsonOption())
     .option('--cases <files>', 'comma-separated case files (default evals/cases/recall.json,conversation.json)')
+    .option('--only <ids>', 'comma-separated case ids: run only these')
     .option('--library <dir>', 'library to load (default evals/library)')
     .option('--transport <kind>', 'http (a real server process, default) or inproc', 'http')
     .option('--url <url>', 'evaluate a running service instead of a fresh one (its token from KIOKU_TOKEN)')

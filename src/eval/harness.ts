@@ -17,6 +17,8 @@ import { caseFileSchema, scoreCase, summarise, type CaseResult, type EvalCase, t
 
 export interface EvalOptions {
   caseFiles: string[];
+  /** run only these case ids (each must exist) */
+  only?: string[];
   libraryDir: string;
   transport: 'http' | 'inproc';
   /** evaluate against an already running server (its own library) instead of a fresh one */
@@ -191,7 +193,10 @@ async function checkService(url: string, token: string | undefined): Promise<voi
  * not leak into the next case's recall.
  */
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
-  const cases = loadCases(options.caseFiles);
+  const all = loadCases(options.caseFiles);
+  const unknown = options.only?.filter((id) => !all.some((c) => c.id === id)) ?? [];
+  if (unknown.length) throw new KiokuError('KIOKU_USAGE', `no case with id ${unknown.join(', ')} in ${options.caseFiles.join(', ')}`);
+  const cases = options.only ? all.filter((c) => options.only?.includes(c.id)) : all;
   const work = mkdtempSync(join(tmpdir(), 'kioku-eval-'));
   const libraryData = join(work, 'library');
   const env: Record<string, string> = {

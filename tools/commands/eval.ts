@@ -9,6 +9,8 @@ import { EXIT, emit, type OutputOptions } from '../cli-util.js';
 
 export interface EvalFlags extends OutputOptions {
   cases?: string;
+  /** run only these case ids */
+  only?: string;
   library?: string;
   transport?: string;
   url?: string;
@@ -38,8 +40,13 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
   const caseFiles = (flags.cases ?? [join(root, 'evals/cases/recall.json'), join(root, 'evals/cases/conversation.json')].join(','))
     .split(',')
     .map((f) => resolve(f));
+  const only = flags.only
+    ?.split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
   const report = await runEval({
     caseFiles,
+    ...(only ? { only } : {}),
     libraryDir: resolve(flags.library ?? join(root, 'evals/library')),
     transport,
     ...(flags.url ? { url: flags.url } : {}),
@@ -58,14 +65,20 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
   const baselineFile = resolve(flags.baseline ?? join(root, 'evals/reports/baseline.json'));
   const baseline = existsSync(baselineFile) ? (JSON.parse(readFileSync(baselineFile, 'utf8')) as EvalReport) : undefined;
   const s = report.summary;
-  const comparison = baseline
-    ? {
-        baseline_passed: baseline.summary.passed,
-        passed_delta: s.passed - baseline.summary.passed,
-        newly_failing: report.results.filter((r) => !r.pass && baseline.results.find((b) => b.id === r.id)?.pass).map((r) => r.id),
-        newly_passing: report.results.filter((r) => r.pass && baseline.results.find((b) => b.id === r.id)?.pass === false).map((r) => r.id),
-      }
-    : null;
+  // compared on the cases both runs have: a subset (--only) or other case files are not a regression
+  const before = new Map(baseline?.results.map((b) => [b.id, b.pass]) ?? []);
+  const shared = report.results.filter((r) => before.has(r.id));
+  const comparison =
+    baseline && shared.length
+      ? {
+          cases_compared: shared.length,
+          baseline_passed: shared.filter((r) => before.get(r.id)).length,
+          passed: shared.filter((r) => r.pass).length,
+          passed_delta: shared.filter((r) => r.pass).length - shared.filter((r) => before.get(r.id)).length,
+          newly_failing: shared.filter((r) => !r.pass && before.get(r.id)).map((r) => r.id),
+          newly_passing: shared.filter((r) => r.pass && before.get(r.id) === false).map((r) => r.id),
+        }
+      : null;
   emit(
     flags,
     () =>
@@ -75,9 +88,11 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
         `latency p50 ${s.latency_ms.p50} ms, p95 ${s.latency_ms.p95} ms; modes ${JSON.stringify(s.retrieval_modes)}; judge ${JSON.stringify(s.judge_status)}; transport failures ${s.transport_failures}`,
         ...(comparison
           ? [
-              `baseline ${comparison.baseline_passed} passed → ${s.passed} (${comparison.passed_delta >= 0 ? '+' : ''}${comparison.passed_delta}); newly failing: ${comparison.newly_failing.join(', ') || 'none'}; newly passing: ${comparison.newly_passing.join(', ') || 'none'}`,
+              `baseline ${comparison.baseline_passed} passed → ${comparison.passed} (${comparison.passed_delta >= 0 ? '+' : ''}${comparison.passed_delta}) on the ${comparison.cases_compared} case(s) both ran; newly failing: ${comparison.newly_failing.join(', ') || 'none'}; newly passing: ${comparison.newly_passing.join(', ') || 'none'}`,
             ]
-          : []),
+          : baseline
+            ? ['baseline: no case in common with this run']
+            : []),
         `${s.passed} passed, ${s.failed} failed`,
       ].join('\n'),
     { ...report, comparison },
