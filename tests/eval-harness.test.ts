@@ -72,7 +72,20 @@ it('runs a real server process over HTTP from the CLI and exits 1 when a case fa
   expect(r.json).toMatchObject({ transport: 'http', summary: { cases: 3, passed: 2, failed: 1 } });
   // other case files share no case with the shipped baseline: no made-up regression
   expect(r.json?.['comparison']).toBeNull();
-  const one = await runCli(['eval', '--cases', casesFile, '--only', 'right-label', '--embedder', 'hash', '--judge', 'disabled', '--transport', 'inproc', '--json']);
+  const one = await runCli([
+    'eval',
+    '--cases',
+    casesFile,
+    '--only',
+    'right-label',
+    '--embedder',
+    'hash',
+    '--judge',
+    'disabled',
+    '--transport',
+    'inproc',
+    '--json',
+  ]);
   expect(one.code).toBe(0);
   expect(one.json).toMatchObject({ summary: { cases: 1, passed: 1 } });
   const ghost = await runCli(['eval', '--cases', casesFile, '--only', 'right-label,no-such-case']);
