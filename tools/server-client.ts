@@ -3,7 +3,8 @@
 // found at KIOKU_URL, else http://$KIOKU_HOST:$KIOKU_PORT (127.0.0.1:18972); KIOKU_TOKEN
 // is sent as its bearer token, to that endpoint only.
 import type { PathOverrides } from '../src/config.js';
-import { ERROR_REGISTRY, KiokuError, isKiokuError, type ErrorCode } from '../src/errors.js';
+import { requestKioku } from '../src/client.js';
+import { KiokuError, isKiokuError } from '../src/errors.js';
 import { openKioku, type KiokuStore } from '../src/kioku.js';
 
 export function serverUrl(env: NodeJS.ProcessEnv = process.env): string {
@@ -15,25 +16,14 @@ export function serverUrl(env: NodeJS.ProcessEnv = process.env): string {
 /** One request to the running server; its error body becomes the same typed error the core would throw. */
 export async function askServer<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
   const base = serverUrl();
-  const token = process.env['KIOKU_TOKEN'];
-  let res: Response;
   try {
-    res = await fetch(`${base}${path}`, {
-      method,
-      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      redirect: 'error',
-      signal: AbortSignal.timeout(120_000),
+    return await requestKioku<T>(base, path, { method, body, token: process.env['KIOKU_TOKEN'], timeoutMs: 120_000 });
+  } catch (err) {
+    if (isKiokuError(err)) throw err;
+    throw new KiokuError('KIOKU_STORE_LOCKED', `the store is in use by another process, and no Kioku server answers at ${base} (set KIOKU_URL)`, {
+      cause: err,
     });
-  } catch (cause) {
-    throw new KiokuError('KIOKU_STORE_LOCKED', `the store is in use by another process, and no Kioku server answers at ${base} (set KIOKU_URL)`, { cause });
   }
-  const json = (await res.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
-  if (!res.ok) {
-    const code = (json.error?.code && json.error.code in ERROR_REGISTRY ? json.error.code : 'KIOKU_INTERNAL') as ErrorCode;
-    throw new KiokuError(code, `${base}: ${json.error?.message ?? `HTTP ${res.status}`}`);
-  }
-  return json as T;
 }
 
 /**

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RecordsProjection } from '../../projections/index.js';
 import { createEmbedder, type EmbedderKind } from '../embed/index.js';
+import { requestKioku } from '../client.js';
 import { KiokuError } from '../errors.js';
 import { EmbeddingIndexer } from '../indexer/embedding-job.js';
 import { openKioku } from '../kioku.js';
@@ -157,20 +158,6 @@ async function startChildServer(command: string[], dataDir: string, env: Record<
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-async function post(url: string, body: unknown, token?: string): Promise<Record<string, unknown>> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-    // a redirect could carry the token elsewhere: the configured endpoint answers, or nothing does
-    redirect: 'error',
-    signal: AbortSignal.timeout(30_000),
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`${res.status} ${JSON.stringify(json).slice(0, 300)}`);
-  return json;
-}
-
 /**
  * A running service that wants a token and got none is a usage error before any case runs,
  * not one 401 per case. An unreachable one is left to the cases: each fails as a transport failure.
@@ -178,8 +165,7 @@ async function post(url: string, body: unknown, token?: string): Promise<Record<
 async function checkService(url: string, token: string | undefined): Promise<void> {
   let health: { auth_required?: boolean };
   try {
-    const res = await fetch(`${url}/v1/health`, { redirect: 'error', signal: AbortSignal.timeout(10_000) });
-    health = (await res.json()) as { auth_required?: boolean };
+    health = await requestKioku(url, '/v1/health', { method: 'GET', timeoutMs: 10_000 });
   } catch {
     return;
   }
@@ -218,7 +204,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       let inproc: { core: ReturnType<typeof createRecallCore>; close: () => Promise<void> } | undefined;
       const caseData = join(work, `case-${n}`);
       try {
-        let base = options.url;
+        let base = options.url ?? ''; // set below for a fresh server; unused in-process
         if (!options.url) {
           cpSync(libraryData, caseData, { recursive: true });
           if (options.transport === 'http') {
@@ -239,7 +225,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         const ns = c.namespace ?? 'private';
         // warm the model up with a read-only query (records nothing), so latency is a turn's, not a cold start's
         if (inproc) await recall(inproc.core, { query: 'warm up', namespace: ns }, { readOnly: true, namespaces: [ns] });
-        else if (!options.url) await post(`${base}/v1/candidates/query`, { query: 'warm up', namespace: ns });
+        else if (!options.url) await requestKioku(base, '/v1/candidates/query', { method: 'POST', body: { query: 'warm up', namespace: ns } });
         const started = performance.now();
         const turn = { query: c.query, ...(c.conversation ? { conversation: c.conversation } : {}), namespace: ns };
         let packet: RecallPacket;
@@ -247,8 +233,12 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
           const { session_id } = await openSession(inproc.core, { agent: 'eval', namespace: ns });
           packet = await startTurn(inproc.core, { ...turn, session_id });
         } else {
-          const { session_id } = (await post(`${base}/v1/sessions/open`, { agent: 'eval', namespace: ns }, token)) as { session_id: string };
-          packet = (await post(`${base}/v1/turns/start`, { ...turn, session_id }, token)) as unknown as RecallPacket;
+          const { session_id } = await requestKioku<{ session_id: string }>(base, '/v1/sessions/open', {
+            method: 'POST',
+            body: { agent: 'eval', namespace: ns },
+            token,
+          });
+          packet = await requestKioku<RecallPacket>(base, '/v1/turns/start', { method: 'POST', body: { ...turn, session_id }, token });
         }
         result = scoreCase(c, packet, performance.now() - started);
       } catch (err) {

@@ -23,7 +23,7 @@ import { judgePool, runJudge } from './judging.js';
 import { boundConversation, conversationFingerprint, isTopicChange, planQueries, withoutTopicChange } from './conversation.js';
 import { inRange, nameCandidates, parseTimeRange } from './cues.js';
 import { deliver, type DeliveryCandidate, type HoldReason } from './delivery.js';
-import { matchText, utteranceTerms } from './terms.js';
+import { matchText, turnQueryTerms } from './terms.js';
 import { fuse, type LaneHit } from './fusion.js';
 import type { Judge } from './judge/index.js';
 import { EmbeddingCache } from './embedding-cache.js';
@@ -292,7 +292,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
             context_since: request.context_since,
             delivered: request.session_id ? delivered.deliveredSince(request.session_id, request.context_since) : new Map(),
             assistant_texts: dialogue.filter((m) => m.role === 'assistant').map((m) => m.content),
-            query_terms: utteranceTerms(request.query, range?.phrase),
+            query_terms: turnQueryTerms(request.query, now),
           },
           config.delivery,
         );

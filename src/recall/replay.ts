@@ -11,9 +11,7 @@ import type { ProjectionRunner } from '../../projections/runner.js';
 import { DEFAULT_DELIVERY_RULES, deliver, type DeliveryCandidate, type DeliveryRules } from './delivery.js';
 import { DisabledJudge } from './judge/index.js';
 import { recall, type RecallCore } from './pipeline.js';
-import { withoutTopicChange } from './conversation.js';
-import { parseTimeRange } from './cues.js';
-import { matchText, utteranceTerms } from './terms.js';
+import { matchText, turnQueryTerms } from './terms.js';
 
 export interface ReplayOptions {
   from: Date;
@@ -152,7 +150,7 @@ export async function replay(
         context_since: t.context_since,
         delivered: sessionDelivered,
         assistant_texts: t.conversation.filter((m) => m.role === 'assistant').map((m) => m.text),
-        query_terms: utteranceTerms(t.query, parseTimeRange(withoutTopicChange(t.query), new Date(t.ts))?.phrase),
+        query_terms: turnQueryTerms(t.query, new Date(t.ts)),
       },
       rules,
     );

@@ -3,11 +3,18 @@
 import { searchableText } from '../../projections/keyword/index.js';
 import type { Item } from '../knowledge/item.js';
 import { tokenize } from '../text/index.js';
+import { withoutTopicChange } from './conversation.js';
+import { parseTimeRange } from './cues.js';
 
 /** The utterance's keyword terms; the words of a time phrase ("last week") are matched against dates, never text. */
 export function utteranceTerms(utterance: string, timePhrase?: string): Set<string> {
   const timeWords = new Set(timePhrase ? tokenize(timePhrase) : []);
   return new Set(tokenize(utterance).filter((t) => !timeWords.has(t)));
+}
+
+/** The terms delivery checks partial matches with, for a turn asked at `now`: one function for recall and replay. */
+export function turnQueryTerms(query: string, now: Date): Set<string> {
+  return utteranceTerms(query, parseTimeRange(withoutTopicChange(query), now)?.phrase);
 }
 
 /** What a query's terms are matched against: the title, the searchable text, and a memory's expansion terms. */
