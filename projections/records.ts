@@ -204,7 +204,7 @@ export class RecordsProjection implements Projection {
   }
 
   /**
-   * The traces just before and after a trace in its session, in conversation order
+   * The turns (traces, and memories written with a session) just before and after one in its session, in conversation order
    * (occurred_at, then log order — the order the window lane uses). The order is sorted
    * once per session change, not per question.
    */
@@ -213,7 +213,7 @@ export class RecordsProjection implements Projection {
     if (!sessionId) return {};
     let order = this.turnOrder.get(sessionId);
     if (!order) {
-      const keys = this.pick(this.bySession.get(sessionId), { layers: ['trace'] })
+      const keys = this.pick(this.bySession.get(sessionId), { layers: ['trace', 'memory'] })
         .map((e) => ({ t: Date.parse(e.occurred_at), seq: e.seq, key: e.key }))
         .sort((a, b) => a.t - b.t || a.seq - b.seq)
         .map((e) => e.key);

@@ -14,23 +14,45 @@ export interface UsageCounters {
 export const DEMOTION_MIN_JUDGED = 5;
 /** A verdict at or above this counts as relevant (the delivery floor). */
 export const RELEVANT_AT = 0.5;
+/**
+ * A negative verdict counts only where the item was a serious candidate of that recall:
+ * among its first SERIOUS_RANKS fused candidates, with at least SERIOUS_SHARE of the best
+ * fused score. A weak lexical neighbour judged irrelevant says nothing about the item
+ * (CMRC through HTTP with state: every negative counted → recall@10 0.65).
+ */
+export const SERIOUS_RANKS = 3;
+export const SERIOUS_SHARE = 0.5;
+/** Recalls whose verdicts have not arrived yet, kept at most (older ones are dropped: their verdicts never came). */
+const PENDING_RECALLS = 256;
+
+/** The keys of a recall's candidate list (fused order) whose negative verdict may count. */
+export function seriousCandidates(candidates: readonly { evidence_key: string; score: number }[]): string[] {
+  const best = candidates[0]?.score ?? 0;
+  const out: string[] = [];
+  for (const c of candidates.slice(0, SERIOUS_RANKS)) if (best <= 0 || c.score >= SERIOUS_SHARE * best) out.push(c.evidence_key);
+  return out;
+}
 
 /** Demotion: ≥ 5 decisive observations and no positive one. Changes rank, never deletes. */
 export function isDemoted(c: UsageCounters | undefined): boolean {
   return c !== undefined && c.judged >= DEMOTION_MIN_JUDGED && c.relevant === 0;
 }
 
-type UsageState = Record<string, Record<string, UsageCounters>>;
+interface UsageState {
+  counters: Record<string, Record<string, UsageCounters>>;
+  /** recall_id → its serious candidates, until its verdicts arrive (insertion order = age) */
+  pending: Record<string, string[]>;
+}
 
 export class UsageProjection extends PlainStateProjection<UsageState> {
   readonly name = 'usage';
-  readonly version = 1;
+  readonly version = 2;
   constructor() {
-    super(() => ({}));
+    super(() => ({ counters: {}, pending: {} }));
   }
 
   private counters(ns: string, key: string): UsageCounters {
-    const byKey = (this.state[ns] ??= {});
+    const byKey = (this.state.counters[ns] ??= {});
     return (byKey[key] ??= { considered: 0, judged: 0, relevant: 0, returned: 0 });
   }
 
@@ -46,6 +68,11 @@ export class UsageProjection extends PlainStateProjection<UsageState> {
         u.considered += 1;
         if (c.flags?.includes('returned')) u.returned += 1;
       }
+      if (d.retrieval_mode !== 'skipped') {
+        this.state.pending[d.recall_id] = seriousCandidates(d.candidates);
+        const ids = Object.keys(this.state.pending);
+        for (const old of ids.slice(0, Math.max(0, ids.length - PENDING_RECALLS))) delete this.state.pending[old];
+      }
     } else if (record.type === 'verdict.recorded') {
       const d = record.data as EventData<'verdict.recorded'>;
       const best = new Map<string, number | null>();
@@ -56,17 +83,21 @@ export class UsageProjection extends PlainStateProjection<UsageState> {
           if (!best.has(v.evidence_key)) best.set(v.evidence_key, null);
         } else best.set(v.evidence_key, prev == null ? v.score : Math.max(prev, v.score));
       }
+      const serious = new Set(this.state.pending[d.recall_id] ?? []);
+      delete this.state.pending[d.recall_id];
       for (const [key, score] of best) {
-        if (score === null) continue;
+        if (score === null) continue; // unknown: no observation at all
+        const relevant = score >= RELEVANT_AT;
+        if (!relevant && !serious.has(key)) continue; // a weak neighbour's negative says nothing
         const u = this.counters(record.ns, key);
         u.judged += 1;
-        if (score >= RELEVANT_AT) u.relevant += 1;
+        if (relevant) u.relevant += 1;
       }
     }
   }
 
   get(ns: string, key: string): UsageCounters | undefined {
-    return this.state[ns]?.[key];
+    return this.state.counters[ns]?.[key];
   }
 
   demoted(ns: string, key: string): boolean {
@@ -75,7 +106,7 @@ export class UsageProjection extends PlainStateProjection<UsageState> {
 
   /** Evidence considered at least `minConsidered` times and never found relevant. */
   cold(ns: string, minConsidered = 5): ({ key: string } & UsageCounters)[] {
-    return Object.entries(this.state[ns] ?? {})
+    return Object.entries(this.state.counters[ns] ?? {})
       .filter(([, c]) => c.considered >= minConsidered && c.relevant === 0)
       .map(([key, c]) => ({ key, ...c }))
       .sort((a, b) => b.considered - a.considered || (a.key < b.key ? -1 : 1));

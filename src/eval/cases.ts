@@ -1,5 +1,6 @@
 // Labelled cases and how one packet is scored against its case.
 import { z } from 'zod';
+import { parseEvidenceKey } from '../knowledge/evidence.js';
 import type { RecallPacket } from '../recall/index.js';
 
 export const evalCaseSchema = z.strictObject({
@@ -105,8 +106,7 @@ export function scoreCase(c: EvalCase, packet: RecallPacket, latencyMs: number):
 }
 
 function idOf(key: string): string {
-  const rest = key.split(':').slice(3).join(':');
-  return rest.split('#')[0] ?? rest;
+  return parseEvidenceKey(key)?.id ?? key;
 }
 
 export interface EvalSummary {

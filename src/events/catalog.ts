@@ -103,6 +103,8 @@ export const eventSchemas = {
     audience: z.array(z.string().max(200)).max(100).optional(),
     occurred_at: isoTime.optional(),
     session_id: id.optional(),
+    /** who said it, for a turn of a conversation written as a memory (feeds the entity cue) */
+    speaker: z.string().min(1).max(200).optional(),
     supersedes: z.array(id).max(100).optional(),
     fingerprint: sha256Hex.optional(),
   }),

@@ -11,6 +11,7 @@ import { embedDocuments, type Embedder } from '../embed/index.js';
 import { KiokuError } from '../errors.js';
 import type { AppendInput } from '../events/index.js';
 import { fingerprint, type Layer } from '../knowledge/evidence.js';
+import { inConversation } from '../knowledge/item.js';
 import type { EventLog } from '../log/index.js';
 import { isMainlyCjk } from '../text/index.js';
 
@@ -41,7 +42,7 @@ export interface IndexerOptions {
 export interface JobSummary {
   job_id: string;
   model: string;
-  status: 'succeeded' | 'failed' | 'idle';
+  status: 'succeeded' | 'failed' | 'cancelled' | 'idle';
   planned: number;
   embedded: number;
   /** mainly-CJK items the model cannot read: left to the keyword lanes */
@@ -65,6 +66,11 @@ export class EmbeddingIndexer {
   private unsubscribe: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private failures = 0;
+  /** a commit landed while a job ran: plan again when it ends, so no write is left behind */
+  private dirty = false;
+  /** set by stop(): the running job ends after its current batch (it resumes on the next start) */
+  private cancelled = false;
+  private schedule: (() => void) | undefined;
   /** per item: the text, its fingerprint and whether the model can read it, valid while the item's seq is unchanged */
   private readonly textCache = new Map<string, { seq: number; text: string; fp: string; readable: boolean }>();
 
@@ -104,13 +110,13 @@ export class EmbeddingIndexer {
         continue;
       }
       if (textLane?.fingerprintOf(item.key) !== fp) tasks.push({ key: item.key, ns: item.ns, lane: 'text', text, fp });
-      if (item.layer === 'trace' && item.session_id) {
+      if (inConversation(item)) {
         const list = sessions.get(`${item.ns}\u0000${item.session_id}`) ?? [];
         list.push(item);
         sessions.set(`${item.ns}\u0000${item.session_id}`, list);
       }
     }
-    // The window lane: each trace embedded with its neighbours in the same session (DESIGN §8).
+    // The window lane: each turn of a conversation embedded with its neighbours in the same session (DESIGN §8).
     const radius = this.options.windowRadius ?? WINDOW_RADIUS;
     for (const turns of sessions.values()) {
       turns.sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at) || a.seq - b.seq);
@@ -131,10 +137,51 @@ export class EmbeddingIndexer {
     return this.plan().tasks.filter((t) => t.lane === 'text').length;
   }
 
+  /** Items that wait for a text vector, per namespace (a namespace with none is absent). */
+  waitingByNamespace(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const t of this.plan().tasks) if (t.lane === 'text') out.set(t.ns, (out.get(t.ns) ?? 0) + 1);
+    return out;
+  }
+
+  /**
+   * Resolves once none of `keys` waits for a vector (text or window lane), running jobs as
+   * needed, or after `timeoutMs`. Returns how many of them still wait (0 = all embedded).
+   */
+  async whenEmbedded(keys: readonly string[], timeoutMs: number): Promise<{ waiting: number; timed_out: boolean }> {
+    const wanted = new Set(keys);
+    const pending = (): number =>
+      new Set(
+        this.plan()
+          .tasks.filter((t) => wanted.has(t.key))
+          .map((t) => t.key),
+      ).size;
+    const deadline = Date.now() + timeoutMs;
+    let left = pending();
+    while (left > 0 && Date.now() < deadline && !this.cancelled) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), Math.max(0, deadline - Date.now()))));
+      const outcome = await Promise.race([this.run(), timeout]);
+      clearTimeout(timer);
+      left = pending();
+      if (outcome === 'timeout') break;
+      if (outcome.status === 'failed') {
+        // the embedder failed: wait out a short back-off rather than spin
+        await new Promise((r) => setTimeout(r, Math.min(1_000, Math.max(0, deadline - Date.now()))));
+      }
+    }
+    return { waiting: left, timed_out: left > 0 };
+  }
+
   /** Run one job now (or join the one running). */
   run(onProgress?: (done: number, total: number) => void): Promise<JobSummary> {
     this.running ??= this.execute(onProgress).finally(() => {
       this.running = undefined;
+      // writes that landed while the job ran are planned now, without waiting for another write
+      if (this.dirty && this.schedule && !this.cancelled) {
+        this.dirty = false;
+        this.schedule();
+      }
     });
     return this.running;
   }
@@ -155,7 +202,7 @@ export class EmbeddingIndexer {
     if (tasks.length === 0) return (this.last = summary);
     const actor = this.options.actor ?? 'indexer';
     const job = (
-      status: 'queued' | 'running' | 'succeeded' | 'failed',
+      status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled',
       extra: { detail?: string; progress?: { done: number; total: number } } = {},
     ): AppendInput => ({
       type: 'job.event',
@@ -171,6 +218,7 @@ export class EmbeddingIndexer {
     try {
       await this.embedder.init();
       for (let i = 0; i < tasks.length; i += batchSize) {
+        if (this.cancelled) break;
         const batch = tasks.slice(i, i + batchSize);
         const vectors = await this.withRetries(() =>
           embedDocuments(
@@ -193,8 +241,9 @@ export class EmbeddingIndexer {
         summary.embedded += batch.length;
         onProgress?.(summary.embedded, tasks.length);
       }
-      await this.store.log.append(job('succeeded', { progress: { done: summary.embedded, total: tasks.length } }));
-      summary.status = 'succeeded';
+      const status = summary.embedded < tasks.length ? 'cancelled' : 'succeeded';
+      await this.store.log.append(job(status, { progress: { done: summary.embedded, total: tasks.length } }));
+      summary.status = status;
       this.failures = 0;
     } catch (err) {
       summary.status = 'failed';
@@ -227,6 +276,7 @@ export class EmbeddingIndexer {
   /** Follow the log: after writes settle, embed what is new. Failed jobs back off (up to 5 min). */
   start(debounceMs = 250): void {
     if (this.unsubscribe) return;
+    this.cancelled = false;
     const schedule = (): void => {
       if (this.timer) clearTimeout(this.timer);
       const backoff = this.failures ? Math.min(300_000, 1_000 * 2 ** this.failures) : debounceMs;
@@ -238,16 +288,25 @@ export class EmbeddingIndexer {
       }, backoff);
       this.timer.unref();
     };
+    this.schedule = schedule;
     this.unsubscribe = this.store.log.onCommit(() => {
       // our own embedding events also commit; only a plan with work starts a job
-      if (!this.running) schedule();
+      if (this.running) this.dirty = true;
+      else schedule();
     });
     schedule();
   }
 
+  /**
+   * Stop following the log. A running job is cancelled after the batch it is embedding
+   * (at most one model call), so a stop never waits for the backlog; what is left is
+   * planned again on the next start.
+   */
   async stop(): Promise<void> {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    this.schedule = undefined;
+    this.cancelled = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.running) await this.running;

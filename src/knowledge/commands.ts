@@ -12,7 +12,7 @@ import { DEFAULT_NAMESPACE, namespaceSchema, type AppendInput } from '../events/
 import type { EventLog } from '../log/index.js';
 import { contentHash, evidenceKey, fingerprint, itemIdSchema, type Layer } from './evidence.js';
 import { isCardMetadataHeading, parseFrontMatter, relatedCardIds, splitSections } from './markdown.js';
-import { sectionSlug } from './fold.js';
+import { memoryEntities, sectionSlug } from './fold.js';
 import { parseInput } from './validate.js';
 
 const ns = namespaceSchema.default(DEFAULT_NAMESPACE);
@@ -33,6 +33,8 @@ export const memoryInputSchema = z.strictObject({
   audience: z.array(z.string().max(200)).max(100).optional(),
   occurred_at: isoTime.optional(),
   session_id: itemIdSchema.optional(),
+  /** who said it, for a turn of a conversation; without it a "Name: …" prefix of a session memory names the speaker */
+  speaker: z.string().trim().min(1).max(200).optional(),
   supersede_ids: z.array(itemIdSchema).max(100).default([]),
 });
 export type MemoryInput = z.input<typeof memoryInputSchema>;
@@ -169,6 +171,7 @@ export class Knowledge {
             ...(m.audience !== undefined ? { audience: m.audience } : {}),
             ...(m.occurred_at !== undefined ? { occurred_at: m.occurred_at } : {}),
             ...(m.session_id !== undefined ? { session_id: m.session_id } : {}),
+            ...(m.speaker !== undefined ? { speaker: m.speaker } : {}),
             ...(m.supersede_ids.length ? { supersedes: m.supersede_ids } : {}),
           },
         });
@@ -436,7 +439,7 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
 }
 
 function sameMemory(e: RecordEntry, m: z.output<typeof memoryInputSchema>): boolean {
-  return e.text === m.text && e.kind === m.kind && sameList(e.terms, m.terms) && sameList(e.entities, m.entities) && sameList(e.tags, m.tags);
+  return e.text === m.text && e.kind === m.kind && sameList(e.terms, m.terms) && sameList(e.entities, memoryEntities(m)) && sameList(e.tags, m.tags);
 }
 
 function fileSha256(path: string): Promise<string> {

@@ -38,6 +38,25 @@ export function sectionSlug(heading: string, taken: Set<string>): string {
   return slug;
 }
 
+/**
+ * The speaker a conversation turn names in its own text: "Caroline: …", "Dr. Lee: …" — one to
+ * three capitalised words before a colon at the very start.
+ */
+export function prefixSpeaker(text: string): string | undefined {
+  const m = /^(\p{Lu}[\p{L}\p{N}.'’-]*(?: \p{Lu}[\p{L}\p{N}.'’-]*){0,2}):\s+\S/u.exec(text);
+  return m?.[1];
+}
+
+/** A memory's entities as projected: the given ones plus its speaker (given, or named by its prefix in a session). */
+export function memoryEntities(m: { entities: string[]; speaker?: string | undefined; session_id?: string | undefined; text: string }): string[] {
+  return withSpeaker(m.entities, m.speaker ?? (m.session_id ? prefixSpeaker(m.text) : undefined));
+}
+
+function withSpeaker(entities: string[], speaker: string | undefined): string[] {
+  if (!speaker || entities.some((e) => e.toLowerCase() === speaker.toLowerCase())) return entities;
+  return [...entities, speaker];
+}
+
 function firstLine(text: string, max = 120): string {
   const line = text.split(/\r?\n/).find((l) => l.trim()) ?? '';
   const t = line.trim();
@@ -96,7 +115,7 @@ export class KnowledgeFold {
           {
             kind: d.kind,
             terms: d.terms,
-            entities: d.entities,
+            entities: memoryEntities(d),
             tags: d.tags,
             fingerprint: d.fingerprint ?? fp,
             content_fp: fp,

@@ -47,3 +47,8 @@ export type ItemChange =
   | { op: 'upsert'; item: Item }
   | { op: 'retire'; key: string; status: RetiredStatus; by?: string; seq: number }
   | { op: 'audience'; key: string; audience: string[]; seq: number };
+
+/** A turn of a conversation: a trace, or a memory written with its session (the window lane and session neighbours use both). */
+export function inConversation(item: Pick<Item, 'layer' | 'session_id'>): boolean {
+  return Boolean(item.session_id) && (item.layer === 'trace' || item.layer === 'memory');
+}

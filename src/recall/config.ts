@@ -27,6 +27,12 @@ export interface RecallConfig {
   neighbour_reply_factor: number;
   /** how many of the best traces lift their neighbours */
   neighbour_sources: number;
+  /**
+   * A demoted item's fused score is multiplied by this (1 = no effect). Bounded on purpose:
+   * "demoted sinks below everything" buried the best match of a question once unrelated
+   * questions had come first (CMRC through HTTP with state 0.65 against 0.999 read-only).
+   */
+  demotion_factor: number;
   /** candidates each lane returns per query */
   lane_budget: number;
   /** fused candidates that reach the judge */
@@ -52,6 +58,7 @@ export const DEFAULT_RECALL_CONFIG: RecallConfig = {
   neighbour_weight: 0.3,
   neighbour_reply_factor: 1.5,
   neighbour_sources: 10,
+  demotion_factor: 0.8,
   lane_budget: 50,
   judge_pool: 20,
   sections_per_document: 2,

@@ -27,6 +27,7 @@ import { matchText, turnQueryTerms } from './terms.js';
 import { fuse, type LaneHit } from './fusion.js';
 import type { Judge } from './judge/index.js';
 import { EmbeddingCache } from './embedding-cache.js';
+import { inConversation } from '../knowledge/item.js';
 import { LAYER_OPTIONS, enabledLayers, recallRequestSchema } from './request.js';
 import type { BackendDiagnostic, PacketRecord, RecallPacket } from './packet.js';
 
@@ -162,8 +163,9 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
         text.map((h) => ({ key: h.key, score: h.score })),
       );
       vectorHits += text.length;
-      if (searchLayers.includes('trace')) {
-        const window = vectors.search(v, { lane: 'window', model, k: config.lane_budget, namespaces: [ns], layers: ['trace'] });
+      const conversational = searchLayers.filter((l) => l === 'trace' || l === 'memory');
+      if (conversational.length) {
+        const window = vectors.search(v, { lane: 'window', model, k: config.lane_budget, namespaces: [ns], layers: conversational });
         lists.set(
           `window:${q.kind}`,
           window.map((h) => ({ key: h.key, score: h.score })),
@@ -211,7 +213,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   // a strong trace lifts its neighbours in the same session (they may not have been found at all)
   if (config.neighbour_weight > 0) {
     const sources = scored
-      .filter((s) => s.entry.layer === 'trace' && s.entry.session_id)
+      .filter((s) => inConversation(s.entry))
       .sort((a, b) => b.score - a.score)
       .slice(0, config.neighbour_sources)
       .map((s) => ({ key: s.entry.key, score: s.score, question: isQuestion(s.entry.text) }));
@@ -227,8 +229,14 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
       }
     }
   }
-  // demoted evidence sinks below the rest; it never vanishes
-  scored.sort((a, b) => Number(a.demoted) - Number(b.demoted) || b.score - a.score || (a.entry.key < b.entry.key ? -1 : 1));
+  // demoted evidence loses a bounded share of its score: it can fall below near-equals, never
+  // below candidates that match much more weakly, and it never vanishes (DESIGN §4 step 8)
+  for (const s of scored) {
+    if (!s.demoted || config.demotion_factor >= 1) continue;
+    s.parts['demotion'] = -(1 - config.demotion_factor) * s.score;
+    s.score *= config.demotion_factor;
+  }
+  scored.sort((a, b) => b.score - a.score || (a.entry.key < b.entry.key ? -1 : 1));
   if (ownSession) warnings.push(`own_session_traces_excluded:${ownSession}`);
 
   // ---- per-layer quotas, then the global limit ----

@@ -40,6 +40,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? 2 * 1024 * 1024,
+    // ids up to MAX_ID_LENGTH, percent-encoded in the path (×3) inside an evidence key
+    routerOptions: { maxParamLength: 8 * 1024 },
   });
   // Schemas on routes document the API (OpenAPI at /docs/json); the core validates,
   // naming the failing field — one place, not two.
