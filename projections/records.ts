@@ -68,7 +68,11 @@ export class RecordsProjection implements Projection {
     for (const change of this.fold.changes(record)) this.applyChange(change);
   }
 
+  /** bumps on every item change (derived, never snapshotted): tells planners when to look again */
+  revision = 0;
+
   private applyChange(change: ItemChange): void {
+    this.revision += 1;
     if (change.op === 'upsert') {
       const prev = this.entries.get(change.item.key);
       // A memory's tombstone is final: a write with a retired id does not revive it.

@@ -42,6 +42,8 @@ export class VectorProjection implements Projection {
   private live = new Map<string, LiveItem>();
   private lanes = new Map<string, VectorLane>();
   private rejected = 0;
+  /** bumps on every change to what is live or embedded (derived, never snapshotted): tells planners when to look again */
+  revision = 0;
   /** namespace → small integer, for the group ids searches are gated by (not persisted: re-derived) */
   private nsIds = new Map<string, number>();
 
@@ -52,8 +54,12 @@ export class VectorProjection implements Projection {
   }
 
   apply(record: LogRecord): void {
-    if (record.type === 'embedding.computed') return this.embed(record.data as EventData<'embedding.computed'>);
+    if (record.type === 'embedding.computed') {
+      this.revision += 1;
+      return this.embed(record.data as EventData<'embedding.computed'>);
+    }
     for (const change of this.fold.changes(record)) {
+      this.revision += 1;
       if (change.op === 'upsert') {
         this.live.set(change.item.key, { ns: change.item.ns, layer: change.item.layer });
       } else if (change.op === 'retire') {

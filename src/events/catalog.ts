@@ -63,7 +63,12 @@ export const eventSchemas = {
         }),
       )
       .max(500),
-    backends: z.record(z.string(), z.strictObject({ attempted: z.boolean(), used: z.boolean(), status: backendStatus })).optional(),
+    backends: z
+      .record(
+        z.string(),
+        z.strictObject({ attempted: z.boolean(), used: z.boolean(), status: backendStatus, waiting_for_vectors: z.number().int().nonnegative().optional() }),
+      )
+      .optional(),
     filtered_counts: z.strictObject({ total: z.number().int().nonnegative(), by_layer: z.record(z.string(), z.number().int().nonnegative()) }).optional(),
     options: z.record(z.string(), z.unknown()).optional(),
   }),

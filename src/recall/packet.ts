@@ -10,6 +10,8 @@ export interface BackendDiagnostic {
   attempted: boolean;
   used: boolean;
   status: BackendStatus;
+  /** vector lane: items of the namespace that have no vector yet (the lane cannot find them) */
+  waiting_for_vectors?: number;
 }
 
 export interface PacketRecord {

@@ -39,8 +39,8 @@ export interface RecallCore {
   judge: Judge;
   embedder?: Embedder | undefined;
   config?: RecallConfig;
-  /** items still waiting for vectors from the embedder (the vector lane is then partly unavailable) */
-  waitingForVectors?: () => number;
+  /** items of a namespace (all namespaces without one) still waiting for vectors: the vector lane is partly blind to them */
+  waitingForVectors?: (ns?: string) => number;
   cache?: EmbeddingCache;
   now?: () => Date;
 }
@@ -172,14 +172,15 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
         );
       }
     }
-    const waiting = core.waitingForVectors?.() ?? 0;
+    const waiting = core.waitingForVectors?.(ns) ?? 0;
     if (waiting > 0) warnings.push(`vectors_pending:${waiting}`);
-    backends['vector'] =
+    const lane: BackendDiagnostic =
       embedded.vectors.size === 0
         ? { attempted: false, used: false, status: 'disabled' }
         : waiting > 0 && vectorHits === 0
           ? { attempted: true, used: false, status: 'unavailable' }
           : { attempted: true, used: vectorHits > 0, status: vectorHits > 0 ? 'used' : 'empty' };
+    backends['vector'] = waiting > 0 ? { ...lane, waiting_for_vectors: waiting } : lane;
   }
 
   // ---- fuse over evidence keys ----

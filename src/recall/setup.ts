@@ -5,6 +5,8 @@ import { createEmbedder, embedderConfigFromEnv, type Embedder } from '../embed/i
 import { KiokuError } from '../errors.js';
 import { EmbeddingIndexer } from '../indexer/embedding-job.js';
 import type { KiokuStore } from '../kioku.js';
+import type { RecordsProjection } from '../../projections/records.js';
+import type { VectorProjection } from '../../projections/vector/index.js';
 import { EmbeddingCache } from './embedding-cache.js';
 import { DisabledJudge, LlmJudge, LocalJudge, type Judge } from './judge/index.js';
 import type { RecallCore } from './pipeline.js';
@@ -40,19 +42,22 @@ export function createRecallCore(store: KiokuStore, options: CoreOptions = {}): 
   const embedder = options.embedder ?? createEmbedder(embedderConfigFromEnv());
   const indexer = new EmbeddingIndexer(store, embedder);
   if (options.backgroundIndexing) indexer.start();
-  let waiting = { head: -1, at: 0, n: 0 };
+  let waiting = { revision: '', at: 0, byNs: new Map<string, number>(), total: 0 };
   return {
     log: store.log,
     projections: store.projections,
     embedder,
     judge: options.judge ?? judgeFromEnv(),
     cache: new EmbeddingCache(),
-    // Planning what waits for vectors walks every item (~5 µs each): recompute at most
-    // every 2 s, and only when the log moved — never once per turn.
-    waitingForVectors: () => {
-      const head = store.log.head().seq;
-      if (waiting.head !== head && Date.now() - waiting.at >= 2_000) waiting = { head, at: Date.now(), n: indexer.waiting() };
-      return waiting.n;
+    // Planning what waits for vectors walks every item (~5 µs each): recompute only when
+    // items or vectors changed, and while a job churns through a backlog at most once a second.
+    waitingForVectors: (ns?: string) => {
+      const revision = `${store.projections.get<RecordsProjection>('records').revision}:${store.projections.get<VectorProjection>('vector').revision}`;
+      if (waiting.revision !== revision && (!indexer.status().running || Date.now() - waiting.at >= 1_000)) {
+        const byNs = indexer.waitingByNamespace();
+        waiting = { revision, at: Date.now(), byNs, total: [...byNs.values()].reduce((a, b) => a + b, 0) };
+      }
+      return ns === undefined ? waiting.total : (waiting.byNs.get(ns) ?? 0);
     },
     indexer,
     close: async () => {

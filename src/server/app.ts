@@ -9,6 +9,7 @@ import type { EmbeddingIndexer } from '../indexer/embedding-job.js';
 import type { Knowledge } from '../knowledge/index.js';
 import { ANONYMOUS, type AuthConfig } from './auth.js';
 import { errorHandler } from './errors.js';
+import { hasLoneSurrogate } from '../text/index.js';
 import { RateLimiter } from './rate-limit.js';
 import { healthRoutes } from './routes/health.js';
 import { turnRoutes } from './routes/turns.js';
@@ -62,10 +63,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         null,
         JSON.parse(text, (key, value: unknown) => {
           if (key === '__proto__' || key === 'constructor' || key === 'prototype') throw new Error(`the key "${key}" is not accepted`);
+          // one text policy at the edge: a string cut inside a character is refused, never stored changed
+          if ((typeof value === 'string' && hasLoneSurrogate(value)) || hasLoneSurrogate(key))
+            throw new KiokuError('KIOKU_INPUT_INVALID', `"${key}" holds a lone UTF-16 surrogate (a string cut inside a character)`, {
+              details: { field: key || '(body)' },
+            });
           return value;
         }),
       );
     } catch (err) {
+      if (err instanceof KiokuError) return done(err, undefined);
       done(
         new KiokuError('KIOKU_INPUT_INVALID', `the request body is not valid JSON: ${(err as Error).message}`.slice(0, 300), { details: { field: '(body)' } }),
         undefined,

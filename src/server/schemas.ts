@@ -13,7 +13,12 @@ export const wire = {
   startTurn: startTurnSchema,
   completeTurn: completeTurnSchema,
   recall: recallRequestSchema,
-  memories: z.strictObject({ memories: z.array(memoryInputSchema).min(1).max(500), namespace: namespaceSchema.optional() }),
+  memories: z.strictObject({
+    memories: z.array(memoryInputSchema).min(1).max(500),
+    namespace: namespaceSchema.optional(),
+    /** answer only once the written memories have vectors: true (up to 60 s) or a timeout in ms */
+    wait_for_vectors: z.union([z.boolean(), z.number().int().min(1).max(600_000)]).optional(),
+  }),
   forget: z.strictObject({ reason: z.string().max(2_000).optional(), namespace: namespaceSchema.optional() }),
   supersede: z.strictObject({
     superseded_ids: z.array(itemIdSchema).min(1).max(100),

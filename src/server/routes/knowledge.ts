@@ -1,6 +1,8 @@
 import type { RecordEntry, RecordsProjection, UsageProjection } from '../../../projections/index.js';
 import { KiokuError } from '../../errors.js';
-import { parseEvidenceKey, type Layer } from '../../knowledge/evidence.js';
+import { z } from 'zod';
+import { evidenceKey, parseEvidenceKey, type Layer } from '../../knowledge/evidence.js';
+import { parseInput } from '../../knowledge/validate.js';
 import type { ServerState } from '../app.js';
 import { namespaceFor, requireScope, withoutNamespace } from '../context.js';
 import { wire } from '../schemas.js';
@@ -23,6 +25,12 @@ function documentOf(records: RecordsProjection, ns: string, layer: Layer, id: st
   return { id, layer, namespace: ns, title: first.title, tags: first.tags, source_path: first.source_path ?? null, sections: sections.map(section) };
 }
 
+/** `wait_for_vectors`: true (up to 60 s) or a timeout in ms; the answer says how many still wait. */
+const waitForVectorsSchema = z
+  .union([z.boolean(), z.number().int().min(1).max(600_000)])
+  .optional()
+  .transform((v) => (v === true ? 60_000 : v === false ? undefined : v));
+
 export const knowledgeRoutes = (state: ServerState) =>
   plugin((app) => {
     const records = (): RecordsProjection => ready(state).store.projections.get<RecordsProjection>('records');
@@ -31,8 +39,18 @@ export const knowledgeRoutes = (state: ServerState) =>
     app.post('/v1/memories', doc('write memories (batch); a client id makes the write idempotent', wire.memories, ['memories']), async (req) => {
       requireScope(req, 'memory:write');
       const { namespace, rest } = withoutNamespace(req.body);
-      const result = await state.knowledge!.writeMemories({ ...rest, ns: namespaceFor(req, namespace) });
-      return { ids: result.ids, written: result.written, supersede_candidates: result.supersede_candidates };
+      const { wait_for_vectors: waitFor, ...memories } = rest;
+      const timeoutMs = parseInput(z.object({ wait_for_vectors: waitForVectorsSchema }), { wait_for_vectors: waitFor }, 'write memories').wait_for_vectors;
+      const ns = namespaceFor(req, namespace);
+      const result = await state.knowledge!.writeMemories({ ...memories, ns });
+      const vectors =
+        timeoutMs === undefined
+          ? undefined
+          : await ready(state).core.indexer.whenEmbedded(
+              result.ids.map((id) => evidenceKey({ ns, layer: 'memory', id })),
+              timeoutMs,
+            );
+      return { ids: result.ids, written: result.written, supersede_candidates: result.supersede_candidates, ...(vectors ? { vectors } : {}) };
     });
 
     app.post<{ Params: { id: string } }>(
