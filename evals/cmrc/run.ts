@@ -1,150 +1,215 @@
-// npm run eval:cmrc [-- --json] [--limit N] [--data FILE]
-// CMRC 2018 (Chinese) development split: every paragraph stored as a wiki section through
-// the real knowledge writes; every question recalled (limit 10) through the real recall
-// core with the bundled embedder and the local judge, beside the keyword lane alone as a
-// baseline in the same run. Reports recall@1/@10 and MRR@10 of the source paragraph, query
-// latency, and what delivery hands over (the source paragraph among the ≤ 3 items or not):
-// a held-out check of the judge on Chinese, which it was not fitted on and where the bundled
-// English model gives no vector (the judge's cosine-free model applies).
-// Reads ../shared/evals/cmrc2018/ at run time; skips cleanly when it is absent.
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+// npm run eval:cmrc [-- --json] [--limit N] [--data FILE] [--orders file,reverse,shuffled]
+// CMRC 2018 (Chinese) development split, measured the way users run Kioku: one markdown file
+// per article (`# title`, then `## para-N`), `kioku import wiki`, `kioku serve` in its own
+// process, then every question in order as `POST /v1/recall {query, limit: 10}` — state kept,
+// usage accounting on. Each order (file order, reverse, seeded shuffle) starts from a copy of
+// the same imported library. Beside it, in the same run: the read-only in-process recall (no
+// accounting) and the keyword lane alone. Headline: recall@10 of the source article through
+// HTTP; the source paragraph and what delivery hands over are reported too.
+// Reads ../shared/evals/cmrc2018/ at run time; when it is absent the script skips on a
+// developer's machine and fails (exit 2) in CI.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { MemoryLevel } from 'memory-level';
-import { defaultProjections, ProjectionRunner, type KeywordProjection } from '../../projections/index.js';
-import { createEmbedder } from '../../src/embed/index.js';
-import { Knowledge, evidenceKey } from '../../src/knowledge/index.js';
-import { EventLog, type LevelStore } from '../../src/log/index.js';
-import { LocalJudge, recall, type RecallCore } from '../../src/recall/index.js';
+import type { KeywordProjection } from '../../projections/index.js';
+import { documentKey, evidenceKey } from '../../src/knowledge/index.js';
+import { openKioku } from '../../src/kioku.js';
+import { createRecallCore, LocalJudge, recall, type RecallPacket } from '../../src/recall/index.js';
+import { copyDataDir, freshDataDir, percentiles, removeDir, runKioku, shuffled, startService } from '../service.js';
+import { dataMissing } from '../data.js';
 
-const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, limit: { type: 'string' }, data: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    limit: { type: 'string' },
+    data: { type: 'string' },
+    orders: { type: 'string', default: 'file,reverse' },
+  },
+});
 const file = resolve(values.data ?? resolve(import.meta.dirname, '../../../shared/evals/cmrc2018/cmrc2018-dev.json'));
-if (!existsSync(file)) {
-  process.stdout.write(`CMRC data not found at ${file}: skipped (see ../shared/evals/README.md)\n`);
-  if (values.json) process.stdout.write(`${JSON.stringify({ eval: 'cmrc', skipped: true, reason: 'data not found' })}\n`);
-  process.exit(0);
-}
+if (!existsSync(file)) dataMissing('cmrc', file, values.json);
 const limit = values.limit === undefined ? Infinity : Number(values.limit);
-if (!(limit > 0)) {
-  process.stderr.write(`--limit must be a positive number, got "${values.limit}"\n`);
+const ORDERS = ['file', 'reverse', 'shuffled'] as const;
+type Order = (typeof ORDERS)[number];
+const orders = values.orders.split(',').map((o) => o.trim()) as Order[];
+if (!(limit > 0) || orders.length === 0 || orders.some((o) => !ORDERS.includes(o))) {
+  process.stderr.write(`usage: --limit must be a positive number; --orders a list of ${ORDERS.join(', ')}\n`);
   process.exit(2);
 }
 
 interface Cmrc {
-  data: { paragraphs: { id: string; context: string; qas: { id: string; question: string }[] }[] }[];
+  data: { id?: string; title?: string; paragraphs: { id: string; context: string; qas: { id: string; question: string }[] }[] }[];
 }
 const data = JSON.parse(readFileSync(file, 'utf8')) as Cmrc;
-const paragraphs = data.data.flatMap((a) => a.paragraphs);
-
-const log = await EventLog.open(new MemoryLevel<string, string>() as unknown as LevelStore);
-const projections = new ProjectionRunner(log, defaultProjections());
-await projections.open();
-const knowledge = new Knowledge({ log, projections }, 'eval');
 const ns = 'cmrc';
-const t0 = performance.now();
-for (const p of paragraphs) {
-  // one wiki topic per paragraph, one section: the paragraph is the unit being found
-  await knowledge.upsertWiki({ ns, id: p.id, markdown: `## 段落\n${p.context}`, title: p.id });
-}
-const ingestMs = performance.now() - t0;
-const keyword = projections.get<KeywordProjection>('keyword');
-const core: RecallCore = { log, projections, embedder: createEmbedder(), judge: new LocalJudge() };
+const articles = data.data.map((a, i) => ({ id: (a.id ?? `A${i}`).replace(/[^\w.-]+/g, '-'), title: a.title ?? a.paragraphs[0]?.id ?? `A${i}`, paragraphs: a.paragraphs }));
+const questions = articles
+  .flatMap((a) =>
+    a.paragraphs.flatMap((p, i) =>
+      p.qas.map((q) => ({ id: q.id, question: q.question, article: evidenceKey({ ns, layer: 'wiki', id: a.id }), paragraph: evidenceKey({ ns, layer: 'wiki', id: a.id, section: `para-${i + 1}` }) })),
+    ),
+  )
+  .slice(0, limit);
+type Question = (typeof questions)[number];
 
-const questions = paragraphs.flatMap((p) => p.qas.map((q) => ({ ...q, paragraph: p.id }))).slice(0, limit);
-const goldOf = (paragraph: string): string => evidenceKey({ ns, layer: 'wiki', id: paragraph, section: '段落' });
+// ---- the library, as a user builds it: markdown files and `kioku import wiki` ----
+const t0 = performance.now();
+const work = freshDataDir('cmrc-md');
+const mdDir = join(work, 'wiki');
+mkdirSync(mdDir);
+for (const a of articles) {
+  const body = a.paragraphs.map((p, i) => `## para-${i + 1}\n\n${p.context.trim()}\n`).join('\n');
+  writeFileSync(join(mdDir, `${a.id}.md`), `# ${a.title}\n\n${body}`);
+}
+const base = freshDataDir('cmrc-base');
+const imported = await runKioku(['import', 'wiki', mdDir, '--data', base, '--ns', ns]);
+const ingestMs = performance.now() - t0;
 
 interface Ranking {
-  at1: number;
-  at10: number;
-  rr: number;
+  article: { at1: number; at10: number; rr: number };
+  paragraph: { at1: number; at10: number };
   latencies: number[];
-  misses: { id: string; question: string }[];
+  misses: { id: string; question: string; rank: number | null }[];
+  delivery: { delivered: number; gold: number; items: number; gold_items: number };
+  demoted_in_top10: number;
 }
-const ranking = (): Ranking => ({ at1: 0, at10: 0, rr: 0, latencies: [], misses: [] });
-const lane = ranking();
-const full = ranking();
-const delivery = { questions: 0, delivered: 0, gold: 0, items: 0, gold_items: 0 };
-const modes: Record<string, number> = {};
-const tally = (r: Ranking, keys: string[], gold: string, q: { id: string; question: string }, ms: number): void => {
-  r.latencies.push(ms);
-  const rank = keys.indexOf(gold);
-  if (rank === 0) r.at1 += 1;
-  if (rank >= 0 && rank < 10) {
-    r.at10 += 1;
-    r.rr += 1 / (rank + 1);
-  } else r.misses.push({ id: q.id, question: q.question });
-};
-for (const q of questions) {
-  const gold = goldOf(q.paragraph);
-  let t = performance.now();
-  const hits = keyword.search(q.question, { namespaces: [ns], limit: 10 });
-  tally(
-    lane,
-    hits.map((h) => h.key),
-    gold,
-    q,
-    performance.now() - t,
-  );
-  t = performance.now();
-  // read-only: one question's verdicts and usage counts must not demote the next one's paragraphs
-  const packet = await recall(core, { query: q.question, namespace: ns, limit: 10 }, { readOnly: true });
-  tally(
-    full,
-    packet.records.map((r) => r.evidence_key),
-    gold,
-    q,
-    performance.now() - t,
-  );
-  modes[packet.retrieval_mode] = (modes[packet.retrieval_mode] ?? 0) + 1;
-  delivery.questions += 1;
-  if (packet.delivery.length) delivery.delivered += 1;
-  if (packet.delivery.some((d) => d.evidence_key === gold)) delivery.gold += 1;
-  delivery.items += packet.delivery.length;
-  delivery.gold_items += packet.delivery.filter((d) => d.evidence_key === gold).length;
-}
-const n = questions.length;
-const r4 = (x: number): number => Math.round(x * 10000) / 10000;
-const pct = (xs: number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round((s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0) * 1000) / 1000;
-};
-const scores = (r: Ranking) => ({
-  recall_at_1: r4(r.at1 / n),
-  recall_at_10: r4(r.at10 / n),
-  mrr_at_10: r4(r.rr / n),
-  query_ms: { p50: pct(r.latencies, 0.5), p95: pct(r.latencies, 0.95) },
+const ranking = (): Ranking => ({
+  article: { at1: 0, at10: 0, rr: 0 },
+  paragraph: { at1: 0, at10: 0 },
+  latencies: [],
+  misses: [],
+  delivery: { delivered: 0, gold: 0, items: 0, gold_items: 0 },
+  demoted_in_top10: 0,
 });
+function tally(r: Ranking, keys: string[], q: Question, ms: number, packet?: RecallPacket): void {
+  r.latencies.push(ms);
+  const docRank = keys.findIndex((k) => documentKey(k) === q.article);
+  if (docRank === 0) r.article.at1 += 1;
+  if (docRank >= 0 && docRank < 10) {
+    r.article.at10 += 1;
+    r.article.rr += 1 / (docRank + 1);
+  } else r.misses.push({ id: q.id, question: q.question, rank: null });
+  const paraRank = keys.indexOf(q.paragraph);
+  if (paraRank === 0) r.paragraph.at1 += 1;
+  if (paraRank >= 0 && paraRank < 10) r.paragraph.at10 += 1;
+  if (!packet) return;
+  r.demoted_in_top10 += packet.records.filter((x) => x.why.demoted).length;
+  const d = r.delivery;
+  if (packet.delivery.length) d.delivered += 1;
+  if (packet.delivery.some((x) => documentKey(x.evidence_key) === q.article)) d.gold += 1;
+  d.items += packet.delivery.length;
+  d.gold_items += packet.delivery.filter((x) => documentKey(x.evidence_key) === q.article).length;
+}
+
+// ---- read-only, in process: no accounting (the figure this script reported before) ----
+const lane = ranking();
+const readOnly = ranking();
+{
+  const store = await openKioku({ data: base });
+  const core = createRecallCore(store, { judge: new LocalJudge(), backgroundIndexing: false });
+  const keyword = store.projections.get<KeywordProjection>('keyword');
+  for (const q of questions) {
+    let t = performance.now();
+    const hits = keyword.search(q.question, { namespaces: [ns], limit: 10 });
+    tally(
+      lane,
+      hits.map((h) => h.key),
+      q,
+      performance.now() - t,
+    );
+    t = performance.now();
+    const packet = await recall(core, { query: q.question, namespace: ns, limit: 10 }, { readOnly: true });
+    tally(
+      readOnly,
+      packet.records.map((r) => r.evidence_key),
+      q,
+      performance.now() - t,
+      packet,
+    );
+  }
+  await core.close();
+  await store.close();
+}
+
+// ---- through HTTP with state, one question after another, per order ----
+const http: Record<string, Ranking> = {};
+for (const order of orders) {
+  const list = order === 'file' ? questions : order === 'reverse' ? [...questions].reverse() : shuffled(questions);
+  const dir = copyDataDir(base, `cmrc-${order}`);
+  const svc = await startService(dir);
+  const r = (http[order] = ranking());
+  try {
+    for (const q of list) {
+      const t = performance.now();
+      const packet = await svc.post<RecallPacket>('/v1/recall', { query: q.question, namespace: ns, limit: 10 });
+      tally(
+        r,
+        packet.records.map((x) => x.evidence_key),
+        q,
+        performance.now() - t,
+        packet,
+      );
+    }
+  } finally {
+    await svc.stop();
+    removeDir(dir);
+  }
+  process.stderr.write(`  ${order} order through HTTP: article recall@10 ${r4(r.article.at10 / questions.length)}\n`);
+}
+removeDir(base);
+removeDir(work);
+
+const n = questions.length;
+function r4(x: number): number {
+  return Math.round(x * 10000) / 10000;
+}
+const scores = (r: Ranking) => ({
+  recall_at_1: r4(r.article.at1 / n),
+  recall_at_10: r4(r.article.at10 / n),
+  mrr_at_10: r4(r.article.rr / n),
+  paragraph_recall_at_1: r4(r.paragraph.at1 / n),
+  paragraph_recall_at_10: r4(r.paragraph.at10 / n),
+  query_ms: percentiles(r.latencies),
+});
+const deliveryOf = (r: Ranking) => ({
+  delivered_share: r4(r.delivery.delivered / Math.max(1, n)),
+  source_delivered: r4(r.delivery.gold / Math.max(1, n)),
+  precision: r4(r.delivery.gold_items / Math.max(1, r.delivery.items)),
+  items_per_question: r4(r.delivery.items / Math.max(1, n)),
+});
+const GOAL = 0.99;
+const headline = http[orders[0] as Order] as Ranking;
 const report = {
   eval: 'cmrc',
+  path: 'kioku import wiki + kioku serve; POST /v1/recall per question in order, usage accounting on',
   questions: n,
-  paragraphs: paragraphs.length,
-  ...scores(full),
-  goal_recall_at_10: 0.99,
-  pass: full.at10 / n >= 0.99,
+  articles: articles.length,
+  ...scores(headline),
+  goal_recall_at_10: GOAL,
+  pass: orders.every((o) => (http[o] as Ranking).article.at10 / n >= GOAL),
+  orders: Object.fromEntries(
+    orders.map((o) => {
+      const r = http[o] as Ranking;
+      return [o, { ...scores(r), demoted_in_top10: r.demoted_in_top10, delivery: deliveryOf(r), misses: r.misses.slice(0, 10) }];
+    }),
+  ),
+  read_only_in_process: { ...scores(readOnly), delivery: deliveryOf(readOnly) },
   keyword_lane: scores(lane),
-  retrieval_modes: modes,
-  delivery: {
-    judge: core.judge.id,
-    delivered_share: r4(delivery.delivered / Math.max(1, n)),
-    source_paragraph_delivered: r4(delivery.gold / Math.max(1, n)),
-    precision: r4(delivery.gold_items / Math.max(1, delivery.items)),
-    items_per_question: r4(delivery.items / Math.max(1, n)),
-  },
+  import: { files: imported['files'], added: (imported['added'] as unknown[] | undefined)?.length ?? 0 },
   ingest_ms: Math.round(ingestMs),
-  tokenizer: 'latin words (light stem) + CJK bigrams, stop words removed; complete-match-first BM25',
-  misses: full.misses.slice(0, 20),
+  judge: 'local',
 };
+const line = (name: string, s: ReturnType<typeof scores>): string =>
+  `${name.padEnd(30)} R@1 ${String(s.recall_at_1).padEnd(6)} R@10 ${String(s.recall_at_10).padEnd(6)} MRR ${String(s.mrr_at_10).padEnd(6)} paragraph R@10 ${String(s.paragraph_recall_at_10).padEnd(6)} p50 ${s.query_ms.p50} ms`;
 process.stdout.write(
   [
-    `CMRC 2018 dev: ${n} questions over ${paragraphs.length} paragraphs (recall core: ${core.embedder?.id ?? 'no embedder'}, ${core.judge.id} judge; modes ${JSON.stringify(modes)})`,
-    `recall@1  ${report.recall_at_1}  (keyword lane alone ${report.keyword_lane.recall_at_1})`,
-    `recall@10 ${report.recall_at_10}  (keyword lane alone ${report.keyword_lane.recall_at_10}; goal ≥ 0.99) ${report.pass ? 'PASS' : 'FAIL'}`,
-    `MRR@10    ${report.mrr_at_10}  (keyword lane alone ${report.keyword_lane.mrr_at_10})`,
-    `query p50 ${report.query_ms.p50} ms, p95 ${report.query_ms.p95} ms (keyword lane alone p50 ${report.keyword_lane.query_ms.p50} ms)`,
-    `delivery: hands over something on ${report.delivery.delivered_share} of questions, the source paragraph on ${report.delivery.source_paragraph_delivered}; ${report.delivery.items_per_question} items per question, ${report.delivery.precision} of them the source`,
+    `CMRC 2018 dev: ${n} questions over ${articles.length} articles (source article in the top 10; goal ≥ ${GOAL} in every order)`,
+    ...orders.map((o) => line(`HTTP with state, ${o} order`, scores(http[o] as Ranking))),
+    line('read-only, in process', scores(readOnly)),
+    line('keyword lane alone', scores(lane)),
+    `delivery (${orders[0]} order): something on ${report.orders[orders[0] as string]?.delivery.delivered_share} of questions, the source article on ${report.orders[orders[0] as string]?.delivery.source_delivered}; ${report.orders[orders[0] as string]?.delivery.items_per_question} items per question, ${report.orders[orders[0] as string]?.delivery.precision} of them from the source`,
+    report.pass ? 'PASS' : 'FAIL',
   ].join('\n') + '\n',
 );
 if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-await projections.close();
-await log.close();
 process.exitCode = report.pass ? 0 : 1;

@@ -1,52 +1,44 @@
-// npm run eval:locomo [-- --json] [--embedder use-lite|hash] [--compare] [--judge-check] [--conversations N]
-// LoCoMo development split: every dialogue turn stored as a trace of its conversation
-// (one namespace per conversation, the session date as occurred_at, the speaker as an
-// entity), every question recalled with limit 10 through the real recall core.
-// Reports recall@5, recall@10 and MRR of the gold evidence turns per category, beside
-// a plain BM25 baseline computed in the same run. Reads ../shared/evals/locomo/ at run
-// time; skips cleanly when it is absent. Never tune on anything but this dev split.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+// npm run eval:locomo [-- --json] [--conversations N] [--orders file,reverse,shuffled] [--data FILE] [--reuse-library]
+// LoCoMo development split, measured the way users run Kioku: `kioku serve` in its own
+// process; each conversation's turns written through `POST /v1/memories` as a user would
+// write a chat history (id = LoCoMo's own turn id such as "D1:3", kind event, text
+// "Speaker: utterance", occurred_at from the session date, session_id per session), the
+// write waiting for its vectors; then every question in order as `POST /v1/recall
+// {query, namespace, limit: 10}` — state kept, usage accounting on. Each order starts from a
+// copy of the same library. Beside it in the same run: BM25 (the keyword lane alone) and
+// the read-only in-process recall over the same store. Headline: recall@10 of the gold turns
+// over categories 1–4, file order. Per-conversation figures give leave-one-conversation-out
+// for anything tuned. Reads ../shared/evals/locomo/ at run time (exit 2 in CI when absent).
+// The server's embedder is the configured one (KIOKU_EMBEDDER, default the bundled model).
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { MemoryLevel } from 'memory-level';
-import { defaultProjections, ProjectionRunner, type KeywordProjection, type VectorProjection } from '../../projections/index.js';
-import { CachedEmbedder, createEmbedder, type Embedder, type EmbedderKind } from '../../src/embed/index.js';
-import type { AppendInput } from '../../src/events/index.js';
-import { EmbeddingIndexer } from '../../src/indexer/embedding-job.js';
-import { EventLog, type LevelStore } from '../../src/log/index.js';
-import {
-  DEFAULT_RECALL_CONFIG,
-  DisabledJudge,
-  LocalJudge,
-  judgeFeatures,
-  recall,
-  type JudgeFeatures,
-  type JudgeRequest,
-  type JudgeResult,
-  type RecallConfig,
-} from '../../src/recall/index.js';
+import type { KeywordProjection } from '../../projections/index.js';
+import { openKioku } from '../../src/kioku.js';
+import { createRecallCore, recall, type RecallPacket } from '../../src/recall/index.js';
+import { dataMissing } from '../data.js';
+import { copyDataDir, freshDataDir, percentiles, removeDir, shuffled, startService } from '../service.js';
 
 const { values } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
-    embedder: { type: 'string', default: 'use-lite' },
-    compare: { type: 'boolean', default: false },
-    'judge-check': { type: 'boolean', default: false },
-    // with --judge-check: write every judged candidate's signals and gold label (for eval:fit-judge --with-locomo)
-    'judge-rows': { type: 'string' },
-    grid: { type: 'boolean', default: false },
-    'window-radius': { type: 'string' },
-    'grid-spec': { type: 'string' },
     conversations: { type: 'string' },
+    orders: { type: 'string', default: 'file,reverse' },
     data: { type: 'string' },
+    // keep the written and embedded library in the OS temp dir between runs (it holds no recall history)
+    'reuse-library': { type: 'boolean', default: false },
   },
 });
 const file = resolve(values.data ?? resolve(import.meta.dirname, '../../../shared/evals/locomo/locomo-dev.json'));
-if (!existsSync(file)) {
-  process.stdout.write(`LoCoMo data not found at ${file}: skipped (see ../shared/evals/README.md)\n`);
-  if (values.json) process.stdout.write(`${JSON.stringify({ eval: 'locomo', skipped: true, reason: 'data not found' })}\n`);
-  process.exit(0);
+if (!existsSync(file)) dataMissing('locomo', file, values.json);
+const ORDERS = ['file', 'reverse', 'shuffled'] as const;
+type Order = (typeof ORDERS)[number];
+const orders = values.orders.split(',').map((o) => o.trim()) as Order[];
+if (orders.length === 0 || orders.some((o) => !ORDERS.includes(o)) || (values.conversations !== undefined && !(Number(values.conversations) > 0))) {
+  process.stderr.write(`usage: --orders takes a list of ${ORDERS.join(', ')}; --conversations a positive number\n`);
+  process.exit(2);
 }
 
 interface Turn {
@@ -60,76 +52,98 @@ interface Sample {
   conversation: Record<string, unknown>;
   qa: { question: string; evidence?: string[]; category: number }[];
 }
-const samples = (JSON.parse(readFileSync(file, 'utf8')) as Sample[]).slice(0, values.conversations ? Number(values.conversations) : undefined);
+const raw = readFileSync(file, 'utf8');
+const samples = (JSON.parse(raw) as Sample[]).slice(0, values.conversations ? Number(values.conversations) : undefined);
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-/** "1:56 pm on 8 May, 2023" → ISO */
-function sessionTime(s: string): string {
+/** "1:56 pm on 8 May, 2023" → epoch ms */
+function sessionTime(s: string): number {
   const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})/i.exec(s);
-  if (!m) return new Date(0).toISOString();
+  if (!m) return 0;
   let h = Number(m[1]) % 12;
   if (m[3]?.toLowerCase() === 'pm') h += 12;
-  return new Date(Date.UTC(Number(m[6]), MONTHS.indexOf((m[5] as string).toLowerCase()), Number(m[4]), h, Number(m[2]))).toISOString();
+  return Date.UTC(Number(m[6]), MONTHS.indexOf((m[5] as string).toLowerCase()), Number(m[4]), h, Number(m[2]));
 }
-const turnId = (dia: string): string => dia.replace(/[:\s#]+/g, '-');
-/** Evidence ids as written ("D8:6; D9:17", "D:11:26", "D30:05") → normalised turn ids; malformed ones counted. */
+/** Turn ids as LoCoMo writes them in its turns ("D1:3"); evidence ids as written ("D8:6; D9:17", "D:11:26", "D30:05") normalised to them. */
+const canonical = (id: string): string | undefined => {
+  const m = /^D:?(\d+):0*(\d+)$/.exec(id.trim());
+  return m ? `D${m[1]}:${m[2]}` : undefined;
+};
 let malformedEvidence = 0;
-let countingMalformed = true;
 function goldIds(evidence: string[] | undefined): string[] {
   const out: string[] = [];
-  for (const raw of evidence ?? []) {
-    for (const part of raw.split(/[;,]\s*/)) {
-      const m = /^D:?(\d+):0*(\d+)$/.exec(part.trim());
-      if (m) out.push(`D${m[1]}-${m[2]}`);
-      else if (countingMalformed) malformedEvidence += 1;
+  for (const r of evidence ?? [])
+    for (const part of r.split(/[;,]\s*/)) {
+      const id = canonical(part);
+      if (id) out.push(id);
+      else malformedEvidence += 1;
     }
-  }
   return out;
 }
+const nsOf = (s: Sample): string => s.sample_id.toLowerCase().replace(/[^a-z0-9._-]/g, '-');
 
-// ---- ingest ----
+// ---- the library, written through the public API ----
 const started = performance.now();
-const log = await EventLog.open(new MemoryLevel<string, string>() as unknown as LevelStore);
-const projections = new ProjectionRunner(log, defaultProjections());
-await projections.open();
-const base = createEmbedder({ kind: values.embedder as EmbedderKind });
-// the bundled model takes minutes over 2,760 turns: its vectors are cached between runs; the hashed one is instant
-const embedder: Embedder = values.embedder === 'hash' ? base : new CachedEmbedder(base, join(tmpdir(), `kioku-locomo-embeddings-${base.id}.msgpack`));
+const embedderKind = process.env['KIOKU_EMBEDDER'] ?? 'use-lite';
+const libraryKey = createHash('sha256').update(raw).update(`${samples.length}:${embedderKind}:write-shape-v1`).digest('hex').slice(0, 16);
+const kept = join(tmpdir(), `kioku-eval-locomo-library-${libraryKey}`);
 const known = new Map<string, Set<string>>();
+let turns = 0;
 for (const s of samples) {
-  const ns = s.sample_id.toLowerCase().replace(/[^a-z0-9._-]/g, '-');
   const ids = new Set<string>();
-  const events: AppendInput[] = [];
-  for (let n = 1; ; n++) {
-    const turns = s.conversation[`session_${n}`] as Turn[] | undefined;
-    if (!turns) break;
-    const at = Date.parse(sessionTime(String(s.conversation[`session_${n}_date_time`] ?? '')));
-    turns.forEach((t, i) => {
-      const id = turnId(t.dia_id);
-      ids.add(id);
-      const text = t.blip_caption ? `${t.text} [shares a photo: ${t.blip_caption}]` : t.text;
-      events.push({
-        type: 'turn.started',
-        ns,
-        actor: 'locomo',
-        data: { turn_id: id, session_id: `${ns}-s${n}`, query: text, speaker: t.speaker, occurred_at: new Date(at + i * 1000).toISOString() },
-      });
-    });
-  }
-  known.set(ns, ids);
-  for (let i = 0; i < events.length; i += 500) await log.appendAll(events.slice(i, i + 500));
+  for (let n = 1; s.conversation[`session_${n}`]; n++) for (const t of s.conversation[`session_${n}`] as Turn[]) ids.add(canonical(t.dia_id) ?? t.dia_id);
+  known.set(nsOf(s), ids);
+  turns += ids.size;
 }
-await projections.waitFor(log.head().seq);
-process.stderr.write(`ingested ${log.head().seq} turns; embedding with ${embedder.id}…\n`);
-const job = await new EmbeddingIndexer({ log, projections }, embedder, {
-  batchSize: 64,
-  ...(values['window-radius'] ? { windowRadius: Number(values['window-radius']) } : {}),
-}).run((d, t) => {
-  if (d % 640 === 0) process.stderr.write(`  embedded ${d}/${t}\n`);
-});
+let base: string;
+let writes = { requests: 0, seconds: 0, embedded_wait_seconds: 0 };
+if (values['reuse-library'] && existsSync(join(kept, 'log'))) {
+  base = kept;
+  process.stderr.write(`reusing the library written earlier at ${kept}\n`);
+} else {
+  base = values['reuse-library'] ? kept : freshDataDir('locomo-base');
+  const svc = await startService(base);
+  try {
+    const t = performance.now();
+    let requests = 0;
+    for (const s of samples) {
+      const ns = nsOf(s);
+      const memories: Record<string, unknown>[] = [];
+      for (let n = 1; s.conversation[`session_${n}`]; n++) {
+        const at = sessionTime(String(s.conversation[`session_${n}_date_time`] ?? ''));
+        (s.conversation[`session_${n}`] as Turn[]).forEach((turn, i) => {
+          const text = turn.blip_caption ? `${turn.text} [shares a photo: ${turn.blip_caption}]` : turn.text;
+          memories.push({
+            id: canonical(turn.dia_id) ?? turn.dia_id,
+            kind: 'event',
+            text: `${turn.speaker}: ${text}`,
+            occurred_at: new Date(at + i * 1000).toISOString(),
+            session_id: `${ns}-s${n}`,
+          });
+        });
+      }
+      // batches of 200, back to back, as a chat-history import would send them
+      for (let i = 0; i < memories.length; i += 200) {
+        await svc.post('/v1/memories', { namespace: ns, memories: memories.slice(i, i + 200) });
+        requests += 1;
+      }
+    }
+    const wrote = performance.now();
+    // then wait until every item has its vectors (the service embeds in the background)
+    for (;;) {
+      const st = await svc.get<{ waiting_for_vectors: number; indexing: { running: boolean } }>('/v1/ingest/status');
+      if (st.waiting_for_vectors === 0 && !st.indexing.running) break;
+      process.stderr.write(`  waiting for vectors: ${st.waiting_for_vectors}\n`);
+      await new Promise((r) => setTimeout(r, 5_000));
+    }
+    writes = { requests, seconds: round((wrote - t) / 1000), embedded_wait_seconds: round((performance.now() - wrote) / 1000) };
+  } finally {
+    await svc.stop();
+  }
+}
 const ingestSeconds = (performance.now() - started) / 1000;
 
-// ---- evaluate ----
+// ---- scoring ----
 interface Scores {
   n: number;
   r5: number;
@@ -137,265 +151,149 @@ interface Scores {
   mrr: number;
 }
 const zero = (): Scores => ({ n: 0, r5: 0, r10: 0, mrr: 0 });
-function score(ranked: string[], gold: string[]): { r5: number; r10: number; mrr: number } {
-  const g = new Set(gold);
-  const hit = (k: number): number => ranked.slice(0, k).filter((x) => g.has(x)).length / g.size;
-  const first = ranked.findIndex((x) => g.has(x));
-  return { r5: hit(5), r10: hit(10), mrr: first >= 0 && first < 10 ? 1 / (first + 1) : 0 };
-}
-
-interface Variant {
-  name: string;
-  config?: RecallConfig;
-  bm25?: boolean;
-}
-const cfg = (over: Partial<RecallConfig>): RecallConfig => ({ ...DEFAULT_RECALL_CONFIG, ...over });
-/** The ablation's starting point: one query, no cue boosts, no neighbours. */
-const bare = (over: Partial<RecallConfig>): RecallConfig =>
-  cfg({ query_weights: { utterance: 1 }, cue_weights: { entity: 0, time: 0 }, neighbour_weight: 0, ...over });
-const variants: Variant[] = values.compare
-  ? [
-      { name: 'bm25 (keyword lane alone, stop words removed)', bm25: true },
-      {
-        name: 'rrf k=60, keyword + vector, equal weights',
-        config: bare({ fusion: 'rrf', channel_weights: { keyword: 1, vector: 1 } }),
-      },
-      {
-        name: 'weighted min-max, keyword + vector',
-        config: bare({ channel_weights: { keyword: 1, vector: 0.4 } }),
-      },
-      {
-        name: '+ window lane',
-        config: bare({ channel_weights: { keyword: 1, vector: 0.4, window: 0.6 } }),
-      },
-      { name: '+ speaker and date cues', config: cfg({ neighbour_weight: 0 }) },
-      { name: '+ session neighbours (default)', config: DEFAULT_RECALL_CONFIG },
-    ]
-  : values.grid
-    ? gridVariants()
-    : [
-        { name: 'bm25 baseline', bm25: true },
-        { name: 'kioku default', config: DEFAULT_RECALL_CONFIG },
-      ];
-
-/**
- * A small grid around the default, for tuning on this dev split (leave-one-conversation-out
- * is reported beside it). --grid-spec '{"vector":[0.6],"window":[0.6],"entity":[0.6],"time":[0.6],"neighbour":[0.3]}' overrides the axes.
- */
-function gridVariants(): Variant[] {
-  const spec = {
-    vector: [0.6, 0.9, 1.2],
-    window: [0.3, 0.6, 0.9],
-    entity: [0.2, 0.4, 0.6],
-    time: [0.2, 0.4, 0.6],
-    keyword: [1],
-    neighbour: [DEFAULT_RECALL_CONFIG.neighbour_weight],
-    ...(values['grid-spec'] ? (JSON.parse(values['grid-spec']) as Record<string, number[]>) : {}),
-  };
-  const out: Variant[] = [];
-  for (const keyword of spec.keyword)
-    for (const vector of spec.vector)
-      for (const window of spec.window)
-        for (const entity of spec.entity)
-          for (const time of spec.time)
-            for (const neighbour of spec.neighbour)
-              out.push({
-                name: `keyword ${keyword} vector ${vector} window ${window} entity ${entity} time ${time} neighbour ${neighbour}`,
-                config: cfg({
-                  channel_weights: { ...DEFAULT_RECALL_CONFIG.channel_weights, keyword, vector, window },
-                  cue_weights: { entity, time },
-                  neighbour_weight: neighbour,
-                }),
-              });
-  return out;
-}
-
-const judge = new DisabledJudge();
-const keyword = projections.get<KeywordProjection>('keyword');
-const results: {
-  name: string;
+interface Run {
   overall: Scores;
   byCategory: Record<string, Scores>;
   byConversation: Record<string, Scores>;
-  latency: { p50: number; p95: number };
-}[] = [];
-const judgeRows: { verdict: number; y: number }[] = [];
-const judgeTurns: { delivered: boolean; gold: boolean }[] = [];
-/** The local judge, keeping the last request so its signals can be written out with gold labels. */
-class KeepingLocalJudge extends LocalJudge {
-  last: JudgeRequest | undefined;
-  override async judge(request: JudgeRequest): Promise<JudgeResult> {
-    this.last = request;
-    return super.judge(request);
+  latencies: number[];
+  demoted_in_top10: number;
+}
+const run = (): Run => ({ overall: zero(), byCategory: {}, byConversation: {}, latencies: [], demoted_in_top10: 0 });
+function tally(r: Run, ns: string, category: number, ranked: string[], gold: string[], ms: number): void {
+  const g = new Set(gold);
+  const hit = (k: number): number => ranked.slice(0, k).filter((x) => g.has(x)).length / g.size;
+  const first = ranked.findIndex((x) => g.has(x));
+  const sc = { r5: hit(5), r10: hit(10), mrr: first >= 0 && first < 10 ? 1 / (first + 1) : 0 };
+  r.latencies.push(ms);
+  const cat = String(category);
+  const buckets = [(r.byCategory[cat] ??= zero())];
+  if (category !== 5) buckets.push(r.overall, (r.byConversation[ns] ??= zero()));
+  for (const b of buckets) {
+    b.n += 1;
+    b.r5 += sc.r5;
+    b.r10 += sc.r10;
+    b.mrr += sc.mrr;
   }
 }
-const judgeCheck = values['judge-check'] ? new KeepingLocalJudge() : undefined;
-const judgeFeatureRows: (JudgeFeatures & { conversation: string; y: number })[] = [];
-for (const v of variants) {
-  const byCategory: Record<string, Scores> = {};
-  const byConversation: Record<string, Scores> = {};
-  const overall = zero();
-  const lat: number[] = [];
-  for (const s of samples) {
-    const ns = s.sample_id.toLowerCase().replace(/[^a-z0-9._-]/g, '-');
-    for (const q of s.qa) {
-      const gold = goldIds(q.evidence).filter((g) => known.get(ns)?.has(g));
-      if (gold.length === 0) continue;
+const questions = samples.flatMap((s) =>
+  s.qa.map((q) => ({ ns: nsOf(s), question: q.question, category: q.category, gold: goldIds(q.evidence).filter((g) => known.get(nsOf(s))?.has(g)) })).filter((q) => q.gold.length > 0),
+);
+
+// ---- BM25 and the read-only recall, in process over the same store ----
+const bm25 = run();
+const readOnly = run();
+{
+  const store = await openKioku({ data: base });
+  const core = createRecallCore(store, { backgroundIndexing: false });
+  const keyword = store.projections.get<KeywordProjection>('keyword');
+  for (const q of questions) {
+    let t = performance.now();
+    const hits = keyword.search(q.question, { namespaces: [q.ns], limit: 10 });
+    const idOf = (key: string): string => store.projections.get<import('../../projections/index.js').RecordsProjection>('records').get(key)?.id ?? key;
+    tally(
+      bm25,
+      q.ns,
+      q.category,
+      hits.map((h) => idOf(h.key)),
+      q.gold,
+      performance.now() - t,
+    );
+    t = performance.now();
+    const packet = await recall(core, { query: q.question, namespace: q.ns, limit: 10 }, { readOnly: true });
+    tally(
+      readOnly,
+      q.ns,
+      q.category,
+      packet.records.map((x) => x.id),
+      q.gold,
+      performance.now() - t,
+    );
+  }
+  await core.close();
+  await store.close();
+}
+
+// ---- through HTTP with state, per order ----
+const http: Record<string, Run> = {};
+for (const order of orders) {
+  const list = order === 'file' ? questions : order === 'reverse' ? [...questions].reverse() : shuffled(questions);
+  const dir = copyDataDir(base, `locomo-${order}`);
+  const svc = await startService(dir);
+  const r = (http[order] = run());
+  try {
+    for (const q of list) {
       const t = performance.now();
-      let ranked: string[];
-      if (v.bm25) {
-        ranked = keyword.search(q.question, { namespaces: [ns], layers: ['trace'], limit: 10 }).map((h) => h.key.slice(h.key.lastIndexOf(':') + 1));
-      } else {
-        const packet = await recall(
-          { log, projections, embedder, judge, config: v.config as RecallConfig },
-          { query: q.question, namespace: ns, limit: 10, options: { cards: false, wiki: false, memories: false, notes: false, assets: false } },
-        );
-        ranked = packet.records.map((r) => r.id);
-        if (judgeCheck && v.config === DEFAULT_RECALL_CONFIG && q.category !== 5) {
-          // the local judge, fitted on the offline cases, never saw LoCoMo: a held-out check
-          const judged = await recall(
-            { log, projections, embedder, judge: judgeCheck, config: v.config as RecallConfig },
-            { query: q.question, namespace: ns, limit: 20, options: { cards: false, wiki: false, memories: false, notes: false, assets: false } },
-            { readOnly: true },
-          );
-          for (const r of judged.records) if (typeof r.why.verdict === 'number') judgeRows.push({ verdict: r.why.verdict, y: gold.includes(r.id) ? 1 : 0 });
-          if (values['judge-rows'] && judgeCheck.last) {
-            const idOf = new Map(judged.records.map((r) => [r.evidence_key, r.id]));
-            for (const [key, f] of judgeFeatures(judgeCheck.last))
-              judgeFeatureRows.push({ ...f, conversation: ns, y: gold.includes(idOf.get(key) ?? '') ? 1 : 0 });
-          }
-          // what delivery would hand over: the one history slot, the best verdict at or above 0.75
-          const top = judged.delivery[0];
-          const topId = top ? judged.records.find((r) => r.evidence_key === top.evidence_key)?.id : undefined;
-          judgeTurns.push({ delivered: Boolean(top), gold: topId !== undefined && gold.includes(topId) });
-        }
-      }
-      lat.push(performance.now() - t);
-      const sc = score(ranked, gold);
-      const cat = q.category === 5 ? '5' : String(q.category);
-      const bucket = (byCategory[cat] ??= zero());
-      const conv = (byConversation[ns] ??= zero());
-      for (const b of q.category === 5 ? [bucket] : [bucket, overall, conv]) {
-        b.n += 1;
-        b.r5 += sc.r5;
-        b.r10 += sc.r10;
-        b.mrr += sc.mrr;
-      }
+      const packet = await svc.post<RecallPacket>('/v1/recall', { query: q.question, namespace: q.ns, limit: 10 });
+      r.demoted_in_top10 += packet.records.filter((x) => x.why.demoted).length;
+      tally(
+        r,
+        q.ns,
+        q.category,
+        packet.records.map((x) => x.id),
+        q.gold,
+        performance.now() - t,
+      );
     }
+  } finally {
+    await svc.stop();
+    removeDir(dir);
   }
-  const avg = (x: Scores): Scores => ({ n: x.n, r5: r4(x.r5 / x.n), r10: r4(x.r10 / x.n), mrr: r4(x.mrr / x.n) });
-  lat.sort((a, b) => a - b);
-  results.push({
-    name: v.name,
-    overall: avg(overall),
-    byCategory: Object.fromEntries(
-      Object.entries(byCategory)
-        .sort()
-        .map(([k, x]) => [k, avg(x)]),
-    ),
-    byConversation: Object.fromEntries(
-      Object.entries(byConversation)
-        .sort()
-        .map(([k, x]) => [k, { ...x }]),
-    ),
-    latency: { p50: r4(lat[Math.floor(lat.length / 2)] ?? 0), p95: r4(lat[Math.floor(lat.length * 0.95)] ?? 0) },
-  });
-  process.stderr.write(`  ${v.name}: R@10 ${results.at(-1)?.overall.r10}\n`);
-  countingMalformed = false;
+  process.stderr.write(`  ${order} order through HTTP: R@10 ${round(r.overall.r10 / r.overall.n, 4)}\n`);
 }
+if (!values['reuse-library']) removeDir(base);
 
-// Leave-one-conversation-out: choose the best variant on four conversations, score it on the fifth.
-let leaveOneOut: { r10: number; picks: Record<string, string> } | undefined;
-const tuned = results.filter((r) => !r.name.startsWith('bm25'));
-if (values.grid && tuned.length > 1) {
-  let hits = 0;
-  let n = 0;
-  const picks: Record<string, string> = {};
-  for (const held of Object.keys(tuned[0]?.byConversation ?? {})) {
-    const trainScore = (r: (typeof tuned)[number]): number => {
-      let s = 0;
-      let c = 0;
-      for (const [conv, x] of Object.entries(r.byConversation)) if (conv !== held) ((s += x.r10), (c += x.n));
-      return s / c;
-    };
-    const best = [...tuned].sort((a, b) => trainScore(b) - trainScore(a))[0] as (typeof tuned)[number];
-    picks[held] = best.name;
-    hits += best.byConversation[held]?.r10 ?? 0;
-    n += best.byConversation[held]?.n ?? 0;
-  }
-  leaveOneOut = { r10: r4(hits / n), picks };
+function round(x: number, digits = 2): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
 }
-
-// How the local judge separates gold turns from the rest at the delivery floors.
-let judgeReport:
-  | {
-      candidates: number;
-      gold: number;
-      floors: Record<string, { passed: number; precision: number; recall: number }>;
-      questions: number;
-      delivered_share: number;
-      delivered_gold_precision: number;
-    }
-  | undefined;
-if (judgeRows.length) {
-  const gold = judgeRows.filter((r) => r.y === 1).length;
-  const at = (floor: number): { passed: number; precision: number; recall: number } => {
-    const passed = judgeRows.filter((r) => r.verdict >= floor);
-    const tp = passed.filter((r) => r.y === 1).length;
-    return { passed: passed.length, precision: r4(tp / Math.max(1, passed.length)), recall: r4(tp / Math.max(1, gold)) };
-  };
-  const delivered = judgeTurns.filter((t) => t.delivered);
-  judgeReport = {
-    candidates: judgeRows.length,
-    gold,
-    floors: { '0.5': at(0.5), '0.75': at(0.75) },
-    questions: judgeTurns.length,
-    delivered_share: r4(delivered.length / Math.max(1, judgeTurns.length)),
-    delivered_gold_precision: r4(delivered.filter((t) => t.gold).length / Math.max(1, delivered.length)),
-  };
-}
-
-if (embedder instanceof CachedEmbedder) embedder.save();
-await embedder.close();
-
+const avg = (x: Scores) => ({ n: x.n, r5: round(x.r5 / x.n, 4), r10: round(x.r10 / x.n, 4), mrr: round(x.mrr / x.n, 4) });
+const summary = (r: Run) => ({
+  overall: avg(r.overall),
+  by_category_r10: Object.fromEntries(
+    Object.entries(r.byCategory)
+      .sort()
+      .map(([k, x]) => [k, round(x.r10 / x.n, 4)]),
+  ),
+  by_conversation_r10: Object.fromEntries(
+    Object.entries(r.byConversation)
+      .sort()
+      .map(([k, x]) => [k, round(x.r10 / x.n, 4)]),
+  ),
+  query_ms: percentiles(r.latencies),
+});
+const GOAL = 0.75;
+const headline = http[orders[0] as Order] as Run;
 const report = {
   eval: 'locomo',
+  path: 'kioku serve; POST /v1/memories (LoCoMo turn ids, "Speaker: text", occurred_at, session_id); POST /v1/recall per question in order, usage accounting on',
   conversations: samples.length,
-  turns: [...known.values()].reduce((n, s) => n + s.size, 0),
-  embedder: embedder.id,
-  embedding_job: { status: job.status, embedded: job.embedded, skipped_cjk: job.skipped_cjk },
-  malformed_evidence_ids: malformedEvidence,
-  ingest_seconds: Math.round(ingestSeconds),
+  turns,
+  questions: questions.length,
+  embedder: embedderKind,
   note: 'overall = categories 1-4 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop); category 5 (adversarial) reported apart',
-  goal_recall_at_10: 0.75,
-  variants: results.map(({ byConversation, ...r }) => (values.grid ? r : { ...r, byConversation })),
-  ...(leaveOneOut ? { leave_one_conversation_out_r10: leaveOneOut } : {}),
-  ...(judgeReport ? { local_judge: judgeReport } : {}),
+  recall_at_10: avg(headline.overall).r10,
+  goal_recall_at_10: GOAL,
+  pass: orders.every((o) => (http[o] as Run).overall.r10 / (http[o] as Run).overall.n >= GOAL),
+  orders: Object.fromEntries(orders.map((o) => [o, { ...summary(http[o] as Run), demoted_in_top10: (http[o] as Run).demoted_in_top10 }])),
+  read_only_in_process: summary(readOnly),
+  bm25: summary(bm25),
+  malformed_evidence_ids: malformedEvidence,
+  writes,
+  ingest_seconds: Math.round(ingestSeconds),
 };
-const lines = [`LoCoMo dev: ${report.conversations} conversations, ${report.turns} turns, embedder ${report.embedder}`];
-lines.push(`${'variant'.padEnd(48)} ${'R@5'.padStart(6)} ${'R@10'.padStart(6)} ${'MRR'.padStart(6)}  by category R@10 (1/2/3/4 | 5)   p50 ms`);
-for (const r of [...results].sort((a, b) => (values.grid ? b.overall.r10 - a.overall.r10 : 0))) {
-  const c = (k: string): string => String(r.byCategory[k]?.r10 ?? '-');
-  lines.push(
-    `${r.name.padEnd(48)} ${String(r.overall.r5).padStart(6)} ${String(r.overall.r10).padStart(6)} ${String(r.overall.mrr).padStart(6)}  ${c('1')}/${c('2')}/${c('3')}/${c('4')} | ${c('5')}   ${r.latency.p50}`,
-  );
-}
-if (leaveOneOut) lines.push(`leave-one-conversation-out R@10 (best variant picked on the other four each time): ${leaveOneOut.r10}`);
-if (judgeReport) {
-  const f = judgeReport.floors;
-  lines.push(
-    `local judge (held out: fitted on the offline cases) over ${judgeReport.candidates} judged candidates, ${judgeReport.gold} gold: at 0.5 ${f['0.5']?.passed} pass, precision ${f['0.5']?.precision}, recall ${f['0.5']?.recall}; at the history floor 0.75 ${f['0.75']?.passed} pass, precision ${f['0.75']?.precision}, recall ${f['0.75']?.recall}; delivery hands a turn on ${judgeReport.delivered_share} of questions, a gold one ${judgeReport.delivered_gold_precision} of the time`,
-  );
-}
-if (values['judge-rows']) {
-  writeFileSync(values['judge-rows'], JSON.stringify(judgeFeatureRows));
-  lines.push(`judge signals of ${judgeFeatureRows.length} candidates written to ${values['judge-rows']}`);
-}
-process.stdout.write(`${lines.join('\n')}\n`);
+const line = (name: string, r: Run): string => {
+  const s = summary(r);
+  const c = (k: string): string => String(s.by_category_r10[k] ?? '-');
+  return `${name.padEnd(30)} R@5 ${String(s.overall.r5).padEnd(6)} R@10 ${String(s.overall.r10).padEnd(6)} MRR ${String(s.overall.mrr).padEnd(6)} by category R@10 ${c('1')}/${c('2')}/${c('3')}/${c('4')} | ${c('5')}  p50 ${s.query_ms.p50} ms`;
+};
+process.stdout.write(
+  [
+    `LoCoMo dev: ${samples.length} conversations, ${turns} turns written through POST /v1/memories, ${questions.length} questions (embedder ${embedderKind}; goal R@10 ≥ ${GOAL} in every order)`,
+    ...orders.map((o) => line(`HTTP with state, ${o} order`, http[o] as Run)),
+    line('read-only, in process', readOnly),
+    line('BM25 (keyword lane alone)', bm25),
+    report.pass ? 'PASS' : 'FAIL',
+  ].join('\n') + '\n',
+);
 if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-await projections.close();
-await log.close();
-
-function r4(x: number): number {
-  return Math.round(x * 10000) / 10000;
-}
+process.exitCode = report.pass ? 0 : 1;
