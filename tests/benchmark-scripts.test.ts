@@ -1,5 +1,6 @@
 // The public-benchmark scripts (`npm run eval:cmrc`, `npm run eval:locomo`) run end to end on
-// tiny made-up files in the benchmarks' formats, and skip cleanly when the data is absent.
+// tiny made-up files in the benchmarks' formats — through a real `kioku serve` process with
+// state — skip cleanly when the data is absent on a developer's machine, and fail (exit 2) in CI.
 // The real development splits are read from ../shared/evals at run time, never copied here.
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -8,9 +9,17 @@ import { describe, expect, it } from 'vitest';
 const REPO = resolve(import.meta.dirname, '..');
 const fixture = (name: string): string => join(REPO, 'tests/fixtures', name);
 
-function runScript(script: string, args: string[]): Promise<{ code: number; stdout: string; json: Record<string, unknown> | undefined }> {
+function runScript(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; json: Record<string, unknown> | undefined }> {
   return new Promise((done, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, script), ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, script), ...args], {
+      cwd: REPO,
+      env: { ...process.env, CI: '', KIOKU_EMBEDDER: 'hash', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.on('error', reject);
@@ -27,14 +36,35 @@ function runScript(script: string, args: string[]): Promise<{ code: number; stdo
 }
 
 describe('eval:cmrc', () => {
-  it('recalls every question through the recall core and reports recall, the keyword-lane baseline and delivery', async () => {
+  it('imports the articles, asks every question through a real server in file and reverse order, with read-only and keyword figures beside', async () => {
     const r = await runScript('evals/cmrc/run.ts', ['--data', fixture('cmrc-tiny.json'), '--json']);
     expect(r.code).toBe(0);
-    expect(r.json).toMatchObject({ eval: 'cmrc', questions: 3, paragraphs: 3, recall_at_10: 1, pass: true, keyword_lane: { recall_at_10: 1 } });
-    const delivery = r.json?.['delivery'] as { source_paragraph_delivered: number; precision: number };
-    expect(delivery.source_paragraph_delivered).toBeGreaterThan(0);
-    expect(delivery.precision).toBeGreaterThan(0);
-  }, 60_000);
+    expect(r.json).toMatchObject({
+      eval: 'cmrc',
+      questions: 3,
+      articles: 1,
+      recall_at_10: 1,
+      pass: true,
+      orders: { file: { recall_at_10: 1 }, reverse: { recall_at_10: 1 } },
+      read_only_in_process: { recall_at_10: 1 },
+      keyword_lane: { recall_at_10: 1 },
+      import: { files: 1, added: 1 },
+    });
+    const delivery = (r.json?.['orders'] as Record<string, { delivery: { source_delivered: number; precision: number } }>)['file']?.delivery;
+    expect(delivery?.source_delivered).toBeGreaterThan(0);
+    expect(delivery?.precision).toBeGreaterThan(0);
+  }, 90_000);
+
+  it('is a usage error (exit 2) for an unknown order', async () => {
+    const r = await runScript('evals/cmrc/run.ts', ['--data', fixture('cmrc-tiny.json'), '--orders', 'sideways']);
+    expect(r.code).toBe(2);
+  });
+
+  it('fails with exit 2 in CI when the data is absent', async () => {
+    const r = await runScript('evals/cmrc/run.ts', ['--data', fixture('absent.json'), '--json'], { CI: 'true' });
+    expect(r.code).toBe(2);
+    expect(r.json).toMatchObject({ eval: 'cmrc', ok: false, skipped: false });
+  });
 
   it('skips with a clear message when the data is absent', async () => {
     const r = await runScript('evals/cmrc/run.ts', ['--data', fixture('absent.json'), '--json']);
@@ -45,17 +75,25 @@ describe('eval:cmrc', () => {
 });
 
 describe('eval:locomo', () => {
-  it('scores the recall core beside a BM25 baseline, per category, with category 5 apart', async () => {
-    const r = await runScript('evals/locomo/run.ts', ['--data', fixture('locomo-tiny.json'), '--embedder', 'hash', '--json']);
+  it('writes the turns through POST /v1/memories with their own ids and scores recall through a real server, BM25 beside, category 5 apart', async () => {
+    const r = await runScript('evals/locomo/run.ts', ['--data', fixture('locomo-tiny.json'), '--json']);
     expect(r.code).toBe(0);
-    expect(r.json).toMatchObject({ eval: 'locomo', conversations: 1, turns: 5 });
-    const variants = r.json?.['variants'] as { name: string; overall: { n: number; r10: number }; byCategory: Record<string, { n: number }> }[];
-    expect(variants.map((v) => v.name)).toEqual(['bm25 baseline', 'kioku default']);
-    for (const v of variants) {
-      expect(v.overall.n).toBe(3); // categories 1–4 only
-      expect(v.byCategory['5']?.n).toBe(1);
+    expect(r.json).toMatchObject({ eval: 'locomo', conversations: 1, turns: 5, questions: 4, embedder: 'hash', malformed_evidence_ids: 0 });
+    const orders = r.json?.['orders'] as Record<string, { overall: { n: number; r10: number }; by_category_r10: Record<string, number> }>;
+    for (const o of ['file', 'reverse']) {
+      expect(orders[o]?.overall.n).toBe(3); // categories 1–4 only
+      expect(orders[o]?.by_category_r10['5']).toBeDefined();
+      // five turns and limit 10: every gold turn is among the results
+      expect(orders[o]?.overall.r10).toBe(1);
     }
-    // five turns and limit 10: every gold turn is among the results
+    expect(r.json).toMatchObject({ bm25: { overall: { n: 3 } }, read_only_in_process: { overall: { n: 3, r10: 1 } } });
+  }, 90_000);
+
+  it('keeps the in-process ablations as eval:locomo:internal', async () => {
+    const r = await runScript('evals/locomo/internal.ts', ['--data', fixture('locomo-tiny.json'), '--embedder', 'hash', '--json']);
+    expect(r.code).toBe(0);
+    const variants = r.json?.['variants'] as { name: string; overall: { n: number; r10: number } }[];
+    expect(variants.map((v) => v.name)).toEqual(['bm25 baseline', 'kioku default']);
     expect(variants[1]?.overall.r10).toBe(1);
   }, 60_000);
 

@@ -65,3 +65,19 @@ it('says plainly when it re-runs retrieval', async () => {
   expect(report.retrieval).toMatch(/re-run against today/);
   expect(report.turns.every((t) => t.retrieval === 'rerun')).toBe(true);
 });
+
+it('shows what usage accounting made of each turn: serious negatives counted, weak ones ignored, demoted candidates with their rank', async () => {
+  await store.knowledge.writeMemories({ memories: [{ id: 'dash', kind: 'fact', text: 'The weekly dashboard lists every deploy of the week.' }] });
+  const picky: RecallCore = { ...core, judge: new DoubleJudge(() => 0.1) };
+  const { session_id } = await openSession(picky, { agent: 'c' });
+  for (let i = 0; i < 6; i++) await startTurn(picky, { session_id, query: `weekly dashboard of deploys ${i}` });
+  const report = await replay(store, picky, { from: start, to: new Date(Date.now() + 1000) });
+  const acc = report.totals.accounting;
+  expect(acc.negatives_counted).toBeGreaterThan(0);
+  expect(acc.negatives_ignored).toBeGreaterThan(0);
+  // the dashboard fact, judged negative while it led the list five times, was demoted at the sixth ask, and stayed in the top 10
+  const last = report.turns.at(-1);
+  expect(last?.accounting.demoted.map((d) => d.key)).toContain('ev1:private:memory:dash');
+  expect(acc.demoted_in_top10).toBeGreaterThan(0);
+  expect(acc.demoted_in_top10).toBe(acc.demoted_candidates);
+});

@@ -42,11 +42,20 @@ interface Cmrc {
 }
 const data = JSON.parse(readFileSync(file, 'utf8')) as Cmrc;
 const ns = 'cmrc';
-const articles = data.data.map((a, i) => ({ id: (a.id ?? `A${i}`).replace(/[^\w.-]+/g, '-'), title: a.title ?? a.paragraphs[0]?.id ?? `A${i}`, paragraphs: a.paragraphs }));
+const articles = data.data.map((a, i) => ({
+  id: (a.id ?? `A${i}`).replace(/[^\w.-]+/g, '-'),
+  title: a.title ?? a.paragraphs[0]?.id ?? `A${i}`,
+  paragraphs: a.paragraphs,
+}));
 const questions = articles
   .flatMap((a) =>
     a.paragraphs.flatMap((p, i) =>
-      p.qas.map((q) => ({ id: q.id, question: q.question, article: evidenceKey({ ns, layer: 'wiki', id: a.id }), paragraph: evidenceKey({ ns, layer: 'wiki', id: a.id, section: `para-${i + 1}` }) })),
+      p.qas.map((q) => ({
+        id: q.id,
+        question: q.question,
+        article: evidenceKey({ ns, layer: 'wiki', id: a.id }),
+        paragraph: evidenceKey({ ns, layer: 'wiki', id: a.id, section: `para-${i + 1}` }),
+      })),
     ),
   )
   .slice(0, limit);

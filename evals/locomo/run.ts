@@ -176,7 +176,9 @@ function tally(r: Run, ns: string, category: number, ranked: string[], gold: str
   }
 }
 const questions = samples.flatMap((s) =>
-  s.qa.map((q) => ({ ns: nsOf(s), question: q.question, category: q.category, gold: goldIds(q.evidence).filter((g) => known.get(nsOf(s))?.has(g)) })).filter((q) => q.gold.length > 0),
+  s.qa
+    .map((q) => ({ ns: nsOf(s), question: q.question, category: q.category, gold: goldIds(q.evidence).filter((g) => known.get(nsOf(s))?.has(g)) }))
+    .filter((q) => q.gold.length > 0),
 );
 
 // ---- BM25 and the read-only recall, in process over the same store ----

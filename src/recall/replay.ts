@@ -5,7 +5,8 @@
 // projections (read-only) and the report says so.
 import type { RecordsProjection } from '../../projections/records.js';
 import type { EventData, LogRecord } from '../events/index.js';
-import { KNOWLEDGE_LAYERS, type Layer } from '../knowledge/evidence.js';
+import { KNOWLEDGE_LAYERS, parseEvidenceKey, type Layer } from '../knowledge/evidence.js';
+import { RELEVANT_AT, seriousCandidates } from '../../projections/usage.js';
 import type { EventLog } from '../log/index.js';
 import type { ProjectionRunner } from '../../projections/runner.js';
 import { DEFAULT_DELIVERY_RULES, deliver, type DeliveryCandidate, type DeliveryRules } from './delivery.js';
@@ -33,6 +34,12 @@ export interface ReplayedTurn {
   /** candidates that had no recorded verdict (unknown: never delivered) */
   unjudged: number;
   retrieval: 'recorded' | 'rerun';
+  /**
+   * Usage accounting as recorded for this turn: candidates that were demoted (with their rank
+   * in the fused list, after the bounded demotion), and which negative verdicts counted toward
+   * demotion (serious candidates) or were ignored (weak neighbours).
+   */
+  accounting: { demoted: { key: string; rank: number }[]; negatives_counted: string[]; negatives_ignored: number };
 }
 
 export interface ReplayReport {
@@ -46,6 +53,7 @@ export interface ReplayReport {
     before: { items: number; knowledge: number; history: number; per_turn: number };
     after: { items: number; knowledge: number; history: number; per_turn: number };
     changed_turns: number;
+    accounting: { demoted_candidates: number; demoted_in_top10: number; negatives_counted: number; negatives_ignored: number };
   };
   retrieval: 'recorded candidates and verdicts' | "retrieval re-run against today's projections (recorded verdicts reused; new candidates unjudged)";
   /** replay never appends: the log head before and after */
@@ -167,11 +175,12 @@ export async function replay(
       after: result.items.map((i) => i.key),
       unjudged: deliveryCandidates.filter((c) => c.verdict === null).length,
       retrieval: options.retrieve ? 'rerun' : 'recorded',
+      accounting: accountingOf(t),
     });
   }
   const tally = (pick: (t: ReplayedTurn) => string[]): ReplayReport['totals']['before'] => {
     const keys = out.flatMap(pick);
-    const knowledge = keys.filter((k) => KNOWLEDGE_LAYERS.has(k.split(':')[2] as Layer)).length;
+    const knowledge = keys.filter((k) => KNOWLEDGE_LAYERS.has(parseEvidenceKey(k)?.layer as Layer)).length;
     return { items: keys.length, knowledge, history: keys.length - knowledge, per_turn: out.length ? Math.round((keys.length / out.length) * 100) / 100 : 0 };
   };
   return {
@@ -184,11 +193,29 @@ export async function replay(
       before: tally((t) => t.before),
       after: tally((t) => t.after),
       changed_turns: out.filter((t) => t.before.join() !== t.after.join()).length,
+      accounting: {
+        demoted_candidates: out.reduce((n, t) => n + t.accounting.demoted.length, 0),
+        demoted_in_top10: out.reduce((n, t) => n + t.accounting.demoted.filter((d) => d.rank <= 10).length, 0),
+        negatives_counted: out.reduce((n, t) => n + t.accounting.negatives_counted.length, 0),
+        negatives_ignored: out.reduce((n, t) => n + t.accounting.negatives_ignored, 0),
+      },
     },
     retrieval: options.retrieve
       ? "retrieval re-run against today's projections (recorded verdicts reused; new candidates unjudged)"
       : 'recorded candidates and verdicts',
     log_head: { before: headBefore, after: store.log.head().seq },
+  };
+}
+
+/** What usage accounting made of a recorded turn: demoted candidates, and which negatives counted. */
+function accountingOf(t: TurnRecord): ReplayedTurn['accounting'] {
+  const candidates = t.recall?.candidates ?? [];
+  const serious = new Set(seriousCandidates(candidates));
+  const negatives = [...t.verdicts].filter(([, v]) => v !== null && v < RELEVANT_AT).map(([k]) => k);
+  return {
+    demoted: candidates.flatMap((c, i) => (c.flags?.includes('demoted') ? [{ key: c.evidence_key, rank: i + 1 }] : [])),
+    negatives_counted: negatives.filter((k) => serious.has(k)),
+    negatives_ignored: negatives.filter((k) => !serious.has(k)).length,
   };
 }
 

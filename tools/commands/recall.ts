@@ -181,6 +181,10 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
       lines.push(
         `after:  ${a.items} item(s) (${a.knowledge} knowledge, ${a.history} history), ${a.per_turn} per turn; ${report.totals.changed_turns} turn(s) changed`,
       );
+      const acc = report.totals.accounting;
+      lines.push(
+        `usage accounting: ${acc.demoted_candidates} demoted candidate(s) recorded (${acc.demoted_in_top10} in a top 10); ${acc.negatives_counted} negative verdict(s) counted toward demotion, ${acc.negatives_ignored} ignored (weak neighbours)`,
+      );
       return lines.join('\n');
     },
     report,
