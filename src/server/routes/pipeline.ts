@@ -20,7 +20,8 @@ export const pipelineRoutes = (state: ServerState) =>
         items: store.projections.get<RecordsProjection>('records').counts(),
         embedder: core.embedder?.id ?? null,
         waiting_for_vectors: core.waitingForVectors?.() ?? 0,
-        indexing: { running: status.running, last_job: status.last ?? null },
+        // every embedding still to compute (text and window lanes): 0 once the library is fully indexed
+        indexing: { running: status.running, pending: core.indexer.plan().tasks.length, last_job: status.last ?? null },
         projections: store.projections.status(),
       };
     });
