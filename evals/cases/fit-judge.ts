@@ -93,6 +93,8 @@ for (const c of cases) {
   if (c.expected_mode === 'skipped') continue;
   const ns = c.namespace ?? 'private';
   recorder.take();
+  // the case's reference instant: time phrases resolve the same on any day
+  core.now = c.now ? () => new Date(c.now as string) : undefined;
   await recall(core, { query: c.query, ...(c.conversation ? { conversation: c.conversation } : {}), namespace: ns }, { readOnly: true, namespaces: [ns] });
   const request = recorder.take();
   if (!request) continue;

@@ -133,7 +133,8 @@ if (values['reuse-library'] && existsSync(join(kept, 'log'))) {
     for (let polls = 0; ; polls++) {
       const st = await svc.get<{ waiting_for_vectors: number; indexing: { running: boolean; pending: number } }>('/v1/ingest/status');
       if (st.indexing.pending === 0 && !st.indexing.running) break;
-      if (polls % 15 === 0) process.stderr.write(`  embedding: ${st.indexing.pending} vector(s) to compute (${st.waiting_for_vectors} item(s) without a text vector)\n`);
+      if (polls % 15 === 0)
+        process.stderr.write(`  embedding: ${st.indexing.pending} vector(s) to compute (${st.waiting_for_vectors} item(s) without a text vector)\n`);
       await new Promise((r) => setTimeout(r, 1_000));
     }
     writes = { requests, seconds: round((wrote - t) / 1000), embedded_wait_seconds: round((performance.now() - wrote) / 1000) };

@@ -16,9 +16,16 @@ export const evalCaseSchema = z.strictObject({
   forbidden_ids: z.array(z.string()).default([]),
   expected_mode: z.string().optional(),
   label_unit: z.enum(['document', 'evidence']).default('document'),
+  /** the reference instant time phrases resolve against (from the case file's \`now\` unless the case has its own) */
+  now: z.iso.datetime({ offset: true }).optional(),
 });
 export type EvalCase = z.output<typeof evalCaseSchema>;
-export const caseFileSchema = z.strictObject({ description: z.string().optional(), cases: z.array(evalCaseSchema).min(1) });
+export const caseFileSchema = z.strictObject({
+  description: z.string().optional(),
+  /** the reference instant of every case in the file: figures reproduce on any day */
+  now: z.iso.datetime({ offset: true }).optional(),
+  cases: z.array(evalCaseSchema).min(1),
+});
 
 export interface CaseResult {
   id: string;

@@ -58,7 +58,8 @@ export function loadCases(files: readonly string[]): EvalCase[] {
       throw new KiokuError('KIOKU_INPUT_INVALID', `cases file ${f}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`, {
         details: { field: 'cases' },
       });
-    cases.push(...parsed.data.cases);
+    const fileNow = parsed.data.now;
+    cases.push(...parsed.data.cases.map((c) => ({ ...c, ...((c.now ?? fileNow) ? { now: c.now ?? fileNow } : {}) })));
   }
   const ids = new Set<string>();
   for (const c of cases) {
@@ -208,7 +209,10 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         if (!options.url) {
           cpSync(libraryData, caseData, { recursive: true });
           if (options.transport === 'http') {
-            const started = await startChildServer(options.serveCommand ?? [process.execPath, ...process.execArgv, process.argv[1] as string], caseData, env);
+            const started = await startChildServer(options.serveCommand ?? [process.execPath, ...process.execArgv, process.argv[1] as string], caseData, {
+              ...env,
+              ...(c.now ? { KIOKU_CLOCK: c.now } : {}),
+            });
             child = started.child;
             base = started.url;
           } else {
@@ -216,6 +220,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
             const core = createRecallCore(store, {
               embedder: createEmbedder(options.embedder ? { kind: options.embedder } : {}),
               judge: judgeFromEnv(env),
+              ...(c.now ? { now: () => new Date(c.now as string) } : {}),
             });
             inproc = { core, close: async () => (await core.close(), await store.close()) };
             embedderId = core.embedder?.id ?? embedderId;

@@ -30,16 +30,35 @@ export function judgeFromEnv(env: NodeJS.ProcessEnv = process.env): Judge {
   }
 }
 
+/**
+ * The clock recall resolves time phrases against ("last week", "九月那阵子"): the system
+ * clock, or a fixed instant from KIOKU_CLOCK (ISO 8601) so that an evaluation or a replay
+ * gives the same figures on any day.
+ */
+export function clockFromEnv(env: NodeJS.ProcessEnv = process.env): (() => Date) | undefined {
+  const fixed = env['KIOKU_CLOCK'];
+  if (fixed === undefined || fixed === '') return undefined;
+  const at = Date.parse(fixed);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(fixed) || Number.isNaN(at))
+    throw new KiokuError('KIOKU_USAGE', `KIOKU_CLOCK must be an ISO 8601 instant such as 2026-11-29T12:00:00Z (got "${fixed}")`, {
+      details: { field: 'KIOKU_CLOCK' },
+    });
+  return () => new Date(at);
+}
+
 export interface CoreOptions {
   embedder?: Embedder;
   judge?: Judge;
   /** follow the log and embed new items in the background (servers); default false */
   backgroundIndexing?: boolean;
+  /** a fixed clock for time phrases (default: KIOKU_CLOCK, else the system clock) */
+  now?: () => Date;
 }
 
 /** The recall core over an open store, plus its indexer; close() stops both. */
 export function createRecallCore(store: KiokuStore, options: CoreOptions = {}): RecallCore & { indexer: EmbeddingIndexer; close: () => Promise<void> } {
   const embedder = options.embedder ?? createEmbedder(embedderConfigFromEnv());
+  const now = options.now ?? clockFromEnv();
   const indexer = new EmbeddingIndexer(store, embedder);
   if (options.backgroundIndexing) indexer.start();
   let waiting = { revision: '', at: 0, byNs: new Map<string, number>(), total: 0 };
@@ -49,6 +68,7 @@ export function createRecallCore(store: KiokuStore, options: CoreOptions = {}): 
     embedder,
     judge: options.judge ?? judgeFromEnv(),
     cache: new EmbeddingCache(),
+    ...(now ? { now } : {}),
     // Planning what waits for vectors walks every item (~5 µs each): recompute only when
     // items or vectors changed, and while a job churns through a backlog at most once a second.
     waitingForVectors: (ns?: string) => {
