@@ -126,6 +126,21 @@ describe('scoring a packet against its labels', () => {
     expect(extra.failures).toEqual(['delivered b (verdict 0.87), which is not allowed']);
   });
 
+  it('scores a quiet case: a substantive turn the library cannot answer passes only when nothing is delivered', () => {
+    // the library holds a related item (allowed as a record), but nothing that answers
+    const quiet = evalCaseSchema.parse({
+      id: 'q',
+      query: 'What is the wifi password of the Lisbon office?',
+      need: 'nothing',
+      expected_delivery: 'quiet',
+      allowed_ids: ['a'],
+    });
+    expect(scoreCase(quiet, packet([record('a', 'private', 'below_floor', 0.3)], []), 1)).toMatchObject({ pass: true, failures: [] });
+    const loud = scoreCase(quiet, packet([record('a')], ['a']), 1);
+    expect(loud.pass).toBe(false);
+    expect(loud.failures).toEqual(['expected quiet, delivered a']);
+  });
+
   it('fails any record from another namespace, labelled or not', () => {
     const r = scoreCase(quoted, packet([record('a'), record('secret', 'team', 'below_floor')], []), 1);
     expect(r.pass).toBe(false);

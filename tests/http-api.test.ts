@@ -137,6 +137,14 @@ describe('with tokens', () => {
     expect((await s.call('POST', '/v1/recall', { query: 'x' }, 'x'.repeat(20))).status).toBe(401);
   });
 
+  it('accepts the token only under the Bearer scheme, in the Authorization header', async () => {
+    const raw = async (authorization: string) =>
+      (await fetch(`${s.url}/v1/recall`, { method: 'POST', headers: { 'content-type': 'application/json', authorization }, body: '{"query":"x"}' })).status;
+    expect(await raw(`Bearer ${read}`)).toBe(200);
+    expect(await raw(`bearer ${read}`)).toBe(200); // the scheme name is case-insensitive (RFC 9110)
+    for (const wrong of [`Basic ${read}`, `Token ${read}`, read, `Bearer`, `Bearer ${read} extra`, `Bearer${read}`]) expect(await raw(wrong)).toBe(401);
+  });
+
   it('rejects a token in the query string', async () => {
     expect((await s.call('POST', `/v1/recall?token=${write}`, { query: 'x' })).status).toBe(401);
   });

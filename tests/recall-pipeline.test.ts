@@ -82,6 +82,13 @@ describe('acknowledgements', () => {
   it.each(['好 直接送 v2 分支', 'ok, roll back v2', 'thanks, now deploy the billing fix'])('does not skip %j', (text) => {
     expect(isAcknowledgement(text)).toBe(false);
   });
+
+  it('never skips a message longer than 40 characters, even one made only of acknowledgements', () => {
+    const long = 'ok thanks ok thanks ok thanks ok thanks ok'; // 42 characters of acknowledgements
+    expect(long.length).toBeGreaterThan(40);
+    expect(isAcknowledgement(long.slice(0, 40).trim())).toBe(true);
+    expect(isAcknowledgement(long)).toBe(false);
+  });
 });
 
 describe('query planning', () => {
@@ -116,7 +123,9 @@ describe('query planning', () => {
     });
     expect(zh.records.map((r) => r.evidence_key)).toContain('ev1:private:wiki:ops#回滚');
     const en = await recall(core, { query: 'and the other one?', conversation: [{ role: 'user', content: 'where are the rollback steps?' }] });
-    expect(en.records.slice(0, 2).every((r) => /rollback/i.test(r.evidence_key))).toBe(true);
+    const top = en.records.slice(0, 2);
+    expect(top).toHaveLength(2);
+    expect(top.every((r) => /rollback/i.test(r.evidence_key))).toBe(true);
   });
 
   it('sends one text through the model per turn: the utterance with its dialogue when there is one', async () => {
@@ -185,6 +194,7 @@ describe('options, ACL and quotas', () => {
 
   it('never returns another namespace, and counts what it kept out', async () => {
     const p = await recall(core, { query: 'rollback' });
+    expect(p.records.length).toBeGreaterThan(0);
     expect(p.records.every((r) => r.evidence_key.startsWith('ev1:private:'))).toBe(true);
     expect(p.filtered_counts).toMatchObject({ total: 1, by_layer: { memory: 1 } });
     expect(p.warnings).toContain('records_filtered_by_acl');
@@ -193,10 +203,13 @@ describe('options, ACL and quotas', () => {
 
   it('lets at most two sections of one document reach the judge', async () => {
     const judge = new DoubleJudge(() => 0.1);
-    await recall({ ...core, judge }, { query: 'rollback 回滚 deploy pipeline dashboard' });
+    const p = await recall({ ...core, judge }, { query: 'rollback 回滚 deploy pipeline dashboard' });
     const [v] = await recordsOfType(store.log, 'verdict.recorded');
     const wiki = (v?.data as { verdicts: { evidence_key: string }[] }).verdicts.filter((x) => x.evidence_key.includes(':wiki:ops#'));
-    expect(wiki.length).toBeLessThanOrEqual(2);
+    // the query matches more sections of the ops page than that: exactly two reach the judge
+    const matching = p.records.filter((r) => r.evidence_key.includes(':wiki:ops#'));
+    expect(matching.length).toBeGreaterThan(2);
+    expect(wiki).toHaveLength(2);
   });
 });
 
@@ -297,8 +310,11 @@ describe('judging and delivery', () => {
 
   it('the local judge scores related items above unrelated ones', async () => {
     const p = await recall({ ...core, judge: new LocalJudge() }, { query: 'roll back a release with the rollback script' });
-    const v = (k: string) => p.records.find((r) => r.evidence_key.endsWith(k))?.why.verdict as number;
-    expect(v(':rollback')).toBeGreaterThan(v(':cake') ?? 0);
+    const v = (k: string) => p.records.find((r) => r.evidence_key.endsWith(k))?.why.verdict;
+    // both must have been judged: a missing record is a failure, not a zero
+    expect(typeof v(':rollback')).toBe('number');
+    expect(typeof v(':cake')).toBe('number');
+    expect(v(':rollback') as number).toBeGreaterThan(v(':cake') as number);
   });
 });
 

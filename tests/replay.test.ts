@@ -50,6 +50,7 @@ it('reproduces the recorded deliveries under unchanged rules, without appending 
 it('shows what a rule change would have done: one item per turn', async () => {
   const report = await replay(store, core, { from: start, to: new Date(Date.now() + 1000), rules: { ...DEFAULT_DELIVERY_RULES, max_items: 1 } });
   expect(report.totals.before.items).toBeGreaterThan(report.totals.after.items);
+  expect(report.turns).toHaveLength(6);
   expect(report.turns.every((t) => t.after.length <= 1)).toBe(true);
   // the delivered-keys state is rebuilt from the replayed decisions: later turns may now get what earlier ones no longer took
   expect(report.totals.after.items).toBeGreaterThan(0);
@@ -63,6 +64,7 @@ it('filters by time range and namespace', async () => {
 it('says plainly when it re-runs retrieval', async () => {
   const report = await replay(store, core, { from: start, to: new Date(Date.now() + 1000), retrieve: true });
   expect(report.retrieval).toMatch(/re-run against today/);
+  expect(report.turns).toHaveLength(6);
   expect(report.turns.every((t) => t.retrieval === 'rerun')).toBe(true);
 });
 
