@@ -1,4 +1,4 @@
-// npm run eval:fit-judge [-- --json]
+// npm run eval:fit-judge [-- --json] [--write]
 // Fit the local judge's calibration on the offline dev cases. Every case is recalled
 // through the real pipeline with a recording judge, which keeps the exact requests the
 // judge would see; each candidate is labelled positive when the case allows it
@@ -8,7 +8,7 @@
 // coefficients, the share of allowed/other candidates over the 0.5 floor, and a simulated
 // pass count (delivery floors, knowledge first, one history slot, metadata and quoted
 // sections held) in-sample and leave-one-case-out.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -48,10 +48,13 @@ const { values } = parseArgs({
     'tune-offset': { type: 'boolean', default: false },
     l2: { type: 'string', default: '0' },
     'keep-partial-matches': { type: 'boolean', default: false },
+    // write the fitted weights, the fit's figures and today's date to src/recall/judge/calibration.json
+    write: { type: 'boolean', default: false },
   },
 });
 const rules: DeliveryRules = { ...DEFAULT_DELIVERY_RULES, hold_partial_matches: !values['keep-partial-matches'] };
 const root = resolve(import.meta.dirname, '../..');
+const calibrationFile = join(root, 'src/recall/judge/calibration.json');
 const cases = loadCases([join(root, 'evals/cases/recall.json'), join(root, 'evals/cases/conversation.json')]);
 const dir = mkdtempSync(join(tmpdir(), 'kioku-fit-'));
 await loadLibrary(dir, join(root, 'evals/library'), undefined);
@@ -75,6 +78,7 @@ class RecordingJudge implements Judge {
 }
 const recorder = new RecordingJudge();
 const core = createRecallCore(store, { embedder: createEmbedder(), judge: recorder });
+const embedderId = core.embedder?.id ?? 'none';
 
 interface Row extends JudgeFeatures {
   case: string;
@@ -246,15 +250,56 @@ const report = {
         })(),
       }
     : {}),
-  simulated_pass: { cases: cases.length, in_sample: inSample + notJudged, leave_one_case_out: judged.length - looFailing.length + notJudged },
+  // judged cases apart: the acknowledgement cases are skipped before any judge and pass whatever the weights
+  simulated_pass: {
+    judged_cases: judged.length,
+    judged_in_sample: inSample,
+    judged_leave_one_case_out: judged.length - looFailing.length,
+    acknowledgement_cases: notJudged,
+    cases: cases.length,
+  },
   leave_one_case_out_failing: looFailing.map((c) => c.id),
+  selected_on_leave_one_out: (JSON.parse(readFileSync(calibrationFile, 'utf8')) as { selected_on_leave_one_out: string[] }).selected_on_leave_one_out,
+  options: {
+    l2,
+    tune_offset: values['tune-offset'],
+    with_locomo: locomo.length > 0,
+    hold_partial_matches: rules.hold_partial_matches,
+    features: chosen ?? 'all',
+  },
 };
+if (values.write) {
+  if (chosen || locomo.length || values['tune-offset'] || l2 !== 0 || !rules.hold_partial_matches)
+    process.stderr.write('fit-judge: --write records the options used; the shipped calibration is normally fitted with none\n');
+  const previous = JSON.parse(readFileSync(calibrationFile, 'utf8')) as Record<string, unknown>;
+  const written = {
+    description: previous['description'],
+    fitted_at: new Date().toISOString().slice(0, 10),
+    fit: {
+      command: 'npm run eval:fit-judge -- --write',
+      cases: ['evals/cases/recall.json', 'evals/cases/conversation.json'],
+      library: 'evals/library',
+      embedder: embedderId,
+      clock: "the case files' now",
+      options: { l2, tune_offset: values['tune-offset'], with_locomo: locomo.length > 0, hold_partial_matches: rules.hold_partial_matches },
+      rows: report.rows,
+      positives: report.positives,
+      judged_cases: judged.length,
+      acknowledgement_cases: notJudged,
+      simulated_judged_pass: { in_sample: inSample, leave_one_case_out: judged.length - looFailing.length },
+    },
+    selected_on_leave_one_out: previous['selected_on_leave_one_out'],
+    withVector: report.withVector,
+    withoutVector: report.withoutVector,
+  };
+  writeFileSync(calibrationFile, `${JSON.stringify(written, null, 2)}\n`);
+}
 const show = (o: Record<string, number>): string =>
   Object.entries(o)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
 process.stdout.write(
-  `fitted on ${report.rows} judged candidates of the offline dev cases (${report.positives} allowed)\n  with a vector: ${show(report.withVector)}\n  without: ${show(report.withoutVector)}\n  at 0.5: ${report.at_floor.positives_passing} of allowed pass, ${report.at_floor.negatives_passing} of others pass\n  ${report.locomo_at_history_floor ? `LoCoMo rows at 0.75: ${JSON.stringify(report.locomo_at_history_floor)}\n  ` : ''}simulated pass: ${report.simulated_pass.in_sample}/${cases.length} in-sample, ${report.simulated_pass.leave_one_case_out}/${cases.length} leave-one-case-out (failing: ${report.leave_one_case_out_failing.join(', ')})\n`,
+  `fitted on ${report.rows} judged candidates of the offline dev cases (${report.positives} allowed)\n  with a vector: ${show(report.withVector)}\n  without: ${show(report.withoutVector)}\n  at 0.5: ${report.at_floor.positives_passing} of allowed pass, ${report.at_floor.negatives_passing} of others pass\n  ${report.locomo_at_history_floor ? `LoCoMo rows at 0.75: ${JSON.stringify(report.locomo_at_history_floor)}\n  ` : ''}simulated pass of the ${judged.length} judged cases: ${inSample} in-sample, ${judged.length - looFailing.length} leave-one-case-out (failing: ${report.leave_one_case_out_failing.join(', ')}); the ${notJudged} acknowledgement cases are skipped before any judge\n  chosen on the leave-one-case-out figure (so it is not a clean hold-out): ${report.selected_on_leave_one_out.join('; ')}\n${values.write ? `  written to ${calibrationFile}\n` : ''}`,
 );
 for (const id of values.show?.split(',') ?? []) {
   process.stdout.write(`## ${id}\n`);

@@ -12,6 +12,7 @@
 // Coefficients are fitted on the offline development cases (`npm run eval:fit-judge`,
 // figures in evals/README.md); without a vector the cosine-free model applies.
 import { tokenize } from '../../text/index.js';
+import calibration from './calibration.json' with { type: 'json' };
 import { utteranceTerms } from '../terms.js';
 import { type Judge, type JudgeRequest, type JudgeResult } from './types.js';
 
@@ -29,15 +30,15 @@ export interface LocalJudgeCalibration {
 }
 
 /**
- * Fitted by maximum likelihood (`npm run eval:fit-judge`) on the candidates the judge saw
- * in the 41 non-skipped offline dev cases, labelled by the cases' allowed ids; quiet and
+ * Fitted by maximum likelihood (`npm run eval:fit-judge -- --write`) on the candidates the
+ * judge saw in the offline dev cases, labelled by the cases' allowed ids; quiet and
  * unanswerable cases supply the negatives LoCoMo (always answerable) cannot. Raw prior, so
- * 0.5 means "more likely allowed than not". Simulated pass rate 40/45 in-sample, 39/45
- * leave-one-case-out; see evals/README.md, "Offline cases".
+ * 0.5 means "more likely allowed than not". The weights, the fit that produced them, its date
+ * and its figures live in calibration.json (one data file, never edited by hand: a test refits).
  */
 export const DEFAULT_LOCAL_CALIBRATION: LocalJudgeCalibration = {
-  withVector: { cos: 2.6374, wcov: 7.8352, dcov: 5.7751, gap: 3.6045, tcov: 3.5531, time: 0.7699, bias: -3.0056 },
-  withoutVector: { wcov: 9.5325, dcov: 8.2903, tcov: 3.5238, time: -0.0838, bias: -2.6791 },
+  withVector: calibration.withVector,
+  withoutVector: calibration.withoutVector,
 };
 
 export interface JudgeFeatures {
