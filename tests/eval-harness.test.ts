@@ -42,7 +42,14 @@ it('passes a correct label and fails a deliberately wrong one (in-process)', asy
   expect(byId['wrong-label']?.pass).toBe(false);
   expect(byId['wrong-label']?.failures).toContain('expected ghost-item not recalled');
   expect(byId['greeting']?.pass).toBe(true);
-  expect(report.summary).toMatchObject({ cases: 3, passed: 2, failed: 1, transport_failures: 0 });
+  expect(report.summary).toMatchObject({
+    cases: 3,
+    passed: 2,
+    failed: 1,
+    transport_failures: 0,
+    judged_cases: { cases: 2, passed: 1 },
+    acknowledgement_cases: { cases: 1, passed: 1 },
+  });
 });
 
 it('counts an unreachable server as failure, never as an empty success', async () => {

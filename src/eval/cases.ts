@@ -120,6 +120,9 @@ export interface EvalSummary {
   cases: number;
   passed: number;
   failed: number;
+  /** cases that reach the judge, and acknowledgement cases (skipped before any judge: they pass whatever the weights) */
+  judged_cases: { cases: number; passed: number };
+  acknowledgement_cases: { cases: number; passed: number };
   expected_evidence_recall: number;
   allowed_evidence_precision: number | null;
   no_answer_success: number | null;
@@ -142,10 +145,14 @@ export function summarise(cases: readonly EvalCase[], results: readonly CaseResu
   const count = (f: (r: CaseResult) => string): Record<string, number> =>
     results.reduce<Record<string, number>>((acc, r) => ((acc[f(r)] = (acc[f(r)] ?? 0) + 1), acc), {});
   const ratio = (n: number, d: number): number | null => (d === 0 ? null : Math.round((n / d) * 1000) / 1000);
+  const isAck = (r: CaseResult): boolean => byId.get(r.id)?.expected_mode === 'skipped';
+  const split = (f: (r: CaseResult) => boolean) => ({ cases: results.filter(f).length, passed: results.filter((r) => f(r) && r.pass).length });
   return {
     cases: results.length,
     passed: results.filter((r) => r.pass).length,
     failed: results.filter((r) => !r.pass).length,
+    judged_cases: split((r) => !isAck(r)),
+    acknowledgement_cases: split(isAck),
     expected_evidence_recall:
       ratio(
         sum((r) => r.expected_found),

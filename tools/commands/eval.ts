@@ -83,7 +83,7 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
     flags,
     () =>
       [
-        `${s.passed}/${s.cases} cases passed (${report.transport}, ${report.embedder}, judge ${report.judge})`,
+        `${s.passed}/${s.cases} cases passed (${report.transport}, ${report.embedder}, judge ${report.judge}): ${s.judged_cases.passed}/${s.judged_cases.cases} judged cases, ${s.acknowledgement_cases.passed}/${s.acknowledgement_cases.cases} acknowledgement cases (skipped before any judge)`,
         `expected-evidence recall ${s.expected_evidence_recall}, allowed-evidence precision ${s.allowed_evidence_precision ?? '—'}, no-answer success ${s.no_answer_success ?? '—'}, quiet-turn success ${s.quiet_turn_success ?? '—'}, duplicates ${s.duplicates}`,
         `latency p50 ${s.latency_ms.p50} ms, p95 ${s.latency_ms.p95} ms; modes ${JSON.stringify(s.retrieval_modes)}; judge ${JSON.stringify(s.judge_status)}; transport failures ${s.transport_failures}`,
         ...(comparison
