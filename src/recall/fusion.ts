@@ -30,10 +30,12 @@ export function fuseRrf(lists: LaneLists, weights: Readonly<Record<string, numbe
     const w = laneWeight(weights, lane);
     if (w === 0) continue;
     hits.forEach((h, i) => {
-      const part = w / (k + i + 1);
       const f = acc.get(h.key) ?? { key: h.key, score: 0, parts: {} };
+      // the same key twice in one lane (should not happen) counts once, at its best rank
+      if (f.parts[lane] !== undefined) return;
+      const part = w / (k + i + 1);
       f.score += part;
-      f.parts[lane] = (f.parts[lane] ?? 0) + part;
+      f.parts[lane] = part;
       acc.set(h.key, f);
     });
   }

@@ -1,0 +1,27 @@
+// The test files mutation testing runs (npm run mutate): the in-process suites that exercise
+// the rule modules. Suites that only reach the rules through child processes (CLI, crash,
+// benchmark scripts) cannot see Stryker's active mutant, so they would only cost time.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: [
+      'tests/delivery-rules.test.ts',
+      'tests/fusion-rules.test.ts',
+      'tests/recall-pipeline.test.ts',
+      'tests/usage-accounting.test.ts',
+      'tests/replay.test.ts',
+      'tests/ids-users-have.test.ts',
+      'tests/knowledge-writes.test.ts',
+      'tests/log-contract.test.ts',
+      'tests/verify-fault-injection.test.ts',
+      'tests/http-api.test.ts',
+      'tests/eval-harness.test.ts',
+      'tests/keyword-search.test.ts',
+      'tests/local-judge.test.ts',
+    ],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    maxWorkers: 2,
+  },
+});
