@@ -1,7 +1,8 @@
 // The HTTP service on a real loopback port: the turn lifecycle, the wire contract,
 // the auth matrix, limits, and the OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLoopback, startServer, tokenDigest } from '../src/server/index.js';
+import { describeAuth, isLoopback, startServer, tokenDigest } from '../src/server/index.js';
+import { redactQuery } from '../src/server/app.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
 import { tempDir } from './helpers.js';
 
@@ -15,6 +16,12 @@ describe('without tokens (anonymous, loopback)', () => {
   it('reports health openly, auth not required', async () => {
     const r = await s.call('GET', '/v1/health');
     expect(r).toMatchObject({ status: 200, body: { ok: true, ready: true, auth_required: false } });
+    expect(describeAuth(s.auth)).toBe('auth: off (loopback, anonymous)');
+  });
+
+  it('never logs a query string value', () => {
+    expect(redactQuery('/v1/recall?access=abc&x=1')).toBe('/v1/recall?access=[redacted]&x=[redacted]');
+    expect(redactQuery('/v1/health')).toBe('/v1/health');
   });
 
   it('runs a whole turn: open, start (one recall), complete (idempotent, 409 on a different body)', async () => {
@@ -145,8 +152,16 @@ describe('with tokens', () => {
     for (const wrong of [`Basic ${read}`, `Token ${read}`, read, `Bearer`, `Bearer ${read} extra`, `Bearer${read}`]) expect(await raw(wrong)).toBe(401);
   });
 
-  it('rejects a token in the query string', async () => {
+  it('rejects a token in the query string, under any parameter name', async () => {
     expect((await s.call('POST', `/v1/recall?token=${write}`, { query: 'x' })).status).toBe(401);
+    expect((await s.call('POST', `/v1/recall?auth=${write}`, { query: 'x' })).status).toBe(401);
+    expect((await s.call('POST', `/v1/recall?q=${read}`, { query: 'x' }, read)).status).toBe(401);
+    // an ordinary parameter is fine
+    expect((await s.call('GET', '/v1/ingest/status?namespace=team', undefined, read)).status).toBe(200);
+  });
+
+  it('says in its start-up account that auth is on, and how many tokens', () => {
+    expect(describeAuth(s.auth)).toMatch(/^auth: on \(2 tokens, /);
   });
 
   it('lets a read token read but not write (403)', async () => {
@@ -170,6 +185,28 @@ describe('start-up refusals', () => {
     ['a token shorter than 16 characters', { tokens: [{ name: 'x', token: 'short', namespace: 'private', scopes: ['memory:read'] }] }, /at least 16/],
     ['broken JSON', '{"tokens": [', /not valid JSON/],
     ['an unknown scope', { tokens: [{ name: 'x', token: 'y'.repeat(16), namespace: 'private', scopes: ['admin'] }] }, /scopes/],
+    [
+      'the same token twice (read-only would become read-write in another namespace)',
+      {
+        tokens: [
+          { name: 'ro', token: 'd'.repeat(20), namespace: 'team', scopes: ['memory:read'] },
+          { name: 'rw', token_sha256: tokenDigest('d'.repeat(20)), namespace: 'private', scopes: ['memory:read', 'memory:write'] },
+        ],
+      },
+      /"ro" and "rw" are the same token/,
+    ],
+    [
+      'one name for two tokens',
+      {
+        tokens: [
+          { name: 'x', token: 'a'.repeat(20), namespace: 'team', scopes: ['memory:read'] },
+          { name: 'x', token: 'b'.repeat(20), namespace: 'team', scopes: ['memory:read'] },
+        ],
+      },
+      /"x" is used twice/,
+    ],
+    ['an empty token list (it would silently start anonymous)', { tokens: [] }, /empty/],
+    ['a token with whitespace', { tokens: [{ name: 'x', token: ' '.repeat(16), namespace: 'private', scopes: ['memory:read'] }] }, /whitespace/],
   ])('refuses to start with %s in the auth file', async (_what, tokens, message) => {
     const dir = tempDir();
     try {
@@ -220,6 +257,7 @@ describe('while the store is opening', () => {
       auth: {
         required: false,
         file: '',
+        tokens: 0,
         authenticate: () => ({ name: 'anonymous', namespace: 'private', scopes: new Set(['memory:read', 'memory:write'] as const), anonymous: true }),
       },
       state: { ready: false, startedAt: Date.now(), progress: { done: 10, total: 100 } },

@@ -37,7 +37,8 @@ export function buildProgram(): Command {
     .addOption(dataOption())
     .option('--host <host>', 'address to listen on (default $KIOKU_HOST or 127.0.0.1)')
     .option('--port <port>', 'port (default $KIOKU_PORT or 18972)')
-    .option('--quiet', 'no request log')
+    .option('--quiet', 'no request log, even with --log-requests')
+    .option('--log-requests', 'log every request to stdout as JSON, query strings redacted (also KIOKU_LOG_REQUESTS=1)')
     .action(action((flags: Parameters<typeof serveCommand>[0]) => serveCommand(flags)));
 
   program

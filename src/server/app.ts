@@ -39,7 +39,14 @@ export interface AppOptions {
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    // request logs only on request (kioku serve --log-requests); query strings never reach them
+    logger: options.logger
+      ? {
+          serializers: {
+            req: (req: { method: string; url: string }) => ({ method: req.method, url: redactQuery(req.url) }),
+          },
+        }
+      : false,
     bodyLimit: options.bodyLimit ?? 2 * 1024 * 1024,
     // ids up to MAX_ID_LENGTH, percent-encoded in the path (×3) inside an evidence key
     routerOptions: { maxParamLength: 8 * 1024 },
@@ -95,7 +102,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (req) => {
     const path = req.url.split('?')[0] ?? '';
     const query = req.url.includes('?') ? new URLSearchParams(req.url.slice(req.url.indexOf('?') + 1)) : undefined;
-    if (query && ['token', 'access_token', 'api_key', 'apikey', 'key'].some((k) => query.has(k))) {
+    // a token in a URL ends up in logs and histories: refuse the usual names, and any parameter whose value is a configured token
+    if (
+      query &&
+      (['token', 'access_token', 'api_key', 'apikey', 'key', 'auth', 'bearer', 'authorization'].some((k) => query.has(k)) ||
+        [...query.values()].some((v) => options.auth.isToken?.(v)))
+    ) {
       throw new KiokuError('KIOKU_UNAUTHORIZED', 'tokens are accepted only in the Authorization header, never in the URL', { details: { field: 'query' } });
     }
     if (path === '/v1/health' || path.startsWith('/docs')) return;
@@ -118,4 +130,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(pipelineRoutes(options.state));
   await app.register(reportRoutes(options.state));
   return app;
+}
+
+/** A URL for a log line: the query string's values replaced, whatever they are. */
+export function redactQuery(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const names = [...new URLSearchParams(url.slice(at + 1)).keys()];
+  return `${url.slice(0, at)}?${names.map((n) => `${encodeURIComponent(n)}=[redacted]`).join('&')}`;
 }

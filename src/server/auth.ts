@@ -14,7 +14,11 @@ const tokenEntry = z
   .strictObject({
     name: z.string().min(1).max(200),
     /** the token itself (≥ 16 characters) — prefer token_sha256 */
-    token: z.string().min(16, 'tokens must be at least 16 characters').optional(),
+    token: z
+      .string()
+      .min(16, 'tokens must be at least 16 characters')
+      .refine((t) => t.trim() === t && !/\s/.test(t), 'a token may not contain whitespace (it could never be sent as a bearer token)')
+      .optional(),
     /** hex sha256 of the token */
     token_sha256: z
       .string()
@@ -25,7 +29,10 @@ const tokenEntry = z
   })
   .refine((t) => (t.token === undefined) !== (t.token_sha256 === undefined), 'give exactly one of token or token_sha256');
 
-export const authFileSchema = z.strictObject({ tokens: z.array(tokenEntry).max(1_000) });
+export const authFileSchema = z.strictObject({
+  // an empty list would silently mean "anonymous": delete the file for that, say so with no tokens at all
+  tokens: z.array(tokenEntry).min(1, 'the list is empty: that would start anonymous; remove the file to run without tokens').max(1_000),
+});
 
 export interface Principal {
   name: string;
@@ -37,7 +44,11 @@ export interface Principal {
 export interface AuthConfig {
   required: boolean;
   file: string;
+  /** how many tokens are configured (0 = anonymous) */
+  tokens: number;
   authenticate(header: string | undefined): Principal | undefined;
+  /** whether a string is one of the configured tokens (a token pasted where it does not belong) */
+  isToken?(value: string): boolean;
 }
 
 const hash = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
@@ -46,7 +57,7 @@ export const ANONYMOUS: Principal = { name: 'anonymous', namespace: 'private', s
 
 /** Load the auth file. Missing = no tokens. Anything malformed stops start-up with a clear message. */
 export function loadAuth(file: string): AuthConfig {
-  if (!existsSync(file)) return { required: false, file, authenticate: () => ANONYMOUS };
+  if (!existsSync(file)) return { required: false, file, tokens: 0, authenticate: () => ANONYMOUS };
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
@@ -62,10 +73,35 @@ export function loadAuth(file: string): AuthConfig {
     digest: t.token_sha256 ? Buffer.from(t.token_sha256, 'hex') : hash(t.token as string),
     principal: { name: t.name, namespace: t.namespace, scopes: new Set(t.scopes), anonymous: false } satisfies Principal,
   }));
-  if (entries.length === 0) return { required: false, file, authenticate: () => ANONYMOUS };
+  // the same token twice (as a token or a hash) would silently take the last entry's namespace and scopes
+  const seen = new Map<string, string>();
+  const names = new Set<string>();
+  for (const e of entries) {
+    const hex = e.digest.toString('hex');
+    const other = seen.get(hex);
+    if (other !== undefined)
+      throw new KiokuError(
+        'KIOKU_AUTH_FILE_INVALID',
+        `auth file ${file}: tokens "${other}" and "${e.principal.name}" are the same token; each token must appear once`,
+        {
+          details: { file },
+        },
+      );
+    seen.set(hex, e.principal.name);
+    if (names.has(e.principal.name))
+      throw new KiokuError(
+        'KIOKU_AUTH_FILE_INVALID',
+        `auth file ${file}: the name "${e.principal.name}" is used twice; names identify tokens in logs and rate limits`,
+        {
+          details: { file },
+        },
+      );
+    names.add(e.principal.name);
+  }
   return {
     required: true,
     file,
+    tokens: entries.length,
     authenticate(header) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
       if (!m) return undefined;
@@ -75,7 +111,18 @@ export function loadAuth(file: string): AuthConfig {
       for (const e of entries) if (timingSafeEqual(e.digest, digest)) found = e.principal;
       return found;
     },
+    isToken(value) {
+      const digest = hash(value);
+      let found = false;
+      for (const e of entries) if (timingSafeEqual(e.digest, digest)) found = true;
+      return found;
+    },
   };
+}
+
+/** The start-up line's account of auth. */
+export function describeAuth(auth: AuthConfig): string {
+  return auth.required ? `auth: on (${auth.tokens} token${auth.tokens === 1 ? '' : 's'}, ${auth.file})` : 'auth: off (loopback, anonymous)';
 }
 
 export function tokenDigest(token: string): string {

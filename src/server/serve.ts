@@ -12,7 +12,7 @@ import { Knowledge } from '../knowledge/index.js';
 import { openLog } from '../log/index.js';
 import { createRecallCore, type Judge } from '../recall/index.js';
 import { buildApp, type ServerState } from './app.js';
-import { loadAuth } from './auth.js';
+import { loadAuth, type AuthConfig } from './auth.js';
 
 export interface ServeOptions {
   data?: string | undefined;
@@ -31,6 +31,7 @@ export interface ServeOptions {
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
+  auth: AuthConfig;
   state: ServerState;
   /** resolves once the store is open and projections have caught up */
   ready: Promise<void>;
@@ -99,6 +100,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   return {
     app,
     url,
+    auth,
     state,
     ready: readyPromise,
     close() {

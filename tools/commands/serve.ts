@@ -1,20 +1,23 @@
 // kioku serve [--host H] [--port P] [--data DIR]  (npm start)
 import type { PathOverrides } from '../../src/config.js';
 import { KiokuError } from '../../src/errors.js';
-import { startServer } from '../../src/server/index.js';
+import { describeAuth, startServer } from '../../src/server/index.js';
 
 export interface ServeFlags extends PathOverrides {
   host?: string;
   port?: string;
   quiet?: boolean;
+  logRequests?: boolean;
 }
 
 export async function serveCommand(flags: ServeFlags): Promise<number> {
   const port = flags.port === undefined ? undefined : Number(flags.port);
   if (port !== undefined && (!Number.isSafeInteger(port) || port < 0 || port > 65_535)) throw new KiokuError('KIOKU_USAGE', '--port must be 0–65535');
-  const server = await startServer({ data: flags.data, host: flags.host, port, logger: !flags.quiet });
+  // quiet by default: one start-up line, then warnings and errors; request logs (query strings redacted) on request
+  const logRequests = Boolean(flags.logRequests) || process.env['KIOKU_LOG_REQUESTS'] === '1';
+  const server = await startServer({ data: flags.data, host: flags.host, port, logger: logRequests && !flags.quiet });
   process.stderr.write(
-    `kioku: listening on ${server.url} (data ${server.state.store?.paths.dataDir ?? flags.data ?? process.env['KIOKU_DATA_DIR'] ?? '~/.kioku'})\n`,
+    `kioku: listening on ${server.url} (data ${server.state.store?.paths.dataDir ?? flags.data ?? process.env['KIOKU_DATA_DIR'] ?? '~/.kioku'}; ${describeAuth(server.auth)})\n`,
   );
   await server.ready.then(
     () => process.stderr.write(`kioku: ready (head ${server.state.store?.log.head().seq ?? 0}, embedder ${server.state.core?.embedder?.id ?? 'none'})\n`),
