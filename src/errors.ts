@@ -27,6 +27,8 @@ export const ERROR_REGISTRY = {
   KIOKU_UNAUTHORIZED: { status: 401, summary: 'A token is required (or the one given is unknown, or was not sent in the Authorization header).' },
   KIOKU_RATE_LIMITED: { status: 429, summary: 'Too many requests for this token; retry after the time given.' },
   KIOKU_BODY_TOO_LARGE: { status: 413, summary: 'The request body exceeds the server limit.' },
+  KIOKU_URI_TOO_LONG: { status: 414, summary: 'A path segment (an id or evidence key in the URL) is longer than the server accepts.' },
+  KIOKU_SHUTTING_DOWN: { status: 503, summary: 'The server is stopping; retry against the next instance or after it restarts.' },
   KIOKU_NOT_READY: { status: 503, summary: 'The server is still opening the store and catching its projections up.' },
   KIOKU_AUTH_FILE_INVALID: { status: 500, summary: 'The auth file cannot be used; the server refuses to start.' },
   KIOKU_BIND_REFUSED: { status: 500, summary: 'A non-loopback address was asked for without KIOKU_ALLOW_NON_LOOPBACK=1 and tokens.' },

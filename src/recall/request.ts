@@ -27,7 +27,10 @@ export const recallOptionsSchema = z.strictObject({
 export type RecallOptions = z.output<typeof recallOptionsSchema>;
 
 export const recallRequestSchema = z.strictObject({
-  query: z.string().max(20_000),
+  query: z
+    .string()
+    .max(20_000)
+    .refine((q) => q.trim().length > 0, 'query must not be empty'),
   conversation: conversationSchema.optional(),
   limit: z.number().int().min(1, 'limit is 1–50').max(50, 'limit is 1–50').default(10),
   options: recallOptionsSchema.default(() => recallOptionsSchema.parse({})),

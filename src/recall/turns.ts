@@ -19,7 +19,11 @@ import { recallRequestSchema } from './request.js';
 const newId = (prefix: string): string => `${prefix}-${Date.now().toString(36)}-${randomBytes(5).toString('hex')}`;
 
 export const openSessionSchema = z.strictObject({
-  agent: z.string().min(1).max(200),
+  agent: z
+    .string()
+    .min(1)
+    .max(200)
+    .refine((a) => a.trim().length > 0 && !/[\u0000-\u001f\u007f]/.test(a), 'agent must name the agent (not blank, no control characters)'),
   session_id: itemIdSchema.optional(),
   namespace: namespaceSchema.optional(),
 });
@@ -70,10 +74,15 @@ export async function startTurn(core: RecallCore, input: unknown, context: Recal
   return { turn_id: turnId, ...packet };
 }
 
-export const completeTurnSchema = z.strictObject({
-  answer: z.string().max(1_000_000),
-  tool_data: z.unknown().optional(),
-});
+export const completeTurnSchema = z
+  .strictObject({
+    answer: z.string().max(1_000_000),
+    tool_data: z.unknown().optional(),
+  })
+  .refine((b) => b.answer.trim().length > 0 || b.tool_data !== undefined, {
+    message: 'answer must not be empty (send tool_data for a turn that only used tools)',
+    path: ['answer'],
+  });
 
 /** Record the answer. The same body again is idempotent; a different one is a conflict. */
 export async function completeTurn(

@@ -2,6 +2,7 @@
 // and the checks every route shares.
 import type { FastifyRequest } from 'fastify';
 import { KiokuError } from '../errors.js';
+import { namespaceSchema } from '../events/index.js';
 import type { Principal, Scope } from './auth.js';
 
 declare module 'fastify' {
@@ -22,6 +23,15 @@ export function requireScope(req: FastifyRequest, scope: Scope): void {
  */
 export function namespaceFor(req: FastifyRequest, requested: string | undefined): string {
   const p = req.principal;
+  // named as the client wrote it ("namespace"), whatever the core calls it
+  if (requested !== undefined && !namespaceSchema.safeParse(requested).success)
+    throw new KiokuError(
+      'KIOKU_INPUT_INVALID',
+      `namespace: 1–64 characters of a-z, 0-9, ".", "_", "-", starting with a letter or digit (got "${requested.slice(0, 80)}")`,
+      {
+        details: { field: 'namespace' },
+      },
+    );
   if (p.anonymous) return requested ?? 'private';
   if (requested !== undefined && requested !== p.namespace) {
     throw new KiokuError('KIOKU_FORBIDDEN', `this token is for namespace "${p.namespace}", not "${requested}"`, { details: { field: 'namespace' } });

@@ -40,6 +40,15 @@ export interface RunningServer {
 
 export const DEFAULT_PORT = 18972;
 
+/** KIOKU_PORT, or the default; anything but a port number is a usage error naming the variable. */
+export function portFromEnv(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return DEFAULT_PORT;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(port) || port > 65_535)
+    throw new KiokuError('KIOKU_USAGE', `KIOKU_PORT must be a port number 0–65535 (got "${raw}")`, { details: { field: 'KIOKU_PORT' } });
+  return port;
+}
+
 export function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
   if (isIP(host) === 4) return host.startsWith('127.');
@@ -51,7 +60,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const paths = resolvePaths({ data: options.data });
   const auth = loadAuth(options.authFile ?? process.env['KIOKU_AUTH_FILE'] ?? join(paths.dataDir, 'auth.json'));
   const host = options.host ?? process.env['KIOKU_HOST'] ?? '127.0.0.1';
-  const port = options.port ?? Number(process.env['KIOKU_PORT'] ?? DEFAULT_PORT);
+  const port = options.port ?? portFromEnv(process.env['KIOKU_PORT']);
   if (!isLoopback(host)) {
     const allowed = options.allowNonLoopback ?? process.env['KIOKU_ALLOW_NON_LOOPBACK'] === '1';
     if (!allowed || !auth.required) {
@@ -105,6 +114,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     ready: readyPromise,
     close() {
       closing ??= (async () => {
+        state.closing = true;
         // Stop accepting; in-flight requests (and their appends) finish. Keep-alive sockets
         // that turn idle while we wait are closed as they do (otherwise close() would wait
         // for their keep-alive timeout).
