@@ -271,15 +271,19 @@ export class RecordsProjection implements Projection {
     for (const e of this.entries.values()) if (this.visible(e, options)) yield e;
   }
 
-  counts(): { total: number; active: number; by_layer: Record<string, number> } {
+  /** Items of one namespace, or of all. */
+  counts(ns?: string): { total: number; active: number; by_layer: Record<string, number> } {
     const by_layer: Record<string, number> = {};
     let active = 0;
+    let total = 0;
     for (const e of this.entries.values()) {
+      if (ns !== undefined && e.ns !== ns) continue;
+      total += 1;
       if (e.status !== 'active') continue;
       active += 1;
       by_layer[e.layer] = (by_layer[e.layer] ?? 0) + 1;
     }
-    return { total: this.entries.size, active, by_layer };
+    return { total, active, by_layer };
   }
 
   private visible(e: RecordEntry, options: ListOptions): boolean {

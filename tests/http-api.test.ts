@@ -135,8 +135,22 @@ describe('with tokens', () => {
   });
   afterAll(async () => s.stop());
 
-  it('keeps health open and says auth is required', async () => {
-    expect((await s.call('GET', '/v1/health')).body).toMatchObject({ auth_required: true });
+  it('keeps health open and says auth is required, showing anonymous callers liveness and readiness only', async () => {
+    const open = (await s.call('GET', '/v1/health')).body;
+    expect(open).toEqual({ ok: true, ready: true, auth_required: true });
+    expect((await s.call('GET', '/v1/health', undefined, read)).body).toMatchObject({ ok: true, head: expect.any(Object), projections: expect.any(Array) });
+  });
+
+  it('shows a namespaced token its own namespace in the ingest status, never the store’s', async () => {
+    await s.state.knowledge!.writeMemories({ ns: 'elsewhere', memories: [{ kind: 'fact', text: 'another namespace holds this' }] });
+    const st = (await s.call('GET', '/v1/ingest/status', undefined, read)).body as Record<string, unknown>;
+    expect(st['namespace']).toBe('team');
+    expect(st).not.toHaveProperty('head');
+    expect(st).not.toHaveProperty('projections');
+    const all = s.state.store!.projections.get<import('../projections/index.js').RecordsProjection>('records').counts();
+    const team = s.state.store!.projections.get<import('../projections/index.js').RecordsProjection>('records').counts('team');
+    expect(st['items']).toEqual(team);
+    expect(all.total).toBeGreaterThan(team.total);
   });
 
   it('refuses anonymous requests and unknown tokens with 401', async () => {

@@ -318,6 +318,28 @@ describe('judging and delivery', () => {
   });
 });
 
+describe('explaining a recall', () => {
+  it('explains the weaker of two candidates by its raw lane score and rank, where min-max gives it 0', async () => {
+    const two = await memoryStore();
+    try {
+      await two.knowledge.writeMemories({
+        memories: [
+          { id: 'strong', kind: 'fact', text: 'The zebra quokka ledger lives in vault seven.' },
+          { id: 'weak', kind: 'fact', text: 'A quokka visited once.' },
+        ],
+      });
+      const p = await recall({ log: two.log, projections: two.projections, judge: new DoubleJudge(() => 0.9) }, { query: 'zebra quokka ledger' });
+      const weak = p.records.find((r) => r.id === 'weak');
+      expect(p.records).toHaveLength(2);
+      expect(weak?.why.lanes['keyword:utterance']).toBe(0);
+      expect(weak?.why.lane_hits['keyword:utterance']).toMatchObject({ rank: 2 });
+      expect(weak?.why.lane_hits['keyword:utterance']?.score).toBeGreaterThan(0);
+    } finally {
+      await two.close();
+    }
+  });
+});
+
 describe('usage and demotion', () => {
   it('demotes after five decisive negative observations, and one positive lifts it', async () => {
     const never = new DoubleJudge(() => 0.1);

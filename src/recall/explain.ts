@@ -22,6 +22,7 @@ export function toPacketRecord(
   held: Map<string, HoldReason>,
   delivered: Set<string>,
   excerptChars: number,
+  laneHits: Record<string, { rank: number; score: number }> = {},
 ): PacketRecord {
   const e = s.entry;
   const cut = excerpt(e.text, excerptChars);
@@ -46,6 +47,7 @@ export function toPacketRecord(
     },
     why: {
       lanes: Object.fromEntries(Object.entries(s.parts).map(([k, v]) => [k, round6(v)])),
+      lane_hits: laneHits,
       fused_score: round6(s.score),
       demoted: s.demoted,
       ...(verdict !== undefined ? { verdict } : {}),

@@ -29,7 +29,13 @@ export interface PacketRecord {
   provenance: { ns: string; seq: number; source_path?: string; session_id?: string; kind?: string };
   /** why this was recalled, and why it was or was not delivered */
   why: {
+    /** each lane's weighted, normalised contribution to the fused score (plus cue, neighbour and demotion parts) */
     lanes: Record<string, number>;
+    /**
+     * each lane's raw score and rank for this item: min-max normalisation gives the weakest hit
+     * of a lane 0, so a match with few competitors is explained here, not by its 0 contribution
+     */
+    lane_hits: Record<string, { rank: number; score: number }>;
     fused_score: number;
     demoted: boolean;
     verdict?: number | null;

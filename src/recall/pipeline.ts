@@ -309,7 +309,9 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
 
   // ---- the packet ----
   const top = ranked.slice(0, request.limit);
-  const packetRecords: PacketRecord[] = top.map((s, i) => toPacketRecord(s, i, judged, result.held, deliveredKeys, config.delivery.excerpt_chars));
+  const packetRecords: PacketRecord[] = top.map((s, i) =>
+    toPacketRecord(s, i, judged, result.held, deliveredKeys, config.delivery.excerpt_chars, laneRanks(lists, s.entry.key)),
+  );
   const mode = !embedded.vectors || backends['vector']?.status !== 'used' ? 'keyword' : 'hybrid';
 
   // ---- events: what was considered, judged and delivered ----

@@ -3,12 +3,14 @@ import { plugin } from './common.js';
 
 export const healthRoutes = (options: AppOptions) =>
   plugin((app) => {
-    app.get('/v1/health', { schema: { summary: 'liveness, readiness and whether auth is required (always open)' } }, async () => {
+    app.get('/v1/health', { schema: { summary: 'liveness, readiness and whether auth is required (always open)' } }, async (req) => {
       const s = options.state;
+      const basic = { ok: true, ready: s.ready, auth_required: options.auth.required };
+      // with tokens configured, an anonymous caller learns liveness and readiness only: the log head
+      // and activity are for token holders
+      if (options.auth.required && !options.auth.authenticate(req.headers.authorization)) return basic;
       return {
-        ok: true,
-        ready: s.ready,
-        auth_required: options.auth.required,
+        ...basic,
         uptime_s: Math.round((Date.now() - s.startedAt) / 1000),
         ...(s.ready && s.store
           ? {

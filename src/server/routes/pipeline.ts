@@ -15,14 +15,17 @@ export const pipelineRoutes = (state: ServerState) =>
       requireScope(req, 'memory:read');
       const { store, core } = ready(state);
       const status = core.indexer.status();
+      // a namespaced token sees its namespace's counts only; the anonymous single user sees the store
+      const ns = req.principal.anonymous ? undefined : req.principal.namespace;
+      const tasks = core.indexer.plan().tasks.filter((t) => ns === undefined || t.ns === ns);
       return {
-        head: store.log.head(),
-        items: store.projections.get<RecordsProjection>('records').counts(),
+        ...(ns ? { namespace: ns } : { head: store.log.head() }),
+        items: store.projections.get<RecordsProjection>('records').counts(ns),
         embedder: core.embedder?.id ?? null,
-        waiting_for_vectors: core.waitingForVectors?.() ?? 0,
+        waiting_for_vectors: core.waitingForVectors?.(ns) ?? 0,
         // every embedding still to compute (text and window lanes): 0 once the library is fully indexed
-        indexing: { running: status.running, pending: core.indexer.plan().tasks.length, last_job: status.last ?? null },
-        projections: store.projections.status(),
+        indexing: { running: status.running, pending: tasks.length, ...(ns ? {} : { last_job: status.last ?? null }) },
+        ...(ns ? {} : { projections: store.projections.status() }),
       };
     });
 
