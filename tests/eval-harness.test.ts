@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evalCaseSchema, runEval, scoreCase } from '../src/eval/index.js';
+import { evalCaseSchema, runEval, scoreCase, summarise } from '../src/eval/index.js';
 import type { PacketRecord, RecallPacket } from '../src/recall/index.js';
 import { REPO, runCli, tempDir } from './helpers.js';
 import { startTestServer } from './server-helpers.js';
@@ -146,6 +146,81 @@ describe('scoring a packet against its labels', () => {
     const loud = scoreCase(quiet, packet([record('a')], ['a']), 1);
     expect(loud.pass).toBe(false);
     expect(loud.failures).toEqual(['expected quiet, delivered a']);
+  });
+
+  it('summarises results: pass counts, judged apart from acknowledgements, recall, precision, quiet and no-answer success, latency', () => {
+    const cases = [
+      evalCaseSchema.parse({ id: 'd1', query: 'q', need: 'n', expected_delivery: 'deliver', expected_ids: ['a', 'b'] }),
+      evalCaseSchema.parse({ id: 'd2', query: 'q', need: 'n', expected_delivery: 'deliver', expected_any_ids: [['c', 'x']] }),
+      evalCaseSchema.parse({ id: 'q1', query: 'q', need: 'n', expected_delivery: 'quiet' }),
+      evalCaseSchema.parse({ id: 'ack', query: 'ok', need: 'n', expected_delivery: 'quiet', expected_mode: 'skipped' }),
+    ];
+    const results = [
+      { ...scoreCase(cases[0]!, packet([record('a'), record('b'), record('z'), record('z')], ['a', 'z']), 30), retrieval_mode: 'hybrid' },
+      { ...scoreCase(cases[1]!, packet([record('c')], ['c']), 10), retrieval_mode: 'keyword' },
+      { ...scoreCase(cases[2]!, packet([record('y', 'private', 'below_floor', 0.2)], []), 20), retrieval_mode: 'hybrid' },
+      {
+        ...scoreCase(cases[3]!, { ...packet([], []), retrieval_mode: 'skipped', judge: { status: 'disabled' } } as unknown as RecallPacket, 40),
+        error: undefined,
+      },
+    ];
+    expect(results.map((r) => r.pass)).toEqual([false, true, true, true]);
+    expect(summarise(cases, results)).toEqual({
+      cases: 4,
+      passed: 3,
+      failed: 1,
+      judged_cases: { cases: 3, passed: 2 },
+      acknowledgement_cases: { cases: 1, passed: 1 },
+      expected_evidence_recall: 1, // a, b and one of (c | x): 3 of 3
+      allowed_evidence_precision: 0.667, // delivered a, z, c: z is not allowed
+      no_answer_success: 1,
+      quiet_turn_success: 1,
+      duplicates: 1,
+      latency_ms: { p50: 30, p95: 40 },
+      retrieval_modes: { hybrid: 2, keyword: 1, skipped: 1 },
+      judge_status: { complete: 3, disabled: 1 },
+      transport_failures: 0,
+    });
+    // nothing delivered and nothing quiet: the ratios with no denominator are null, recall of nothing expected is 1
+    expect(summarise([], [])).toMatchObject({
+      cases: 0,
+      allowed_evidence_precision: null,
+      no_answer_success: null,
+      quiet_turn_success: null,
+      expected_evidence_recall: 1,
+    });
+    // a quiet case that delivers counts against quiet-turn and no-answer success
+    const loud = scoreCase(cases[2]!, packet([record('y')], ['y']), 5);
+    expect(summarise([cases[2]!], [loud])).toMatchObject({ quiet_turn_success: 0, no_answer_success: 0, transport_failures: 0 });
+  });
+
+  it('counts the expected items found among records or deliveries, per case', () => {
+    const c = evalCaseSchema.parse({
+      id: 'e',
+      query: 'q',
+      need: 'n',
+      expected_delivery: 'any',
+      expected_ids: ['a', 'b'],
+      expected_any_ids: [['c', 'd'], ['e']],
+    });
+    const r = scoreCase(c, packet([record('a'), record('d')], ['a']), 1);
+    expect(r).toMatchObject({ expected_found: 2, expected_total: 4, delivered: ['a'], delivered_allowed: 1 });
+    expect(r.failures).toEqual(['expected b not recalled', 'none of e recalled']);
+  });
+
+  it('labels by evidence key when the case says so, and names a wrong retrieval mode', () => {
+    const c = evalCaseSchema.parse({
+      id: 'k',
+      query: 'q',
+      need: 'n',
+      expected_delivery: 'any',
+      expected_ids: ['private:memory:a'],
+      label_unit: 'evidence',
+      expected_mode: 'keyword',
+    });
+    const r = scoreCase(c, packet([record('a')], ['a']), 1);
+    expect(r.records).toEqual(['private:memory:a']);
+    expect(r.failures).toEqual(['expected mode keyword, got hybrid']);
   });
 
   it('fails any record from another namespace, labelled or not', () => {
