@@ -8,6 +8,8 @@ export default defineConfig({
     include: [
       'tests/delivery-rules.test.ts',
       'tests/fusion-rules.test.ts',
+      'tests/rule-edges.test.ts',
+      'tests/http-edges.test.ts',
       'tests/recall-pipeline.test.ts',
       'tests/usage-accounting.test.ts',
       'tests/replay.test.ts',

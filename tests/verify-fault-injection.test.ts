@@ -227,3 +227,62 @@ describe('damaged LevelDB files', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 });
+
+describe('verify in process: head meta, progress, exact details', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(async () => {
+    dir = tempDir();
+    await seed(dir.path, 5);
+  });
+  afterEach(() => dir.cleanup());
+
+  it('reports progress every N records and once at the end, and counts the bytes it read', async () => {
+    const seen: [number, number][] = [];
+    const report = await withStore(dir.path, (db) => verifyChain(db, { progressEvery: 2, onProgress: (done, total) => seen.push([done, total]) }));
+    expect(seen).toEqual([
+      [2, 5],
+      [4, 5],
+      [5, 5],
+    ]);
+    expect(report.ok).toBe(true);
+    expect(report.bytes).toBeGreaterThan(5 * 50);
+    const quiet = await withStore(dir.path, (db) => verifyChain(db));
+    expect(quiet.bytes).toBe(report.bytes);
+  });
+
+  it('names a missing head meta, an unreadable one, a truncated tail and foreign records, with the exact seqs', async () => {
+    const { HEAD_KEY } = await import('../src/log/index.js');
+    const original = await withStore(dir.path, (db) => logSublevels(db).meta.get(HEAD_KEY));
+    await withStore(dir.path, (db) => logSublevels(db).meta.del(HEAD_KEY));
+    expect(await verifyDir(dir.path)).toMatchObject({
+      ok: false,
+      head: { seq: 0 },
+      damage: { seq: 5, kind: 'modified', detail: 'head meta is missing although records exist' },
+    });
+    await withStore(dir.path, (db) => logSublevels(db).meta.put(HEAD_KEY, 'not a head'));
+    expect((await verifyDir(dir.path)).damage).toEqual({ seq: 5, kind: 'modified', detail: 'head meta is unreadable' });
+    await withStore(dir.path, (db) => logSublevels(db).meta.put(HEAD_KEY, original as string));
+    await withStore(dir.path, (db) => logSublevels(db).records.del(seqKey(5)));
+    expect((await verifyDir(dir.path)).damage).toEqual({ seq: 5, kind: 'truncated', detail: 'head meta says 5 records, the log ends at 4' });
+  });
+
+  it('names the record a broken link points back to, and records stored at the wrong position', async () => {
+    await withStore(dir.path, async (db) => {
+      const { records } = logSublevels(db);
+      const three = await records.get(seqKey(3));
+      await records.put(seqKey(4), three as Uint8Array);
+    });
+    expect((await verifyDir(dir.path)).damage).toEqual({ seq: 4, kind: 'reordered', detail: 'record 3 is stored at position 4' });
+  });
+
+  it('reports an empty store as clean at genesis', async () => {
+    const empty = tempDir();
+    try {
+      const log = await openLog(empty.path);
+      await log.close();
+      expect(await verifyDir(empty.path)).toMatchObject({ ok: true, checked: 0, bytes: 0, head: { seq: 0 } });
+    } finally {
+      empty.cleanup();
+    }
+  });
+});

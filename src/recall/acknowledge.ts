@@ -124,14 +124,19 @@ export function isAcknowledgement(text: string): boolean {
   const t = text.normalize('NFKC').trim().toLowerCase();
   if (t.length === 0) return true;
   if (t.length > 40) return false;
-  if (EMOJI_ONLY.test(t) && !/[0-9#*]/.test(t)) return true;
+  if (isPureEmoji(t)) return true;
   if (ACKS.has(t.replace(/[\s,，。.!！?？~～、;；:：…]+$/u, ''))) return true;
   // every part is itself an acknowledgement: "好,收到", "ok thanks", "thanks!! 👍"
-  const parts = t.split(SPLIT).filter((p) => p && !EMOJI_ONLY.test(p));
+  const parts = t.split(SPLIT).filter((p) => p && !isPureEmoji(p));
   if (parts.length === 0) return true;
   if (parts.every((p) => ACKS.has(p))) return true;
   // multi-word English phrases split by spaces: try greedy joins ("sounds good", "thank you")
   return coversWithPhrases(parts);
+}
+
+/** Emoji and nothing else — but a keycap ("1️⃣", "#️⃣") answers something: digits, # and * are emoji components too. */
+function isPureEmoji(text: string): boolean {
+  return EMOJI_ONLY.test(text) && !/[0-9#*]/.test(text);
 }
 
 function coversWithPhrases(parts: string[]): boolean {

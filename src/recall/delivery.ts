@@ -81,6 +81,7 @@ export function rulesWith(changes: Partial<DeliveryRules> = {}): DeliveryRules {
   const maxItems = changes.max_items ?? d.max_items;
   const rules = { ...d, ...changes, max_items: maxItems, max_history: changes.max_history ?? Math.min(d.max_history, maxItems) };
   if (rules.max_history > maxItems)
+    // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
     throw new KiokuError('KIOKU_INPUT_INVALID', `max_history (${rules.max_history}) cannot exceed max_items (${maxItems})`, {
       details: { field: 'max_history' },
     });
@@ -212,11 +213,12 @@ export function excerpt(text: string, max: number): { text: string; excerpt: boo
     out = next;
   }
   if (!out) {
-    // one huge paragraph: whole sentences
-    for (const s of (paragraphs[0] ?? text).split(/(?<=[.!?。！？])\s*/u)) {
-      if ((out + s).length > max) break;
+    // one huge paragraph: whole sentences, each with the space after it (kept, so sentences never run together)
+    for (const s of (paragraphs[0] ?? text).match(/[^.!?。！？]+[.!?。！？]*\s*|[.!?。！？]+\s*/gu) ?? []) {
+      if ((out + s).trimEnd().length > max) break;
       out += s;
     }
+    out = out.trimEnd();
   }
   return { text: out || text.slice(0, max), excerpt: true };
 }

@@ -13,6 +13,7 @@ declare module 'fastify' {
 
 export function requireScope(req: FastifyRequest, scope: Scope): void {
   if (!req.principal.scopes.has(scope)) {
+    // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
     throw new KiokuError('KIOKU_FORBIDDEN', `this token lacks the ${scope} scope`, { details: { scope } });
   }
 }
@@ -34,6 +35,7 @@ export function namespaceFor(req: FastifyRequest, requested: string | undefined)
     );
   if (p.anonymous) return requested ?? 'private';
   if (requested !== undefined && requested !== p.namespace) {
+    // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
     throw new KiokuError('KIOKU_FORBIDDEN', `this token is for namespace "${p.namespace}", not "${requested}"`, { details: { field: 'namespace' } });
   }
   return p.namespace;
@@ -42,10 +44,12 @@ export function namespaceFor(req: FastifyRequest, requested: string | undefined)
 /** Split `namespace` off a body for core commands that call it `ns`. */
 export function withoutNamespace(body: unknown): { namespace: string | undefined; rest: Record<string, unknown> } {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
     throw new KiokuError('KIOKU_INPUT_INVALID', 'the request body must be a JSON object', { details: { field: '(body)' } });
   }
   const { namespace, ...rest } = body as Record<string, unknown>;
   if (namespace !== undefined && typeof namespace !== 'string')
+    // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
     throw new KiokuError('KIOKU_INPUT_INVALID', 'namespace must be a string', { details: { field: 'namespace' } });
   return { namespace: namespace as string | undefined, rest };
 }
