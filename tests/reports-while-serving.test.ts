@@ -45,7 +45,8 @@ describe('report routes', () => {
   });
 
   it('POST /v1/replay re-runs the recorded turns under changed rules and appends nothing', async () => {
-    const head = (await server.call('GET', '/v1/health')).body;
+    // with auth on, only a token holder sees the log head
+    const head = (await server.call('GET', '/v1/health', undefined, token)).body;
     expect(head['head']).toBeDefined();
     const same = await server.call('POST', '/v1/replay', {}, token);
     expect(same.status).toBe(200);
@@ -53,7 +54,7 @@ describe('report routes', () => {
     const none = await server.call('POST', '/v1/replay', { rules: { max_items: 0 } }, token);
     expect(none.body).toMatchObject({ rules: { max_items: 0, max_history: 0 }, totals: { after: { items: 0 } } });
     expect((await server.call('POST', '/v1/replay', {}, teamToken)).body).toMatchObject({ totals: { turns: 0 } });
-    expect((await server.call('GET', '/v1/health')).body['head']).toEqual(head['head']);
+    expect((await server.call('GET', '/v1/health', undefined, token)).body['head']).toEqual(head['head']);
     for (const bad of [
       { rules: { floor: 2 } },
       { rules: { max_items: 1, max_history: 2 } },
