@@ -82,7 +82,38 @@ describe('CLI commands while the server holds the store', () => {
     const recalled = await runCli(['recall', 'roll back a release', '--data', server.dir, '--json'], env());
     expect(recalled.code).toBe(0);
     expect((recalled.json?.['records'] as { evidence_key: string }[]).map((r) => r.evidence_key)).toContain('ev1:private:memory:rb');
+    const plain = await runCli(['recall', 'roll back a release', '--data', server.dir], env());
+    expect(plain.stdout).toMatch(/from the server at http:\/\/127\.0\.0\.1:\d+/);
   }, 60_000);
+
+  it('imports through the running server: the CLI reads the files, the server writes them, --prune removes what is gone', async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'kioku-import-remote-'));
+    try {
+      writeFileSync(join(dir, 'ops.md'), '# Ops\n\n## Pager\nThe pager rotation changes on Mondays.\n');
+      writeFileSync(join(dir, 'deploy.md'), '# Deploy\n\n## Steps\nDeploy with the blue-green script.\n');
+      const first = await runCli(['import', 'wiki', dir, '--data', server.dir, '--json'], env());
+      expect(first.code).toBe(0);
+      expect(first.json).toMatchObject({ ok: true, via: server.url, added: ['deploy', 'ops'], files: 2 });
+      const again = await runCli(['import', 'wiki', dir, '--data', server.dir, '--json'], env());
+      expect(again.json).toMatchObject({ added: [], changed: [], unchanged: 2 });
+      rmSync(join(dir, 'ops.md'));
+      const kept = await runCli(['import', 'wiki', dir, '--data', server.dir, '--json'], env());
+      expect(kept.json).toMatchObject({ missing_not_pruned: ['ops'], removed: [] });
+      const pruned = await runCli(['import', 'wiki', dir, '--data', server.dir, '--prune', '--json'], env());
+      expect(pruned.json).toMatchObject({ removed: ['ops'] });
+      const lookup = await server.call('GET', '/v1/wiki/topics/deploy', undefined, token);
+      expect(lookup.status).toBe(200);
+      expect((await server.call('GET', '/v1/wiki/topics/ops', undefined, token)).status).toBe(404);
+      // a read-only token cannot import
+      const denied = await runCli(['import', 'wiki', dir, '--data', server.dir], { KIOKU_URL: server.url, KIOKU_TOKEN: teamToken });
+      expect(denied.code).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('fails clearly when the store is held and no server answers, or the token is missing', async () => {
     const nobody = await runCli(['report', 'delivery', '--data', server.dir], { KIOKU_URL: 'http://127.0.0.1:1' });

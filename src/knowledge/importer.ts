@@ -2,7 +2,7 @@
 // knowledge writes. Idempotent: an unchanged file appends nothing, a changed file one
 // upsert, a deleted file a removal only with --prune.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, extname, join, relative, resolve, sep } from 'node:path';
+import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { RecordsProjection } from '../../projections/records.js';
 import { KiokuError } from '../errors.js';
 import type { Knowledge } from './commands.js';
@@ -63,16 +63,67 @@ function noteDate(meta: Record<string, unknown>, file: string): string | undefin
   return /(\d{4}-\d{2}-\d{2})/.exec(basename(file))?.[1];
 }
 
-export async function importDirectory(knowledge: Knowledge, records: RecordsProjection, options: ImportOptions): Promise<ImportSummary> {
-  const dir = resolve(options.dir);
+/** The document id a file gets in an import (front matter id, note date, or its path under the root); undefined when it has none. */
+export function documentIdOf(kind: ImportKind, root: string, file: { path: string; markdown: string }): string | undefined {
+  const meta = parseFrontMatter(file.markdown).meta;
+  if (kind === 'notes') return noteDate(meta, file.path);
+  return typeof meta['id'] === 'string' || typeof meta['id'] === 'number' ? String(meta['id']) : idFromPath(resolve(root), file.path);
+}
+
+/** One markdown file to import: its absolute path (source and prune identity) and its text. */
+export interface ImportFile {
+  path: string;
+  markdown: string;
+}
+
+/** Every markdown file under `dir` (sorted, dot-files skipped), read. Unreadable dir: KIOKU_INPUT_INVALID. */
+export function readMarkdownFiles(dir: string): { root: string; files: ImportFile[]; errors: { file: string; message: string }[] } {
+  const root = resolve(dir);
   try {
-    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+    if (!statSync(root).isDirectory()) throw new Error('not a directory');
   } catch (cause) {
-    throw new KiokuError('KIOKU_INPUT_INVALID', `import: ${dir} is not a readable directory`, { cause, details: { field: 'dir' } });
+    throw new KiokuError('KIOKU_INPUT_INVALID', `import: ${root} is not a readable directory`, { cause, details: { field: 'dir' } });
   }
+  const files: ImportFile[] = [];
+  const errors: { file: string; message: string }[] = [];
+  for (const path of listMarkdown(root)) {
+    try {
+      files.push({ path, markdown: readFileSync(path, 'utf8') });
+    } catch (err) {
+      errors.push({ file: relative(root, path), message: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  return { root, files, errors };
+}
+
+export async function importDirectory(knowledge: Knowledge, records: RecordsProjection, options: ImportOptions): Promise<ImportSummary> {
+  const { root, files, errors } = readMarkdownFiles(options.dir);
+  const summary = await importDocuments(knowledge, records, { ...options, root, files });
+  summary.errors.unshift(...errors);
+  summary.files += errors.length;
+  return summary;
+}
+
+export interface ImportDocumentsOptions {
+  kind: ImportKind;
+  /** the import root: documents imported from under it earlier and absent now are "gone" */
+  root: string;
+  files: readonly ImportFile[];
+  ns?: string;
+  prune?: boolean;
+  /** ids seen in earlier batches of the same import (the gone-check runs over all of them) */
+  seenIds?: readonly string[];
+  /** false for every batch but the last: only the last one looks for documents whose files are gone */
+  final?: boolean;
+  onProgress?: (done: number, total: number, file: string) => void;
+}
+
+/** Import files already read (from this machine's disk, or sent to the service by `kioku import`). */
+export async function importDocuments(knowledge: Knowledge, records: RecordsProjection, options: ImportDocumentsOptions): Promise<ImportSummary> {
+  const dir = resolve(options.root);
   const ns = options.ns ?? 'private';
   const layer: Layer = IMPORT_KINDS[options.kind];
-  const files = listMarkdown(dir);
+  const files = options.files;
   const summary: ImportSummary = {
     kind: options.kind,
     dir,
@@ -85,22 +136,18 @@ export async function importDirectory(knowledge: Knowledge, records: RecordsProj
     missing_not_pruned: [],
     errors: [],
   };
-  const seen = new Set<string>();
-  for (const [i, file] of files.entries()) {
+  const earlier = new Set<string>(options.seenIds ?? []);
+  const seen = new Set<string>(earlier);
+  const inThisBatch = new Set<string>();
+  for (const [i, { path: file, markdown }] of files.entries()) {
     options.onProgress?.(i, files.length, file);
     const rel = relative(dir, file);
     try {
-      const markdown = readFileSync(file, 'utf8');
-      const meta = parseFrontMatter(markdown).meta;
-      let id: string;
-      if (options.kind === 'notes') {
-        const date = noteDate(meta, file);
-        if (!date) throw new Error('a daily note needs a date: front matter "date: YYYY-MM-DD" or a file name holding one');
-        id = date;
-      } else {
-        id = typeof meta['id'] === 'string' || typeof meta['id'] === 'number' ? String(meta['id']) : idFromPath(dir, file);
-      }
-      if (seen.has(id)) throw new Error(`id "${id}" is used by another file in this import`);
+      if (rel.startsWith('..') || isAbsolute(rel)) throw new Error(`${file} is not under the import root ${dir}`);
+      const id = documentIdOf(options.kind, dir, { path: file, markdown });
+      if (id === undefined) throw new Error('a daily note needs a date: front matter "date: YYYY-MM-DD" or a file name holding one');
+      if (inThisBatch.has(id) || earlier.has(id)) throw new Error(`id "${id}" is used by another file in this import`);
+      inThisBatch.add(id);
       seen.add(id);
       const existed = records.document(ns, layer, id).some((e) => e.status === 'active');
       const result =
@@ -116,6 +163,7 @@ export async function importDirectory(knowledge: Knowledge, records: RecordsProj
     }
   }
   options.onProgress?.(files.length, files.length, '');
+  if (options.final === false) return summary;
   // Documents imported from this directory earlier whose files are gone now.
   const prefix = dir.endsWith(sep) ? dir : `${dir}${sep}`;
   const gone = new Set<string>();

@@ -24,4 +24,15 @@ export {
 export { KnowledgeFold, sectionSlug } from './fold.js';
 export type { Item, ItemChange, RetiredStatus } from './item.js';
 export { parseFrontMatter, splitSections, isCardMetadataHeading, relatedCardIds } from './markdown.js';
-export { importDirectory, idFromPath, IMPORT_KINDS, type ImportKind, type ImportOptions, type ImportSummary } from './importer.js';
+export {
+  importDirectory,
+  importDocuments,
+  readMarkdownFiles,
+  documentIdOf,
+  idFromPath,
+  IMPORT_KINDS,
+  type ImportFile,
+  type ImportKind,
+  type ImportOptions,
+  type ImportSummary,
+} from './importer.js';

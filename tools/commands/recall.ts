@@ -26,7 +26,7 @@ export interface RecallFlags extends OutputOptions, PathOverrides {
 export async function recallCommand(query: string, flags: RecallFlags): Promise<number> {
   const limit = flags.limit === undefined ? 10 : Number(flags.limit);
   const request = { query, limit, ...(flags.ns ? { namespace: flags.ns } : {}) };
-  const { result: packet } = await withStoreOrServer(
+  const { result: packet, via } = await withStoreOrServer(
     flags,
     async (store) => {
       const core = createRecallCore(store);
@@ -42,7 +42,7 @@ export async function recallCommand(query: string, flags: RecallFlags): Promise<
     flags,
     () => {
       const lines = [
-        `${packet.retrieval_mode} · judge ${packet.judge.status} · ${packet.records.length} record(s) · ${packet.timings['total_ms']} ms${packet.degraded ? ' · DEGRADED' : ''}`,
+        `${packet.retrieval_mode} · judge ${packet.judge.status} · ${packet.records.length} record(s) · ${packet.timings['total_ms']} ms${packet.degraded ? ' · DEGRADED' : ''} · from ${via}`,
       ];
       for (const d of packet.delivery) lines.push(`→ delivered [${d.layer}] ${d.title} (verdict ${d.verdict})`);
       packet.records.forEach((r, i) =>

@@ -3,6 +3,8 @@ import { KiokuError } from '../../errors.js';
 import { z } from 'zod';
 import { evidenceKey, parseEvidenceKey, type Layer } from '../../knowledge/evidence.js';
 import { parseInput } from '../../knowledge/validate.js';
+import { importDocuments } from '../../knowledge/importer.js';
+import { isAbsolute } from 'node:path';
 import type { ServerState } from '../app.js';
 import { namespaceFor, requireScope, withoutNamespace } from '../context.js';
 import { wire } from '../schemas.js';
@@ -31,6 +33,19 @@ const waitForVectorsSchema = z
   .optional()
   .transform((v) => (v === true ? 60_000 : v === false ? undefined : v));
 
+const importSchema = z.strictObject({
+  kind: z.enum(['cards', 'wiki', 'notes']),
+  root: z.string().min(1).max(4_096).refine(isAbsolute, 'root must be an absolute path'),
+  files: z
+    .array(z.strictObject({ path: z.string().min(1).max(4_096).refine(isAbsolute, 'path must be absolute'), markdown: z.string().max(2_000_000) }))
+    .max(10_000),
+  prune: z.boolean().default(false),
+  seen_ids: z.array(z.string().max(4_096)).max(1_000_000).default([]),
+  /** false for every batch but the last */
+  final: z.boolean().default(true),
+  namespace: z.string().optional(),
+});
+
 export const knowledgeRoutes = (state: ServerState) =>
   plugin((app) => {
     const records = (): RecordsProjection => ready(state).store.projections.get<RecordsProjection>('records');
@@ -51,6 +66,24 @@ export const knowledgeRoutes = (state: ServerState) =>
               timeoutMs,
             );
       return { ids: result.ids, written: result.written, supersede_candidates: result.supersede_candidates, ...(vectors ? { vectors } : {}) };
+    });
+
+    // `kioku import` while the service holds the store: the CLI reads the files and sends them
+    // in batches; the service never reads its own disk on a client's behalf
+    app.post('/v1/import', doc('import markdown documents read by the client (kioku import)', importSchema, ['knowledge']), async (req) => {
+      requireScope(req, 'memory:write');
+      const { namespace, rest } = withoutNamespace(req.body);
+      const p = parseInput(importSchema.omit({ namespace: true }), rest, 'import');
+      const ns = namespaceFor(req, namespace);
+      return importDocuments(state.knowledge!, records(), {
+        kind: p.kind,
+        root: p.root,
+        ns,
+        files: p.files,
+        prune: p.prune,
+        seenIds: p.seen_ids,
+        final: p.final,
+      });
     });
 
     app.post<{ Params: { id: string } }>(
