@@ -28,6 +28,7 @@ import {
   PLAIN_FEATURES as ALL_PLAIN,
   VECTOR_FEATURES as ALL_VECTOR,
   createRecallCore,
+  measurementConfig,
   isQuoted,
   judgeFeatures,
   recall,
@@ -79,6 +80,8 @@ class RecordingJudge implements Judge {
 const recorder = new RecordingJudge();
 const core = createRecallCore(store, { embedder: createEmbedder(), judge: recorder });
 const embedderId = core.embedder?.id ?? 'none';
+// no latency deadlines while measuring: the fit must not depend on machine load
+core.config = measurementConfig();
 
 interface Row extends JudgeFeatures {
   case: string;

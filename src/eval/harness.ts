@@ -13,7 +13,7 @@ import { KiokuError } from '../errors.js';
 import { EmbeddingIndexer } from '../indexer/embedding-job.js';
 import { openKioku } from '../kioku.js';
 import { Knowledge, importDirectory } from '../knowledge/index.js';
-import { createRecallCore, judgeFromEnv, openSession, recall, startTurn, type RecallPacket } from '../recall/index.js';
+import { createRecallCore, judgeFromEnv, measurementConfig, openSession, recall, startTurn, type RecallPacket } from '../recall/index.js';
 import { caseFileSchema, scoreCase, summarise, type CaseResult, type EvalCase, type EvalSummary } from './cases.js';
 
 export interface EvalOptions {
@@ -222,6 +222,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
               judge: judgeFromEnv(env),
               ...(c.now ? { now: () => new Date(c.now as string) } : {}),
             });
+            // in process the figure must not depend on machine load: no latency deadlines
+            core.config = measurementConfig();
             inproc = { core, close: async () => (await core.close(), await store.close()) };
             embedderId = core.embedder?.id ?? embedderId;
             judgeId = core.judge.id;

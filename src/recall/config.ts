@@ -76,3 +76,12 @@ export function laneWeights(config: RecallConfig, lanes: Iterable<string>): Reco
   }
   return out;
 }
+
+/**
+ * The configuration for in-process measurement (fit-judge, the in-process eval): the same
+ * rules without the latency deadlines, so that a figure never depends on how loaded the
+ * machine is (a query embedding past its 3 s deadline on a busy machine changed the fit).
+ */
+export function measurementConfig(config: RecallConfig = DEFAULT_RECALL_CONFIG): RecallConfig {
+  return { ...config, embed_timeout_ms: 600_000, judge_timeout_ms: 600_000 };
+}
