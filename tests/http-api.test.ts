@@ -180,7 +180,9 @@ describe('with tokens', () => {
 
   it('lets a read token read but not write (403)', async () => {
     expect((await s.call('POST', '/v1/recall', { query: 'x' }, read)).status).toBe(200);
-    expect((await s.call('POST', '/v1/memories', { memories: [{ kind: 'fact', text: 'x' }] }, read)).status).toBe(403);
+    expect((await s.call('POST', '/v1/memories', { memories: [{ kind: 'fact', text: 'x' }] }, read)).body).toMatchObject({
+      error: { code: 'KIOKU_FORBIDDEN', details: { scope: 'memory:write' } },
+    });
     expect((await s.call('POST', '/v1/sessions/open', { agent: 'a' }, read)).status).toBe(403);
   });
 
@@ -188,7 +190,9 @@ describe('with tokens', () => {
     const ok = await s.call('POST', '/v1/memories', { memories: [{ id: 'tm', kind: 'fact', text: 'team fact' }] }, write);
     expect(ok.status).toBe(200);
     expect(s.state.store!.projections.get<import('../projections/index.js').RecordsProjection>('records').get('ev1:team:memory:tm')).toBeDefined();
-    expect((await s.call('POST', '/v1/memories', { memories: [{ kind: 'fact', text: 'x' }], namespace: 'private' }, write)).status).toBe(403);
+    expect((await s.call('POST', '/v1/memories', { memories: [{ kind: 'fact', text: 'x' }], namespace: 'private' }, write)).body).toMatchObject({
+      error: { code: 'KIOKU_FORBIDDEN', details: { field: 'namespace' } },
+    });
     expect((await s.call('POST', '/v1/recall', { query: 'team', namespace: 'private' }, read)).status).toBe(403);
     expect((await s.call('POST', '/v1/sessions/open', { agent: 'a', namespace: 'team' }, write)).body).toMatchObject({ namespace: 'team' });
   });

@@ -92,6 +92,25 @@ describe('input handled the same way everywhere', () => {
     expect(head()).toBe(before);
   });
 
+  it('refuses an empty body where one is needed, and a namespace that is not a string, naming each', async () => {
+    const before = head();
+    expect(await raw('/v1/memories', { method: 'POST' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'KIOKU_INPUT_INVALID', details: { field: '(body)' } } },
+    });
+    expect(await post('/v1/memories', JSON.stringify({ namespace: 5, memories: [{ kind: 'fact', text: 'x' }] }))).toMatchObject({
+      status: 400,
+      body: { error: { details: { field: 'namespace' } } },
+    });
+    expect(head()).toBe(before);
+  });
+
+  it('lets the anonymous user choose any namespace, defaulting to private', async () => {
+    const other = await post('/v1/sessions/open', JSON.stringify({ agent: 'edges', namespace: 'team-b' }));
+    expect(other).toMatchObject({ status: 200, body: { namespace: 'team-b' } });
+    expect(await post('/v1/sessions/open', JSON.stringify({ agent: 'edges' }))).toMatchObject({ status: 200, body: { namespace: 'private' } });
+  });
+
   it('names a wrong content type as such', async () => {
     const r = await post('/v1/memories', '{"memories":[{"kind":"fact","text":"x"}]}', 'text/plain');
     expect(r).toMatchObject({ status: 400, body: { error: { details: { field: '(content-type)' } } } });
