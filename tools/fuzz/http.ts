@@ -39,7 +39,11 @@ const ROUTES: Route[] = [
   { method: 'POST', path: () => '/v1/turns/start', valid: (t) => ({ session_id: 'fuzz-session', query: t || 'x' }) },
   { method: 'POST', path: (id) => `/v1/turns/${encodeURIComponent(id)}/complete`, valid: (t) => ({ answer: t || 'x' }) },
   { method: 'POST', path: () => '/v1/replay', valid: () => ({ rules: { max_items: 2 } }) },
-  { method: 'POST', path: () => '/v1/import', valid: (t) => ({ kind: 'wiki', root: '/fuzz-root', files: [{ path: '/fuzz-root/a.md', markdown: `# A\n\n${t}` }] }) },
+  {
+    method: 'POST',
+    path: () => '/v1/import',
+    valid: (t) => ({ kind: 'wiki', root: '/fuzz-root', files: [{ path: '/fuzz-root/a.md', markdown: `# A\n\n${t}` }] }),
+  },
   { method: 'POST', path: () => '/v1/pipeline/jobs/events', valid: (_t, id) => ({ job_id: id, stage: 'fuzz', status: 'running' }) },
   { method: 'GET', path: (id) => `/v1/evidence/${encodeURIComponent(id)}` },
   { method: 'GET', path: (id) => `/v1/cards/${encodeURIComponent(id)}` },
