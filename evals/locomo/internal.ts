@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MemoryLevel } from 'memory-level';
 import { dataMissing } from '../data.js';
+import { namespaceOf, sessionTime, type Sample, type Turn } from './data.js';
 import { defaultProjections, ProjectionRunner, type KeywordProjection, type VectorProjection } from '../../projections/index.js';
 import { CachedEmbedder, createEmbedder, type Embedder, type EmbedderKind } from '../../src/embed/index.js';
 import type { AppendInput } from '../../src/events/index.js';
@@ -48,28 +49,8 @@ const { values } = parseArgs({
 const file = resolve(values.data ?? resolve(import.meta.dirname, '../../../shared/evals/locomo/locomo-dev.json'));
 if (!existsSync(file)) dataMissing('locomo', file, values.json);
 
-interface Turn {
-  speaker: string;
-  dia_id: string;
-  text: string;
-  blip_caption?: string;
-}
-interface Sample {
-  sample_id: string;
-  conversation: Record<string, unknown>;
-  qa: { question: string; evidence?: string[]; category: number }[];
-}
 const samples = (JSON.parse(readFileSync(file, 'utf8')) as Sample[]).slice(0, values.conversations ? Number(values.conversations) : undefined);
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-/** "1:56 pm on 8 May, 2023" → ISO */
-function sessionTime(s: string): string {
-  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})/i.exec(s);
-  if (!m) return new Date(0).toISOString();
-  let h = Number(m[1]) % 12;
-  if (m[3]?.toLowerCase() === 'pm') h += 12;
-  return new Date(Date.UTC(Number(m[6]), MONTHS.indexOf((m[5] as string).toLowerCase()), Number(m[4]), h, Number(m[2]))).toISOString();
-}
 const turnId = (dia: string): string => dia.replace(/[:\s#]+/g, '-');
 /** Evidence ids as written ("D8:6; D9:17", "D:11:26", "D30:05") → normalised turn ids; malformed ones counted. */
 let malformedEvidence = 0;
@@ -96,13 +77,13 @@ const base = createEmbedder({ kind: values.embedder as EmbedderKind });
 const embedder: Embedder = values.embedder === 'hash' ? base : new CachedEmbedder(base, join(tmpdir(), `kioku-locomo-embeddings-${base.id}.msgpack`));
 const known = new Map<string, Set<string>>();
 for (const s of samples) {
-  const ns = s.sample_id.toLowerCase().replace(/[^a-z0-9._-]/g, '-');
+  const ns = namespaceOf(s);
   const ids = new Set<string>();
   const events: AppendInput[] = [];
   for (let n = 1; ; n++) {
     const turns = s.conversation[`session_${n}`] as Turn[] | undefined;
     if (!turns) break;
-    const at = Date.parse(sessionTime(String(s.conversation[`session_${n}_date_time`] ?? '')));
+    const at = sessionTime(String(s.conversation[`session_${n}_date_time`] ?? ''));
     turns.forEach((t, i) => {
       const id = turnId(t.dia_id);
       ids.add(id);
@@ -236,7 +217,7 @@ for (const v of variants) {
   const overall = zero();
   const lat: number[] = [];
   for (const s of samples) {
-    const ns = s.sample_id.toLowerCase().replace(/[^a-z0-9._-]/g, '-');
+    const ns = namespaceOf(s);
     for (const q of s.qa) {
       const gold = goldIds(q.evidence).filter((g) => known.get(ns)?.has(g));
       if (gold.length === 0) continue;

@@ -19,6 +19,7 @@ import type { KeywordProjection } from '../../projections/index.js';
 import { openKioku } from '../../src/kioku.js';
 import { createRecallCore, recall, type RecallPacket } from '../../src/recall/index.js';
 import { dataMissing } from '../data.js';
+import { namespaceOf, sessionTime, type Sample, type Turn } from './data.js';
 import { copyDataDir, freshDataDir, percentiles, removeDir, shuffled, startService } from '../service.js';
 
 const { values } = parseArgs({
@@ -41,29 +42,9 @@ if (orders.length === 0 || orders.some((o) => !ORDERS.includes(o)) || (values.co
   process.exit(2);
 }
 
-interface Turn {
-  speaker: string;
-  dia_id: string;
-  text: string;
-  blip_caption?: string;
-}
-interface Sample {
-  sample_id: string;
-  conversation: Record<string, unknown>;
-  qa: { question: string; evidence?: string[]; category: number }[];
-}
 const raw = readFileSync(file, 'utf8');
 const samples = (JSON.parse(raw) as Sample[]).slice(0, values.conversations ? Number(values.conversations) : undefined);
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-/** "1:56 pm on 8 May, 2023" → epoch ms */
-function sessionTime(s: string): number {
-  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})/i.exec(s);
-  if (!m) return 0;
-  let h = Number(m[1]) % 12;
-  if (m[3]?.toLowerCase() === 'pm') h += 12;
-  return Date.UTC(Number(m[6]), MONTHS.indexOf((m[5] as string).toLowerCase()), Number(m[4]), h, Number(m[2]));
-}
 /** Turn ids as LoCoMo writes them in its turns ("D1:3"); evidence ids as written ("D8:6; D9:17", "D:11:26", "D30:05") normalised to them. */
 const canonical = (id: string): string | undefined => {
   const m = /^D:?(\d+):0*(\d+)$/.exec(id.trim());
@@ -80,7 +61,7 @@ function goldIds(evidence: string[] | undefined): string[] {
     }
   return out;
 }
-const nsOf = (s: Sample): string => s.sample_id.toLowerCase().replace(/[^a-z0-9._-]/g, '-');
+const nsOf = namespaceOf;
 
 // ---- the library, written through the public API ----
 const started = performance.now();
