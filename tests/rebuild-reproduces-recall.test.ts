@@ -4,6 +4,7 @@
 // identical recall packets — records, scores, verdicts and delivery — from both.
 import { cpSync } from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
+import { createEmbedder, type Embedder, type EmbedderKind } from '../src/embed/index.js';
 import { openKioku } from '../src/kioku.js';
 import type { RecallPacket } from '../src/recall/index.js';
 import { tempDir } from './helpers.js';
@@ -78,7 +79,7 @@ it('gives identical recall packets after a rebuild from genesis as the live stor
   dirs.push(live, copy);
   // three lives of the service, each ending in snapshots the next one starts from
   for (let life = 0; life < 3; life++) {
-    const s = await startTestServer({ dir: live.path, backgroundIndexing: true });
+    const s = await startTestServer({ dir: live.path, backgroundIndexing: true, ...embedderOption() });
     for (let round = life * ROUNDS + 1; round <= (life + 1) * ROUNDS; round++) await history(s, round);
     await waitIndexed(s);
     await s.close();
@@ -89,13 +90,19 @@ it('gives identical recall packets after a rebuild from genesis as the live stor
   await store.projections.rebuild();
   await store.close();
 
-  const a = await startTestServer({ dir: live.path, backgroundIndexing: false });
+  const a = await startTestServer({ dir: live.path, backgroundIndexing: false, ...embedderOption() });
   const fromLive = await answers(a);
   await a.close();
-  const b = await startTestServer({ dir: copy.path, backgroundIndexing: false });
+  const b = await startTestServer({ dir: copy.path, backgroundIndexing: false, ...embedderOption() });
   const fromRebuild = await answers(b);
   await b.close();
   expect(fromLive.length).toBe(QUESTIONS.length * 2);
   expect((fromLive[0] as { records: unknown[] }).records.length).toBeGreaterThan(5);
   expect(fromRebuild).toEqual(fromLive);
 }, 120_000);
+
+/** KIOKU_TEST_EMBEDDER=use-lite runs this with the bundled model (slower; the default is the hashed test embedder). */
+function embedderOption(): { embedder?: Embedder } {
+  const kind = process.env['KIOKU_TEST_EMBEDDER'];
+  return kind ? { embedder: createEmbedder({ kind: kind as EmbedderKind }) } : {};
+}
