@@ -164,6 +164,7 @@ describe('acknowledgements, exactly', () => {
   it('skips acknowledgements, however cased, padded, punctuated or phrased', () => {
     const acks = [
       '',
+      `ok${' '.repeat(45)}`, // padding does not count toward the 40-character cap
       '   ',
       'OK',
       'THANKS!',
@@ -183,7 +184,22 @@ describe('acknowledgements, exactly', () => {
   });
 
   it('does not skip what says something: keycaps, requests after thanks, words that are only part of a phrase', () => {
-    const said = ['1️⃣', '#️⃣', 'thank you, deploy it', 'ok so what now', 'you', 'much', 'so', 'many', 'yes thank', 'thanks a'];
+    // a phrase only counts from the start: "please thank you" is a request, not an acknowledgement
+    const said = [
+      '1️⃣',
+      '#️⃣',
+      'thank you, deploy it',
+      'ok so what now',
+      'you',
+      'much',
+      'so',
+      'many',
+      'yes thank',
+      'thanks a',
+      'please thank you',
+      'so thanks',
+      'and many thanks',
+    ];
     for (const t of said) expect(isAcknowledgement(t), JSON.stringify(t)).toBe(false);
   });
 
