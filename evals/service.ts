@@ -116,3 +116,24 @@ export function shuffled<T>(xs: readonly T[], seed = 42): T[] {
   }
   return out;
 }
+
+/** The orders the front-door evals ask their questions in. */
+export const ORDERS = ['file', 'reverse', 'shuffled'] as const;
+export type Order = (typeof ORDERS)[number];
+
+/**
+ * Ask every question of `list`, in `order`, of a fresh `kioku serve` over a copy of the library
+ * at `base`: state (usage accounting) is kept across the questions, and each order starts from
+ * the same library.
+ */
+export async function askInOrder<Q>(base: string, label: string, order: Order, list: readonly Q[], ask: (svc: Service, q: Q) => Promise<void>): Promise<void> {
+  const ordered = order === 'file' ? list : order === 'reverse' ? [...list].reverse() : shuffled(list);
+  const dir = copyDataDir(base, `${label}-${order}`);
+  const svc = await startService(dir);
+  try {
+    for (const q of ordered) await ask(svc, q);
+  } finally {
+    await svc.stop();
+    removeDir(dir);
+  }
+}

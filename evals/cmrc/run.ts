@@ -15,7 +15,7 @@ import type { KeywordProjection } from '../../projections/index.js';
 import { documentKey, evidenceKey } from '../../src/knowledge/index.js';
 import { openKioku } from '../../src/kioku.js';
 import { createRecallCore, LocalJudge, recall, type RecallPacket } from '../../src/recall/index.js';
-import { copyDataDir, freshDataDir, percentiles, removeDir, runKioku, shuffled, startService } from '../service.js';
+import { askInOrder, freshDataDir, ORDERS, percentiles, removeDir, runKioku, type Order } from '../service.js';
 import { dataMissing } from '../data.js';
 
 const { values } = parseArgs({
@@ -29,8 +29,6 @@ const { values } = parseArgs({
 const file = resolve(values.data ?? resolve(import.meta.dirname, '../../../shared/evals/cmrc2018/cmrc2018-dev.json'));
 if (!existsSync(file)) dataMissing('cmrc', file, values.json);
 const limit = values.limit === undefined ? Infinity : Number(values.limit);
-const ORDERS = ['file', 'reverse', 'shuffled'] as const;
-type Order = (typeof ORDERS)[number];
 const orders = values.orders.split(',').map((o) => o.trim()) as Order[];
 if (!(limit > 0) || orders.length === 0 || orders.some((o) => !ORDERS.includes(o))) {
   process.stderr.write(`usage: --limit must be a positive number; --orders a list of ${ORDERS.join(', ')}\n`);
@@ -143,26 +141,18 @@ const readOnly = ranking();
 // ---- through HTTP with state, one question after another, per order ----
 const http: Record<string, Ranking> = {};
 for (const order of orders) {
-  const list = order === 'file' ? questions : order === 'reverse' ? [...questions].reverse() : shuffled(questions);
-  const dir = copyDataDir(base, `cmrc-${order}`);
-  const svc = await startService(dir);
   const r = (http[order] = ranking());
-  try {
-    for (const q of list) {
-      const t = performance.now();
-      const packet = await svc.post<RecallPacket>('/v1/recall', { query: q.question, namespace: ns, limit: 10 });
-      tally(
-        r,
-        packet.records.map((x) => x.evidence_key),
-        q,
-        performance.now() - t,
-        packet,
-      );
-    }
-  } finally {
-    await svc.stop();
-    removeDir(dir);
-  }
+  await askInOrder(base, 'cmrc', order, questions, async (svc, q) => {
+    const t = performance.now();
+    const packet = await svc.post<RecallPacket>('/v1/recall', { query: q.question, namespace: ns, limit: 10 });
+    tally(
+      r,
+      packet.records.map((x) => x.evidence_key),
+      q,
+      performance.now() - t,
+      packet,
+    );
+  });
   process.stderr.write(`  ${order} order through HTTP: article recall@10 ${r4(r.article.at10 / questions.length)}\n`);
 }
 removeDir(base);

@@ -27,3 +27,20 @@ export function sessionTime(s: string): number {
 
 /** One namespace per conversation. */
 export const namespaceOf = (s: Sample): string => s.sample_id.toLowerCase().replace(/[^a-z0-9._-]/g, '-');
+
+/** Sums of per-question recall@5, recall@10 and reciprocal rank (within the top 10) over `n` questions. */
+export interface Scores {
+  n: number;
+  r5: number;
+  r10: number;
+  mrr: number;
+}
+export const zero = (): Scores => ({ n: 0, r5: 0, r10: 0, mrr: 0 });
+
+/** One question's recall@5, recall@10 (share of its gold turns found) and reciprocal rank of the first gold turn within 10. */
+export function score(ranked: readonly string[], gold: readonly string[]): { r5: number; r10: number; mrr: number } {
+  const g = new Set(gold);
+  const hit = (k: number): number => ranked.slice(0, k).filter((x) => g.has(x)).length / g.size;
+  const first = ranked.findIndex((x) => g.has(x));
+  return { r5: hit(5), r10: hit(10), mrr: first >= 0 && first < 10 ? 1 / (first + 1) : 0 };
+}

@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MemoryLevel } from 'memory-level';
 import { dataMissing } from '../data.js';
-import { namespaceOf, sessionTime, type Sample, type Turn } from './data.js';
+import { namespaceOf, score, sessionTime, zero, type Sample, type Scores, type Turn } from './data.js';
 import { defaultProjections, ProjectionRunner, type KeywordProjection, type VectorProjection } from '../../projections/index.js';
 import { CachedEmbedder, createEmbedder, type Embedder, type EmbedderKind } from '../../src/embed/index.js';
 import type { AppendInput } from '../../src/events/index.js';
@@ -110,19 +110,6 @@ const job = await new EmbeddingIndexer({ log, projections }, embedder, {
 const ingestSeconds = (performance.now() - started) / 1000;
 
 // ---- evaluate ----
-interface Scores {
-  n: number;
-  r5: number;
-  r10: number;
-  mrr: number;
-}
-const zero = (): Scores => ({ n: 0, r5: 0, r10: 0, mrr: 0 });
-function score(ranked: string[], gold: string[]): { r5: number; r10: number; mrr: number } {
-  const g = new Set(gold);
-  const hit = (k: number): number => ranked.slice(0, k).filter((x) => g.has(x)).length / g.size;
-  const first = ranked.findIndex((x) => g.has(x));
-  return { r5: hit(5), r10: hit(10), mrr: first >= 0 && first < 10 ? 1 / (first + 1) : 0 };
-}
 
 interface Variant {
   name: string;

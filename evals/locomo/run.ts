@@ -19,8 +19,8 @@ import type { KeywordProjection } from '../../projections/index.js';
 import { openKioku } from '../../src/kioku.js';
 import { createRecallCore, recall, type RecallPacket } from '../../src/recall/index.js';
 import { dataMissing } from '../data.js';
-import { namespaceOf, sessionTime, type Sample, type Turn } from './data.js';
-import { copyDataDir, freshDataDir, percentiles, removeDir, shuffled, startService } from '../service.js';
+import { namespaceOf, score, sessionTime, zero, type Sample, type Scores, type Turn } from './data.js';
+import { askInOrder, freshDataDir, ORDERS, percentiles, removeDir, startService, type Order } from '../service.js';
 
 const { values } = parseArgs({
   options: {
@@ -34,8 +34,6 @@ const { values } = parseArgs({
 });
 const file = resolve(values.data ?? resolve(import.meta.dirname, '../../../shared/evals/locomo/locomo-dev.json'));
 if (!existsSync(file)) dataMissing('locomo', file, values.json);
-const ORDERS = ['file', 'reverse', 'shuffled'] as const;
-type Order = (typeof ORDERS)[number];
 const orders = values.orders.split(',').map((o) => o.trim()) as Order[];
 if (orders.length === 0 || orders.some((o) => !ORDERS.includes(o)) || (values.conversations !== undefined && !(Number(values.conversations) > 0))) {
   process.stderr.write(`usage: --orders takes a list of ${ORDERS.join(', ')}; --conversations a positive number\n`);
@@ -126,13 +124,6 @@ if (values['reuse-library'] && existsSync(join(kept, 'log'))) {
 const ingestSeconds = (performance.now() - started) / 1000;
 
 // ---- scoring ----
-interface Scores {
-  n: number;
-  r5: number;
-  r10: number;
-  mrr: number;
-}
-const zero = (): Scores => ({ n: 0, r5: 0, r10: 0, mrr: 0 });
 interface Run {
   overall: Scores;
   byCategory: Record<string, Scores>;
@@ -142,10 +133,7 @@ interface Run {
 }
 const run = (): Run => ({ overall: zero(), byCategory: {}, byConversation: {}, latencies: [], demoted_in_top10: 0 });
 function tally(r: Run, ns: string, category: number, ranked: string[], gold: string[], ms: number): void {
-  const g = new Set(gold);
-  const hit = (k: number): number => ranked.slice(0, k).filter((x) => g.has(x)).length / g.size;
-  const first = ranked.findIndex((x) => g.has(x));
-  const sc = { r5: hit(5), r10: hit(10), mrr: first >= 0 && first < 10 ? 1 / (first + 1) : 0 };
+  const sc = score(ranked, gold);
   r.latencies.push(ms);
   const cat = String(category);
   const buckets = [(r.byCategory[cat] ??= zero())];
@@ -200,28 +188,20 @@ const readOnly = run();
 // ---- through HTTP with state, per order ----
 const http: Record<string, Run> = {};
 for (const order of orders) {
-  const list = order === 'file' ? questions : order === 'reverse' ? [...questions].reverse() : shuffled(questions);
-  const dir = copyDataDir(base, `locomo-${order}`);
-  const svc = await startService(dir);
   const r = (http[order] = run());
-  try {
-    for (const q of list) {
-      const t = performance.now();
-      const packet = await svc.post<RecallPacket>('/v1/recall', { query: q.question, namespace: q.ns, limit: 10 });
-      r.demoted_in_top10 += packet.records.filter((x) => x.why.demoted).length;
-      tally(
-        r,
-        q.ns,
-        q.category,
-        packet.records.map((x) => x.id),
-        q.gold,
-        performance.now() - t,
-      );
-    }
-  } finally {
-    await svc.stop();
-    removeDir(dir);
-  }
+  await askInOrder(base, 'locomo', order, questions, async (svc, q) => {
+    const t = performance.now();
+    const packet = await svc.post<RecallPacket>('/v1/recall', { query: q.question, namespace: q.ns, limit: 10 });
+    r.demoted_in_top10 += packet.records.filter((x) => x.why.demoted).length;
+    tally(
+      r,
+      q.ns,
+      q.category,
+      packet.records.map((x) => x.id),
+      q.gold,
+      performance.now() - t,
+    );
+  });
   process.stderr.write(`  ${order} order through HTTP: R@10 ${round(r.overall.r10 / r.overall.n, 4)}\n`);
 }
 if (!values['reuse-library']) removeDir(base);

@@ -6,13 +6,22 @@ import type { JudgeResult } from './judge/index.js';
 import type { Scored } from './judging.js';
 import type { PacketRecord } from './packet.js';
 
-export function laneRanks(lists: Map<string, LaneHit[]>, key: string): Record<string, { rank: number; score: number }> {
-  const out: Record<string, { rank: number; score: number }> = {};
+export type LaneRanks = Record<string, { rank: number; score: number }>;
+
+/**
+ * Each key's rank (from 1) and raw score in every lane it appears in, in one pass over the lanes —
+ * for the recorded candidates and for `why.lane_hits` alike. A key listed twice in a lane keeps its first place.
+ */
+export function laneRankIndex(lists: ReadonlyMap<string, readonly LaneHit[]>): Map<string, LaneRanks> {
+  const index = new Map<string, LaneRanks>();
   for (const [lane, hits] of lists) {
-    const i = hits.findIndex((h) => h.key === key);
-    if (i >= 0) out[lane] = { rank: i + 1, score: round6((hits[i] as LaneHit).score) };
+    hits.forEach((h, i) => {
+      let ranks = index.get(h.key);
+      if (!ranks) index.set(h.key, (ranks = {}));
+      ranks[lane] ??= { rank: i + 1, score: round6(h.score) };
+    });
   }
-  return out;
+  return index;
 }
 
 export function toPacketRecord(
@@ -22,7 +31,7 @@ export function toPacketRecord(
   held: Map<string, HoldReason>,
   delivered: Set<string>,
   excerptChars: number,
-  laneHits: Record<string, { rank: number; score: number }> = {},
+  laneHits: LaneRanks = {},
 ): PacketRecord {
   const e = s.entry;
   const cut = excerpt(e.text, excerptChars);

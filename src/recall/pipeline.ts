@@ -17,7 +17,7 @@ import type { EventLog } from '../log/index.js';
 import { isAcknowledgement } from './acknowledge.js';
 import { DEFAULT_RECALL_CONFIG, laneWeights, type RecallConfig } from './config.js';
 import { embedQueries } from './dense.js';
-import { laneRanks, toPacketRecord } from './explain.js';
+import { laneRankIndex, toPacketRecord } from './explain.js';
 import { isQuestion, neighbourBoosts, type Neighbours } from './neighbours.js';
 import { judgePool, runJudge } from './judging.js';
 import { boundConversation, conversationFingerprint, isTopicChange, planQueries, withoutTopicChange } from './conversation.js';
@@ -309,8 +309,9 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
 
   // ---- the packet ----
   const top = ranked.slice(0, request.limit);
+  const laneRanks = laneRankIndex(lists);
   const packetRecords: PacketRecord[] = top.map((s, i) =>
-    toPacketRecord(s, i, judged, result.held, deliveredKeys, config.delivery.excerpt_chars, laneRanks(lists, s.entry.key)),
+    toPacketRecord(s, i, judged, result.held, deliveredKeys, config.delivery.excerpt_chars, laneRanks.get(s.entry.key)),
   );
   const mode = !embedded.vectors || backends['vector']?.status !== 'used' ? 'keyword' : 'hybrid';
 
@@ -334,7 +335,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
           evidence_key: s.entry.key,
           layer: s.entry.layer,
           score: round6(s.score),
-          lanes: laneRanks(lists, s.entry.key),
+          lanes: laneRanks.get(s.entry.key) ?? {},
           ...(s.entry.fingerprint ? { fingerprint: s.entry.fingerprint } : {}),
           flags: [
             ...(returned.has(s.entry.key) || deliveredKeys.has(s.entry.key) ? ['returned'] : []),

@@ -17,12 +17,13 @@ export const pipelineRoutes = (state: ServerState) =>
       const status = core.indexer.status();
       // a namespaced token sees its namespace's counts only; the anonymous single user sees the store
       const ns = req.principal.anonymous ? undefined : req.principal.namespace;
+      // one plan for both counts (planning walks every item)
       const tasks = core.indexer.plan().tasks.filter((t) => ns === undefined || t.ns === ns);
       return {
         ...(ns ? { namespace: ns } : { head: store.log.head() }),
         items: store.projections.get<RecordsProjection>('records').counts(ns),
         embedder: core.embedder?.id ?? null,
-        waiting_for_vectors: core.waitingForVectors?.(ns) ?? 0,
+        waiting_for_vectors: tasks.filter((t) => t.lane === 'text').length,
         // every embedding still to compute (text and window lanes): 0 once the library is fully indexed
         indexing: { running: status.running, pending: tasks.length, ...(ns ? {} : { last_job: status.last ?? null }) },
         ...(ns ? {} : { projections: store.projections.status() }),
