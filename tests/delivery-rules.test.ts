@@ -200,3 +200,71 @@ describe('delivery rules', () => {
     });
   });
 });
+
+describe('title repair and excerpts, case by case', () => {
+  const body = 'The real first sentence. Then more.';
+  it.each([
+    // [title, repaired?] — each row separates the two "prefix + hash" patterns from their near misses
+    ['Note abcd more words', false], // a hex word inside a title is not a hash title
+    ['v2 — build deadbeef', false], // the short prefix must start the title
+    ['build abcd1234...', true], // an elided hash
+    ['build abcd1234 ', true], // surrounding space does not hide it
+    ['x1-abcdef12', true], // a short token glued to a hash
+    [' x1-abcdef12 ', true],
+    ['x1- abcdef12', true],
+    ['x1-abcdef12 is the fix', false],
+    ['a very long prefix here abcdef12', false],
+    ['x1-b', false],
+    ['v1-moon-ring', false],
+  ])('%j is repaired: %s', (title, repaired) => {
+    expect(repairTitle(title, body)).toBe(repaired ? 'The real first sentence.' : title);
+  });
+
+  it('takes the first sentence of the trimmed body, cut at 120 characters', () => {
+    expect(repairTitle('1234', '\nFirst line here\nsecond line')).toBe('First line here');
+    expect(repairTitle('1234', `${'w'.repeat(130)}. Next.`)).toBe(`${'w'.repeat(119)}…`);
+  });
+
+  it('keeps a paragraph that fits exactly', () => {
+    expect(excerpt('aaaa\n\nbbbb\n\ncccc', 10)).toEqual({ text: 'aaaa\n\nbbbb', excerpt: true });
+  });
+
+  it.each([
+    // one long paragraph: whole sentences, where a run of end marks is one boundary
+    ['Go. Wait!! More words follow here.', 9, 'Go.'],
+    ['Go. Wait!! More words follow here.', 10, 'Go. Wait!!'],
+    // leading marks belong to the text
+    ['?? ok. More words here', 6, '?? ok.'],
+    ['??ok. more words', 5, '??ok.'],
+    ['??xy. more words', 3, '??'],
+    // an empty first paragraph: cut the text itself
+    [`\n\n${'x'.repeat(100)}`, 50, `\n\n${'x'.repeat(48)}`],
+  ])('%j cut at %i is %j', (text, max, want) => {
+    expect(excerpt(text, max)).toEqual({ text: want, excerpt: true });
+  });
+});
+
+describe('delivery order and bookkeeping, exactly', () => {
+  it('orders equal verdicts and ranks by key', () => {
+    const three = ['c', 'a', 'b'].map((k) => cand({ key: `ev1:private:memory:${k}`, rank: 1, verdict: 0.8 }));
+    expect(keys(deliver(three, empty))).toEqual(['ev1:private:memory:a', 'ev1:private:memory:b', 'ev1:private:memory:c']);
+  });
+
+  it('never lists a delivered item among the held ones', () => {
+    const k = cand();
+    const h = cand({ kind: 'history', layer: 'trace', verdict: 0.95 });
+    const r = deliver([k, h], empty);
+    expect(keys(r)).toEqual([k.key, h.key]);
+    expect([...r.held.keys()]).toEqual([]);
+  });
+
+  it('holds a quoted body from 20 characters on, not shorter', () => {
+    const twenty = 'abcdefghij klmnopqrs'; // 20 characters
+    expect(twenty).toHaveLength(20);
+    const state = { ...empty, assistant_texts: [`As I said: ${twenty} indeed`] };
+    const quoted = cand({ text: twenty });
+    expect(deliver([quoted], state).held.get(quoted.key)).toBe('quoted');
+    const short = cand({ text: twenty.slice(1) });
+    expect(keys(deliver([short], { ...empty, assistant_texts: [`As I said: ${twenty.slice(1)} indeed`] }))).toEqual([short.key]);
+  });
+});

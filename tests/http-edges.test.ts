@@ -127,6 +127,10 @@ describe('input handled the same way everywhere', () => {
   it('names the namespace field as the client wrote it', async () => {
     const r = await post('/v1/memories', JSON.stringify({ namespace: 'Not OK', memories: [{ kind: 'fact', text: 'x' }] }));
     expect(r).toMatchObject({ status: 400, body: { error: { details: { field: 'namespace' } } } });
+    // and quotes what was sent, cut to 80 characters
+    const long = `Bad ${'n'.repeat(120)}`;
+    const cut = await post('/v1/memories', JSON.stringify({ namespace: long, memories: [{ kind: 'fact', text: 'x' }] }));
+    expect(String((cut.body['error'] as { message: string }).message)).toContain(`(got "${long.slice(0, 80)}")`);
   });
 
   it.each([

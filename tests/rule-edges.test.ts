@@ -281,6 +281,18 @@ describe('usage counters, exactly', () => {
     expect(v.get('p', 'a')).toMatchObject({ judged: 1 });
   });
 
+  it('keeps a decisive verdict when an unknown one for the same key follows it in the same recall', () => {
+    const u = new UsageProjection();
+    u.apply(performed('mixed', [{ evidence_key: 'a', score: 1 }]));
+    u.apply(
+      verdicts('mixed', [
+        ['a', 0.9],
+        ['a', null],
+      ]),
+    );
+    expect(u.get('p', 'a')).toMatchObject({ judged: 1, relevant: 1 });
+  });
+
   it('treats every candidate as serious when the best score is zero', () => {
     const u = new UsageProjection();
     u.apply(

@@ -275,6 +275,86 @@ describe('verify in process: head meta, progress, exact details', () => {
     expect((await verifyDir(dir.path)).damage).toEqual({ seq: 4, kind: 'reordered', detail: 'record 3 is stored at position 4' });
   });
 
+  it('names each kind of damage with its exact detail', async () => {
+    const head = (db: LevelStore) => logSublevels(db);
+    // a key that is not a sequence number, shown quoted and cut to 40 characters
+    await withStore(dir.path, (db) => head(db).records.put('zz-' + 'x'.repeat(60), new Uint8Array([1])));
+    expect((await verifyDir(dir.path)).damage).toEqual({
+      seq: 6,
+      kind: 'foreign',
+      detail: `a key that is not a sequence number (${JSON.stringify('zz-' + 'x'.repeat(60)).slice(0, 40)}) sits in the log`,
+    });
+    await withStore(dir.path, (db) => head(db).records.del('zz-' + 'x'.repeat(60)));
+    const original = await withStore(dir.path, async (db) => Buffer.from((await head(db).records.get(seqKey(3))) as Uint8Array));
+    const put = (value: Uint8Array) => withStore(dir.path, (db) => head(db).records.put(seqKey(3), value));
+    await put(new Uint8Array([1, 2, 3]));
+    expect((await verifyDir(dir.path)).damage).toEqual({ seq: 3, kind: 'modified', detail: 'stored value is not a record frame' });
+    const flipped = Buffer.from(original);
+    flipped[flipped.length - 1]! ^= 0x01;
+    await put(flipped);
+    expect((await verifyDir(dir.path)).damage).toEqual({ seq: 3, kind: 'modified', detail: 'stored hash does not match the record bytes' });
+    // a well-hashed frame whose body is not a record
+    await put(encodeFrame(original.subarray(33, 65), new Uint8Array([0xc1, 0xc1, 0xc1])).frame);
+    expect((await verifyDir(dir.path)).damage).toEqual({ seq: 3, kind: 'modified', detail: 'record body does not decode' });
+    // the right body re-hashed onto a wrong prev
+    await put(encodeFrame(Buffer.alloc(32, 7), original.subarray(65)).frame);
+    expect((await verifyDir(dir.path)).damage).toEqual({
+      seq: 3,
+      kind: 'modified',
+      detail: "link broken: prev does not match record 2's hash (record 2 or 3 was rewritten)",
+    });
+    await put(original);
+    await withStore(dir.path, (db) => head(db).records.del(seqKey(3)));
+    expect((await verifyDir(dir.path)).damage).toEqual({ seq: 3, kind: 'missing', detail: 'record 3 is absent (next present is 4)' });
+    await put(original);
+    expect((await verifyDir(dir.path)).ok).toBe(true);
+  });
+
+  it('names records beyond the head meta and a head hash that does not match, with exact details', async () => {
+    const { HEAD_KEY } = await import('../src/log/index.js');
+    const meta = (value: object) => withStore(dir.path, (db) => logSublevels(db).meta.put(HEAD_KEY, JSON.stringify(value)));
+    const third = await withStore(dir.path, async (db) =>
+      Buffer.from(((await logSublevels(db).records.get(seqKey(3))) as Uint8Array).subarray(1, 33)).toString('hex'),
+    );
+    await meta({ seq: 3, hash: third, ts: 0 });
+    expect((await verifyDir(dir.path)).damage).toEqual({ seq: 4, kind: 'foreign', detail: 'records 4..5 lie beyond the head meta' });
+    await meta({ seq: 5, hash: third, ts: 0 });
+    expect((await verifyDir(dir.path)).damage).toEqual({ seq: 5, kind: 'modified', detail: 'head meta hash does not match the last record' });
+  });
+
+  it('reports a store it cannot read as unreadable, in process, with the reason and no throw', async () => {
+    const db = await openLevelStore(dir.path);
+    await db.close();
+    const closed = await verifyChain(db);
+    expect(closed).toMatchObject({ ok: false, checked: 0, bytes: 0, head: { seq: 0 }, damage: { seq: 0, kind: 'unreadable' } });
+    expect(closed.damage?.detail).toMatch(/not open/i);
+  });
+
+  it('reports damaged table blocks as damage at the first record it could not check, the head still read', async () => {
+    const big = tempDir();
+    try {
+      await seed(big.path, 3000);
+      await withStore(big.path, (db) => (db as unknown as { compactRange(a: string, b: string): Promise<void> }).compactRange('\x00', '\xff'));
+      const logDir = join(big.path, 'log');
+      // "!meta!head" sorts before every "!records!" key: spare the first blocks, damage the records after them
+      for (const t of readdirSync(logDir).filter((f) => f.endsWith('.ldb'))) {
+        const bytes = readFileSync(join(logDir, t));
+        for (let i = 64 * 1024; i < Math.min(bytes.length - 32 * 1024, 160 * 1024); i += 97) bytes[i] = 0x5a;
+        writeFileSync(join(logDir, t), bytes);
+      }
+      const report = await verifyDir(big.path);
+      expect(report.head.seq).toBe(3000);
+      expect(report.checked).toBeGreaterThan(0);
+      expect(report.ok).toBe(false);
+      // LevelDB skips a block that fails its checksum (no paranoid checks), so the records in it read as absent
+      expect(['missing', 'unreadable']).toContain(report.damage?.kind);
+      expect(report.damage?.seq).toBe(report.checked + 1);
+      expect(report.checked).toBeLessThan(3000);
+    } finally {
+      big.cleanup();
+    }
+  });
+
   it('reports an empty store as clean at genesis', async () => {
     const empty = tempDir();
     try {

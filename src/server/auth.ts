@@ -10,29 +10,33 @@ import { namespaceSchema } from '../events/index.js';
 export const SCOPES = ['memory:read', 'memory:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-const tokenEntry = z
-  .strictObject({
-    name: z.string().min(1).max(200),
-    /** the token itself (≥ 16 characters) — prefer token_sha256 */
-    token: z
-      .string()
-      .min(16, 'tokens must be at least 16 characters')
-      .refine((t) => t.trim() === t && !/\s/.test(t), 'a token may not contain whitespace (it could never be sent as a bearer token)')
-      .optional(),
-    /** hex sha256 of the token */
-    token_sha256: z
-      .string()
-      .regex(/^[0-9a-f]{64}$/, 'token_sha256 must be 64 lowercase hex characters')
-      .optional(),
-    namespace: namespaceSchema,
-    scopes: z.array(z.enum(SCOPES)).min(1),
-  })
-  .refine((t) => (t.token === undefined) !== (t.token_sha256 === undefined), 'give exactly one of token or token_sha256');
+// The schemas are built per load (once at start-up), not at import, so that every rule in them
+// runs as ordinary code: a mutation tester can then switch each one on and off (stryker-js #6209).
+const tokenEntrySchema = () =>
+  z
+    .strictObject({
+      name: z.string().min(1).max(200),
+      /** the token itself (≥ 16 characters) — prefer token_sha256 */
+      token: z
+        .string()
+        .min(16, 'tokens must be at least 16 characters')
+        .refine((t) => t.trim() === t && !/\s/.test(t), 'a token may not contain whitespace (it could never be sent as a bearer token)')
+        .optional(),
+      /** hex sha256 of the token */
+      token_sha256: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/, 'token_sha256 must be 64 lowercase hex characters')
+        .optional(),
+      namespace: namespaceSchema,
+      scopes: z.array(z.enum(SCOPES)).min(1),
+    })
+    .refine((t) => (t.token === undefined) !== (t.token_sha256 === undefined), 'give exactly one of token or token_sha256');
 
-export const authFileSchema = z.strictObject({
-  // an empty list would silently mean "anonymous": delete the file for that, say so with no tokens at all
-  tokens: z.array(tokenEntry).min(1, 'the list is empty: that would start anonymous; remove the file to run without tokens').max(1_000),
-});
+export const authFileSchema = () =>
+  z.strictObject({
+    // an empty list would silently mean "anonymous": delete the file for that, say so with no tokens at all
+    tokens: z.array(tokenEntrySchema()).min(1, 'the list is empty: that would start anonymous; remove the file to run without tokens').max(1_000),
+  });
 
 export interface Principal {
   name: string;
@@ -65,7 +69,7 @@ export function loadAuth(file: string): AuthConfig {
     // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
     throw new KiokuError('KIOKU_AUTH_FILE_INVALID', `auth file ${file} is not valid JSON: ${(cause as Error).message}`, { cause, details: { file } });
   }
-  const parsed = authFileSchema.safeParse(raw);
+  const parsed = authFileSchema().safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
