@@ -2,7 +2,7 @@
 // follows new commits, snapshots periodically and on close, rebuilds on demand.
 import { KiokuError } from '../src/errors.js';
 import type { LogRecord } from '../src/events/index.js';
-import { GENESIS_HASH_HEX, type EventLog } from '../src/log/index.js';
+import { GENESIS_HASH_HEX, type EventStore } from '../src/log/index.js';
 import type { Projection } from './projection.js';
 import { join } from 'node:path';
 import { fsyncFolder, packState, pruneSideFiles, readSnapshotFile, sideFilesDir, unpackState, writeSnapshotFile } from './snapshot-file.js';
@@ -41,7 +41,7 @@ interface Slot {
 }
 
 export class ProjectionRunner {
-  private readonly log: EventLog;
+  private readonly log: EventStore;
   private readonly slots = new Map<string, Slot>();
   private readonly options: RunnerOptions;
   private queue: Promise<void> = Promise.resolve();
@@ -49,7 +49,7 @@ export class ProjectionRunner {
   private waiters: { seq: number; resolve: () => void }[] = [];
   private opened = false;
 
-  constructor(log: EventLog, projections: readonly Projection[], options: RunnerOptions = {}) {
+  constructor(log: EventStore, projections: readonly Projection[], options: RunnerOptions = {}) {
     this.log = log;
     this.options = options;
     for (const projection of projections) {

@@ -2,11 +2,11 @@
 // Every interface (CLI now; HTTP, MCP and hook later) opens the store through here.
 import { defaultProjections, ProjectionRunner, type ProgressFn, type Projection } from '../projections/index.js';
 import { resolvePaths, type KiokuPaths, type PathOverrides } from './config.js';
-import { openLog, type EventLog } from './log/index.js';
+import { openLog, type EventStore } from './log/index.js';
 
 export interface KiokuStore {
   paths: KiokuPaths;
-  log: EventLog;
+  log: EventStore;
   projections: ProjectionRunner;
   close(): Promise<void>;
 }

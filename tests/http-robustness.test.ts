@@ -141,7 +141,7 @@ describe('load', () => {
       let completed = 0;
       for await (const r of s.state.store!.log.read({ types: ['turn.started', 'turn.completed'] })) r.type === 'turn.started' ? started_++ : completed++;
       expect([started_, completed]).toEqual([800, 800]);
-      expect((await verifyChain(s.state.store!.log.db)).ok).toBe(true);
+      expect((await s.state.store!.log.verify()).ok).toBe(true);
     } finally {
       await s.stop();
     }

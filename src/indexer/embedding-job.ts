@@ -12,7 +12,7 @@ import { KiokuError } from '../errors.js';
 import type { AppendInput } from '../events/index.js';
 import { fingerprint, type Layer } from '../knowledge/evidence.js';
 import { inConversation } from '../knowledge/item.js';
-import type { EventLog } from '../log/index.js';
+import type { EventStore } from '../log/index.js';
 import { isMainlyCjk } from '../text/index.js';
 
 export type EmbedLane = 'text' | 'window';
@@ -52,7 +52,7 @@ export interface JobSummary {
 }
 
 export interface IndexerStore {
-  log: EventLog;
+  log: EventStore;
   projections: ProjectionRunner;
 }
 

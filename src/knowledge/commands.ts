@@ -9,7 +9,7 @@ import type { ProjectionRunner } from '../../projections/runner.js';
 import type { RecordsProjection, RecordEntry } from '../../projections/records.js';
 import { KiokuError } from '../errors.js';
 import { DEFAULT_NAMESPACE, namespaceSchema, type AppendInput } from '../events/index.js';
-import type { EventLog } from '../log/index.js';
+import type { EventStore } from '../log/index.js';
 import { contentHash, evidenceKey, fingerprint, itemIdSchema, type Layer } from './evidence.js';
 import { isCardMetadataHeading, parseFrontMatter, relatedCardIds, splitSections } from './markdown.js';
 import { memoryEntities, sectionSlug } from './fold.js';
@@ -79,7 +79,7 @@ const assetSchema = z.strictObject({
 });
 
 export interface KnowledgeStore {
-  log: EventLog;
+  log: EventStore;
   projections: ProjectionRunner;
 }
 

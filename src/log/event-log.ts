@@ -1,48 +1,14 @@
 // The hash-chained event log: one writer, group commit, durable appends.
 import { EventEmitter } from 'node:events';
 import { KiokuError, LogConflictError } from '../errors.js';
-import { upcast, validateEvent, type AppendInput, type LogRecord, type ValidatedEvent } from '../events/index.js';
-import { GENESIS_HASH_HEX, GENESIS_PREV, decodeBody, encodeBody, encodeFrame, seqKey, splitFrame, toHex } from './codec.js';
+import { validateEvent, type AppendInput, type LogRecord, type ValidatedEvent } from '../events/index.js';
+import { decodeRecord, encodeWrite, headMatches, hexHead, nextCommit } from './chain.js';
+import { GENESIS_PREV, decodeBody, seqKey, splitFrame } from './codec.js';
 import { DURABLE, HEAD_KEY, logSublevels, parseHeadMeta, type LevelStore, type LogSublevels } from './level.js';
+import type { Appended, AppendOptions, EventStore, ExpectedHead, Head, ReadOptions, TailOptions } from './port.js';
+import { verifyChain, type ChainReport, type VerifyChainOptions } from './verify.js';
 
-export interface Head {
-  seq: number;
-  /** hex sha256 of the last record; 64 zeros for an empty log */
-  hash: string;
-}
-
-/** Optimistic concurrency: the head the writer last saw. Give seq, hash, or both. */
-export interface ExpectedHead {
-  seq?: number;
-  hash?: string;
-}
-
-export interface AppendOptions {
-  expectedHead?: ExpectedHead;
-}
-
-export interface Appended {
-  seq: number;
-  hash: string;
-}
-
-export interface ReadOptions {
-  /** first seq, inclusive (default 1) */
-  from?: number;
-  /** last seq, inclusive (default: the head when reading starts) */
-  to?: number;
-  /** only these types */
-  types?: readonly string[];
-  /** only this namespace */
-  ns?: string;
-  /** stop after this many records */
-  limit?: number;
-}
-
-export interface TailOptions {
-  from?: number;
-  signal?: AbortSignal;
-}
+export type { Appended, AppendOptions, ExpectedHead, Head, ReadOptions, TailOptions } from './port.js';
 
 interface PendingWrite {
   events: ValidatedEvent[];
@@ -53,7 +19,9 @@ interface PendingWrite {
 
 const READ_CHUNK = 1000;
 
-export class EventLog {
+/** The LevelDB event store (any abstract-level store: classic-level on disk, memory-level in tests). */
+export class EventLog implements EventStore {
+  readonly kind = 'leveldb' as const;
   readonly db: LevelStore;
   private readonly sub: LogSublevels;
   private headSeq = 0;
@@ -100,7 +68,7 @@ export class EventLog {
   }
 
   head(): Head {
-    return { seq: this.headSeq, hash: this.headSeq === 0 ? GENESIS_HASH_HEX : toHex(this.headHash) };
+    return { seq: this.headSeq, hash: hexHead(this.headSeq, this.headHash) };
   }
 
   /**
@@ -143,47 +111,32 @@ export class EventLog {
   }
 
   private async commitGroup(group: PendingWrite[]): Promise<void> {
-    let seq = this.headSeq;
-    let prev: Buffer = this.headHash;
-    let ts = this.lastTs;
+    let at = { seq: this.headSeq, prev: this.headHash, ts: this.lastTs };
     const records: { type: 'put'; key: string; value: Uint8Array }[] = [];
     const index: { type: 'put'; key: string; value: string }[] = [];
     const accepted: { write: PendingWrite; appended: Appended[] }[] = [];
     const now = Date.now();
     for (const write of group) {
-      if (write.expected && !headMatches(write.expected, seq, prev)) {
-        write.reject(new LogConflictError(write.expected, { seq, hash: seq === 0 ? GENESIS_HASH_HEX : toHex(prev) }));
+      if (write.expected && !headMatches(write.expected, at.seq, at.prev)) {
+        write.reject(new LogConflictError(write.expected, { seq: at.seq, hash: hexHead(at.seq, at.prev) }));
         continue;
       }
       // Encode the whole write first: one that cannot be encoded is refused alone.
-      const encoded: { key: string; frame: Buffer; hash: Buffer; type: string }[] = [];
-      let wseq = seq;
-      let wprev = prev;
-      let wts = ts;
+      let encoded: ReturnType<typeof encodeWrite>;
       try {
-        for (const e of write.events) {
-          wseq += 1;
-          wts = Math.max(wts, now); // non-decreasing, so time ranges map to seq ranges
-          const body = encodeBody({ seq: wseq, ts: wts, type: e.type, v: e.v, ns: e.ns, actor: e.actor, data: e.data });
-          const { frame, hash } = encodeFrame(wprev, body);
-          encoded.push({ key: seqKey(wseq), frame, hash, type: e.type });
-          wprev = hash;
-        }
+        encoded = encodeWrite(write.events, at, now);
       } catch (cause) {
         write.reject(new KiokuError('KIOKU_EVENT_INVALID', `event cannot be encoded: ${(cause as Error).message}`, { cause }));
         continue;
       }
-      const appended: Appended[] = [];
-      for (const enc of encoded) {
-        records.push({ type: 'put', key: enc.key, value: enc.frame });
-        index.push({ type: 'put', key: `${enc.type}!${enc.key}`, value: '' });
-        appended.push({ seq: Number(enc.key), hash: enc.hash.toString('hex') });
+      for (const r of encoded.records) {
+        records.push({ type: 'put', key: seqKey(r.seq), value: r.frame });
+        index.push({ type: 'put', key: `${r.type}!${seqKey(r.seq)}`, value: '' });
       }
-      seq = wseq;
-      prev = wprev;
-      ts = wts;
-      accepted.push({ write, appended });
+      accepted.push({ write, appended: encoded.records.map((r) => ({ seq: r.seq, hash: r.hash.toString('hex') })) });
+      at = encoded.end;
     }
+    const { seq, prev, ts } = at;
     if (accepted.length === 0) return;
     const headValue = JSON.stringify({ seq, hash: prev.toString('hex'), ts });
     try {
@@ -281,22 +234,12 @@ export class EventLog {
         }
         continue;
       }
-      await this.nextCommit(signal);
+      await nextCommit(this.commits, signal);
     }
   }
 
-  private nextCommit(signal: AbortSignal | undefined): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        this.commits.off('commit', done);
-        this.commits.off('close', done);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      this.commits.on('commit', done);
-      this.commits.on('close', done);
-      signal?.addEventListener('abort', done, { once: true });
-    });
+  verify(options: VerifyChainOptions = {}): Promise<ChainReport> {
+    return verifyChain(this.db, options);
   }
 
   /** Wait for queued appends to become durable, then close (and close the store if the log opened it). */
@@ -318,18 +261,4 @@ export class EventLog {
   }
 }
 
-function headMatches(expected: ExpectedHead, seq: number, hash: Buffer): boolean {
-  if (expected.seq !== undefined && expected.seq !== seq) return false;
-  if (expected.hash !== undefined) {
-    const actual = seq === 0 ? GENESIS_HASH_HEX : hash.toString('hex');
-    if (expected.hash.toLowerCase() !== actual) return false;
-  }
-  return true;
-}
-
-export function decodeRecord(value: Uint8Array): LogRecord {
-  const frame = splitFrame(value);
-  if (!frame) throw new KiokuError('KIOKU_CHAIN_DAMAGED', 'a stored record is not a valid frame; run `kioku verify`');
-  const envelope = upcast(decodeBody(frame.body));
-  return { ...envelope, hash: frame.hash.toString('hex'), bytes: value.length };
-}
+export { decodeRecord };

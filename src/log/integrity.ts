@@ -2,7 +2,7 @@
 import { KiokuError } from '../errors.js';
 import { anchorSignatureValid, appendAnchor, loadAnchorKey, loadOrCreateAnchorKey, readAnchors, signAnchor, type Anchor } from './anchors.js';
 import type { LevelStore } from './level.js';
-import { verifyChain, type ChainReport, type HashProbe, type VerifyChainOptions } from './verify.js';
+import { levelChainSource, verifySource, type ChainReport, type ChainSource, type HashProbe, type VerifyChainOptions } from './verify.js';
 
 export interface VerifyStoreOptions extends VerifyChainOptions {
   anchorsFile: string;
@@ -27,7 +27,8 @@ export interface VerifyReport extends ChainReport {
   warnings: string[];
 }
 
-export async function verifyStore(db: LevelStore, options: VerifyStoreOptions): Promise<VerifyReport> {
+/** The chain walk of a raw LevelDB store or of any store's chain source, plus the anchor checks. */
+export async function verifyStore(store: LevelStore | ChainSource, options: VerifyStoreOptions): Promise<VerifyReport> {
   const anchors = readAnchors(options.anchorsFile);
   const key = loadAnchorKey(options.anchorKeyFile);
   const warnings: string[] = [];
@@ -36,7 +37,8 @@ export async function verifyStore(db: LevelStore, options: VerifyStoreOptions): 
     warnings.push(`anchor key ${options.anchorKeyFile} not found: signatures checked only against the keys the anchors carry`);
   }
   const probe: HashProbe = new Map(anchors.map((a) => [a.seq, undefined]));
-  const chain = await verifyChain(db, { ...options, probe });
+  const source = 'nextChunk' in store ? store : levelChainSource(store);
+  const chain = await verifySource(source, { ...options, probe });
   const report: VerifyReport = { ...chain, anchors: summary, warnings };
   if (!chain.ok) return report;
 

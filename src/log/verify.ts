@@ -33,11 +33,39 @@ const CHUNK = 1000;
 /** Map from seq to the hex hash the chain holds there, for anchor checks; filled only for requested seqs. */
 export type HashProbe = Map<number, string | undefined>;
 
-export async function verifyChain(db: LevelStore, options: VerifyChainOptions & { probe?: HashProbe } = {}): Promise<ChainReport> {
+/**
+ * What verify walks: the raw head meta and the stored (key, frame) pairs in key order, in chunks.
+ * A store gives its own; reading must not go through the log, so a damaged store can be inspected.
+ */
+export interface ChainSource {
+  /** the head meta as stored (JSON), undefined when absent */
+  readHead(): Promise<string | undefined>;
+  /** the next chunk of stored entries (empty at the end) */
+  nextChunk(size: number): Promise<[string, Uint8Array][]>;
+  close(): Promise<void>;
+}
+
+/** A LevelDB (any abstract-level) store as a chain source. */
+export function levelChainSource(db: LevelStore): ChainSource {
   const sub = logSublevels(db);
+  let it: ReturnType<typeof sub.records.iterator> | undefined;
+  return {
+    readHead: () => sub.meta.get(HEAD_KEY),
+    nextChunk: (size) => (it ??= sub.records.iterator()).nextv(size) as Promise<[string, Uint8Array][]>,
+    close: async () => {
+      await it?.close();
+    },
+  };
+}
+
+export async function verifyChain(db: LevelStore, options: VerifyChainOptions & { probe?: HashProbe } = {}): Promise<ChainReport> {
+  return verifySource(levelChainSource(db), options);
+}
+
+export async function verifySource(source: ChainSource, options: VerifyChainOptions & { probe?: HashProbe } = {}): Promise<ChainReport> {
   let rawHead: string | undefined;
   try {
-    rawHead = await sub.meta.get(HEAD_KEY);
+    rawHead = await source.readHead();
   } catch (err) {
     return unreadable(0, err, { seq: 0, hash: GENESIS_HASH_HEX });
   }
@@ -52,9 +80,8 @@ export async function verifyChain(db: LevelStore, options: VerifyChainOptions & 
   let bytes = 0;
   const fail = (seq: number, kind: DamageKind, detail: string): ChainReport => ({ ok: false, head, checked, bytes, damage: { seq, kind, detail } });
 
-  const it = sub.records.iterator();
-  // Ask LevelDB for the next chunk before hashing this one: its thread reads while we hash.
-  let nextChunk = it.nextv(CHUNK);
+  // Ask the store for the next chunk before hashing this one: LevelDB's thread reads while we hash.
+  let nextChunk = source.nextChunk(CHUNK);
   try {
     for (;;) {
       let entries: [string, Uint8Array][];
@@ -64,7 +91,7 @@ export async function verifyChain(db: LevelStore, options: VerifyChainOptions & 
         return unreadable(expected, err, head, checked, bytes);
       }
       if (entries.length === 0) break;
-      nextChunk = it.nextv(CHUNK);
+      nextChunk = source.nextChunk(CHUNK);
       nextChunk.catch(() => undefined); // observed on the next turn of the loop
       for (const [key, value] of entries) {
         const seq = parseSeqKey(key);
@@ -91,7 +118,7 @@ export async function verifyChain(db: LevelStore, options: VerifyChainOptions & 
     }
   } finally {
     await nextChunk.catch(() => undefined);
-    await it.close().catch(() => undefined);
+    await source.close().catch(() => undefined);
   }
   const last = expected - 1;
   const lastHash = last === 0 ? GENESIS_HASH_HEX : prev.toString('hex');

@@ -13,7 +13,7 @@ import { KiokuError } from '../errors.js';
 import { DEFAULT_NAMESPACE, type AppendInput } from '../events/index.js';
 import { KNOWLEDGE_LAYERS, type Layer } from '../knowledge/evidence.js';
 import { parseInput } from '../knowledge/validate.js';
-import type { EventLog } from '../log/index.js';
+import type { EventStore } from '../log/index.js';
 import { isAcknowledgement } from './acknowledge.js';
 import { DEFAULT_RECALL_CONFIG, laneWeights, type RecallConfig } from './config.js';
 import { embedQueries } from './dense.js';
@@ -34,7 +34,7 @@ import type { BackendDiagnostic, PacketRecord, RecallPacket } from './packet.js'
 export { denseQueryText } from './dense.js';
 
 export interface RecallCore {
-  log: EventLog;
+  log: EventStore;
   projections: ProjectionRunner;
   judge: Judge;
   embedder?: Embedder | undefined;

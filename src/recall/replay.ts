@@ -7,7 +7,7 @@ import type { RecordsProjection } from '../../projections/records.js';
 import type { EventData, LogRecord } from '../events/index.js';
 import { KNOWLEDGE_LAYERS, parseEvidenceKey, type Layer } from '../knowledge/evidence.js';
 import { RELEVANT_AT, seriousCandidates } from '../../projections/usage.js';
-import type { EventLog } from '../log/index.js';
+import type { EventStore } from '../log/index.js';
 import type { ProjectionRunner } from '../../projections/runner.js';
 import { DEFAULT_DELIVERY_RULES, deliver, type DeliveryCandidate, type DeliveryRules } from './delivery.js';
 import { DisabledJudge } from './judge/index.js';
@@ -74,7 +74,7 @@ interface TurnRecord {
 }
 
 /** First seq whose timestamp is ≥ t (binary search; timestamps never decrease along the log). */
-export async function seqAtTime(log: EventLog, t: number): Promise<number> {
+export async function seqAtTime(log: EventStore, t: number): Promise<number> {
   let lo = 1;
   let hi = log.head().seq + 1;
   while (lo < hi) {
@@ -87,7 +87,7 @@ export async function seqAtTime(log: EventLog, t: number): Promise<number> {
 }
 
 export async function replay(
-  store: { log: EventLog; projections: ProjectionRunner },
+  store: { log: EventStore; projections: ProjectionRunner },
   core: RecallCore | undefined,
   options: ReplayOptions,
 ): Promise<ReplayReport> {

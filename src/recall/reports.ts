@@ -1,6 +1,6 @@
 // Delivery outcomes over a time window: how much of each delivered item the answers used.
 // One function for `kioku report delivery` and `GET /v1/reports/delivery`.
-import type { EventLog } from '../log/index.js';
+import type { EventStore } from '../log/index.js';
 import { seqAtTime } from './replay.js';
 
 export const OVERLAP_BUCKETS = ['0', '0-0.25', '0.25-0.5', '0.5-0.75', '0.75-1'] as const;
@@ -16,7 +16,7 @@ export interface DeliveryReport {
   basis: string;
 }
 
-export async function deliveryReport(log: EventLog, options: { days: number; ns?: string; now?: number }): Promise<DeliveryReport> {
+export async function deliveryReport(log: EventStore, options: { days: number; ns?: string; now?: number }): Promise<DeliveryReport> {
   const since = (options.now ?? Date.now()) - options.days * 86_400_000;
   const buckets = Object.fromEntries(OVERLAP_BUCKETS.map((b) => [b, 0])) as DeliveryReport['overlap_distribution'];
   const perKey = new Map<string, { delivered: number; overlap: number }>();

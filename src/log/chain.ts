@@ -1,0 +1,69 @@
+// The chain rules every store shares: how a write becomes frames, when an expected head
+import type { EventEmitter } from 'node:events';
+// matches, and how a stored frame reads back. Stores differ only in where the bytes go.
+import { KiokuError } from '../errors.js';
+import { upcast, type LogRecord, type ValidatedEvent } from '../events/index.js';
+import { GENESIS_HASH_HEX, decodeBody, encodeBody, encodeFrame, splitFrame } from './codec.js';
+import type { ExpectedHead } from './port.js';
+
+export interface ChainPosition {
+  seq: number;
+  /** hash of the record at seq (GENESIS_PREV at 0) */
+  prev: Buffer;
+  /** timestamp of the record at seq */
+  ts: number;
+}
+
+export interface EncodedRecord {
+  seq: number;
+  type: string;
+  frame: Buffer;
+  hash: Buffer;
+}
+
+/** Encode one write's events after `at`; timestamps never decrease, so time ranges map to seq ranges. */
+export function encodeWrite(events: readonly ValidatedEvent[], at: ChainPosition, now: number): { records: EncodedRecord[]; end: ChainPosition } {
+  let { seq, prev, ts } = at;
+  const records: EncodedRecord[] = [];
+  for (const e of events) {
+    seq += 1;
+    ts = Math.max(ts, now);
+    const body = encodeBody({ seq, ts, type: e.type, v: e.v, ns: e.ns, actor: e.actor, data: e.data });
+    const { frame, hash } = encodeFrame(prev, body);
+    records.push({ seq, type: e.type, frame, hash });
+    prev = hash;
+  }
+  return { records, end: { seq, prev, ts } };
+}
+
+export function hexHead(seq: number, hash: Buffer): string {
+  return seq === 0 ? GENESIS_HASH_HEX : hash.toString('hex');
+}
+
+export function headMatches(expected: ExpectedHead, seq: number, hash: Buffer): boolean {
+  if (expected.seq !== undefined && expected.seq !== seq) return false;
+  if (expected.hash !== undefined && expected.hash.toLowerCase() !== hexHead(seq, hash)) return false;
+  return true;
+}
+
+export function decodeRecord(value: Uint8Array): LogRecord {
+  const frame = splitFrame(value);
+  if (!frame) throw new KiokuError('KIOKU_CHAIN_DAMAGED', 'a stored record is not a valid frame; run `kioku verify`');
+  const envelope = upcast(decodeBody(frame.body));
+  return { ...envelope, hash: frame.hash.toString('hex'), bytes: value.length };
+}
+
+/** Resolve at the next 'commit' or 'close' on `emitter`, or when `signal` aborts (how tails wait). */
+export function nextCommit(emitter: EventEmitter, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      emitter.off('commit', done);
+      emitter.off('close', done);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    emitter.on('commit', done);
+    emitter.on('close', done);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

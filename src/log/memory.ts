@@ -1,0 +1,192 @@
+// The in-memory event store: one MemoryChain holds the frames; any number of
+// MemoryEventLogs write to it, as several nodes write to one shared store. Each commit
+// takes the chain's lock, reads the real head, checks the writer's expected head against
+// it, and extends it; every log on the chain hears of every commit. Nothing survives the
+// process: tests, and the model the PostgreSQL store follows.
+import { EventEmitter } from 'node:events';
+import { KiokuError, LogConflictError } from '../errors.js';
+import { validateEvent, type AppendInput, type LogRecord, type ValidatedEvent } from '../events/index.js';
+import { decodeRecord, encodeWrite, headMatches, hexHead, nextCommit, type ChainPosition, type EncodedRecord } from './chain.js';
+import { GENESIS_PREV, seqKey } from './codec.js';
+import type { Appended, AppendOptions, EventStore, Head, ReadOptions, TailOptions } from './port.js';
+import { verifySource, type ChainReport, type ChainSource, type VerifyChainOptions } from './verify.js';
+
+interface PendingWrite {
+  events: ValidatedEvent[];
+  expected: AppendOptions['expectedHead'];
+  resolve: (appended: Appended[]) => void;
+  reject: (err: unknown) => void;
+}
+
+/** The shared storage: frames by seq (index seq − 1), their types, the head, one writer at a time. */
+export class MemoryChain {
+  readonly frames: Buffer[] = [];
+  readonly types: string[] = [];
+  position: ChainPosition = { seq: 0, prev: Buffer.from(GENESIS_PREV), ts: 0 };
+  private lock: Promise<unknown> = Promise.resolve();
+  readonly commits = new EventEmitter().setMaxListeners(0);
+
+  /** Run `task` with the chain to itself (the memory stand-in for a row lock). */
+  exclusive<T>(task: () => Promise<T> | T): Promise<T> {
+    const run = this.lock.then(task, task);
+    this.lock = run.catch(() => undefined);
+    return run;
+  }
+
+  store(records: readonly EncodedRecord[], end: ChainPosition): void {
+    for (const r of records) {
+      this.frames.push(r.frame);
+      this.types.push(r.type);
+    }
+    this.position = end;
+  }
+
+  source(): ChainSource {
+    let at = 0;
+    const head = this.position;
+    return {
+      readHead: async () => (head.seq === 0 ? undefined : JSON.stringify({ seq: head.seq, hash: head.prev.toString('hex'), ts: head.ts })),
+      nextChunk: async (size) => {
+        const chunk = this.frames.slice(at, Math.min(at + size, head.seq)).map((f, i): [string, Uint8Array] => [seqKey(at + i + 1), f]);
+        at += chunk.length;
+        return chunk;
+      },
+      close: async () => undefined,
+    };
+  }
+}
+
+export class MemoryEventLog implements EventStore {
+  readonly kind = 'memory' as const;
+  private pending: PendingWrite[] = [];
+  private writing: Promise<void> | undefined;
+  private closed = false;
+  private readonly listeners = new EventEmitter().setMaxListeners(0);
+  private readonly forward = (range: { from: number; to: number }): void => void this.listeners.emit('commit', range);
+
+  constructor(readonly chain: MemoryChain = new MemoryChain()) {
+    chain.commits.on('commit', this.forward);
+  }
+
+  head(): Head {
+    const { seq, prev } = this.chain.position;
+    return { seq, hash: hexHead(seq, prev) };
+  }
+
+  async append(event: AppendInput, options: AppendOptions = {}): Promise<Appended> {
+    const [appended] = await this.appendAll([event], options);
+    return appended as Appended;
+  }
+
+  appendAll(events: readonly AppendInput[], options: AppendOptions = {}): Promise<Appended[]> {
+    if (this.closed) return Promise.reject(new KiokuError('KIOKU_LOG_CLOSED', 'the event log is closed'));
+    let validated: ValidatedEvent[];
+    try {
+      validated = events.map((e) => validateEvent(e));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (validated.length === 0) return Promise.resolve([]);
+    return new Promise<Appended[]>((resolve, reject) => {
+      this.pending.push({ events: validated, expected: options.expectedHead, resolve, reject });
+      this.writing ??= this.drain();
+    });
+  }
+
+  // Group commit, as on LevelDB: what queued while the chain was busy goes in one step.
+  private async drain(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const group = this.pending;
+        this.pending = [];
+        await this.chain.exclusive(() => this.commitGroup(group));
+      }
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  private commitGroup(group: PendingWrite[]): void {
+    const start = this.chain.position; // the real head, read under the lock
+    let at = start;
+    const stored: EncodedRecord[] = [];
+    const accepted: { write: PendingWrite; appended: Appended[] }[] = [];
+    const now = Date.now();
+    for (const write of group) {
+      if (write.expected && !headMatches(write.expected, at.seq, at.prev)) {
+        write.reject(new LogConflictError(write.expected, { seq: at.seq, hash: hexHead(at.seq, at.prev) }));
+        continue;
+      }
+      let encoded: ReturnType<typeof encodeWrite>;
+      try {
+        encoded = encodeWrite(write.events, at, now);
+      } catch (cause) {
+        write.reject(new KiokuError('KIOKU_EVENT_INVALID', `event cannot be encoded: ${(cause as Error).message}`, { cause }));
+        continue;
+      }
+      stored.push(...encoded.records);
+      accepted.push({ write, appended: encoded.records.map((r) => ({ seq: r.seq, hash: r.hash.toString('hex') })) });
+      at = encoded.end;
+    }
+    if (accepted.length === 0) return;
+    this.chain.store(stored, at);
+    for (const { write, appended } of accepted) write.resolve(appended);
+    this.chain.commits.emit('commit', { from: start.seq + 1, to: at.seq });
+  }
+
+  onCommit(listener: (range: { from: number; to: number }) => void): () => void {
+    this.listeners.on('commit', listener);
+    return () => this.listeners.off('commit', listener);
+  }
+
+  async get(seq: number): Promise<LogRecord | undefined> {
+    const frame = Number.isSafeInteger(seq) && seq >= 1 && seq <= this.chain.position.seq ? this.chain.frames[seq - 1] : undefined;
+    return frame === undefined ? undefined : decodeRecord(frame);
+  }
+
+  async *read(options: ReadOptions = {}): AsyncGenerator<LogRecord> {
+    const from = Math.max(1, options.from ?? 1);
+    const to = Math.min(options.to ?? this.chain.position.seq, this.chain.position.seq);
+    const types = options.types && options.types.length > 0 ? new Set(options.types) : undefined;
+    let remaining = options.limit ?? Infinity;
+    for (let seq = from; seq <= to && remaining > 0; seq++) {
+      if (types && !types.has(this.chain.types[seq - 1] as string)) continue;
+      const record = decodeRecord(this.chain.frames[seq - 1] as Buffer);
+      if (options.ns !== undefined && record.ns !== options.ns) continue;
+      remaining -= 1;
+      yield record;
+    }
+  }
+
+  async *tail(options: TailOptions = {}): AsyncGenerator<LogRecord> {
+    let next = Math.max(1, options.from ?? 1);
+    const signal = options.signal;
+    while (!signal?.aborted && !this.closed) {
+      if (next <= this.chain.position.seq) {
+        for await (const record of this.read({ from: next })) {
+          yield record;
+          next = record.seq + 1;
+          if (signal?.aborted) return;
+        }
+        continue;
+      }
+      await nextCommit(this.listeners, signal);
+    }
+  }
+
+  verify(options: VerifyChainOptions = {}): Promise<ChainReport> {
+    return verifySource(this.chain.source(), options);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    while (this.writing) await this.writing;
+    this.chain.commits.off('commit', this.forward);
+    this.listeners.emit('close');
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+}

@@ -1,0 +1,72 @@
+// The event-store port: what the rest of Kioku may ask of a log. Implementations:
+// LevelDB (the embedded default, event-log.ts) and memory (memory.ts, one chain shared
+// by any number of logs, the model of a store written by several nodes). Every one
+// passes the contract in tests/contracts/log.ts. See docs/architecture.md.
+import type { AppendInput, LogRecord } from '../events/index.js';
+import type { ChainReport, VerifyChainOptions } from './verify.js';
+
+export interface Head {
+  seq: number;
+  /** hex sha256 of the last record; 64 zeros for an empty log */
+  hash: string;
+}
+
+/** Optimistic concurrency: the head the writer last saw. Give seq, hash, or both. */
+export interface ExpectedHead {
+  seq?: number;
+  hash?: string;
+}
+
+export interface AppendOptions {
+  expectedHead?: ExpectedHead;
+}
+
+export interface Appended {
+  seq: number;
+  hash: string;
+}
+
+export interface ReadOptions {
+  /** first seq, inclusive (default 1) */
+  from?: number;
+  /** last seq, inclusive (default: the head when reading starts) */
+  to?: number;
+  /** only these types */
+  types?: readonly string[];
+  /** only this namespace */
+  ns?: string;
+  /** stop after this many records */
+  limit?: number;
+}
+
+export interface TailOptions {
+  from?: number;
+  signal?: AbortSignal;
+}
+
+export type StoreKind = 'leveldb' | 'memory';
+
+export interface EventStore {
+  readonly kind: StoreKind;
+  /** the last committed record this log knows of */
+  head(): Head;
+  /**
+   * Validate and append one event; resolves once it is durable. Invalid events are refused
+   * (nothing written); with `expectedHead`, a head that moved is a LogConflictError.
+   */
+  append(event: AppendInput, options?: AppendOptions): Promise<Appended>;
+  /** Several events atomically: all land contiguous, or none do. */
+  appendAll(events: readonly AppendInput[], options?: AppendOptions): Promise<Appended[]>;
+  get(seq: number): Promise<LogRecord | undefined>;
+  /** Committed records in seq order. */
+  read(options?: ReadOptions): AsyncGenerator<LogRecord>;
+  /** Every record from `from` on, then each new one as it commits (from any writer), until aborted or closed. */
+  tail(options?: TailOptions): AsyncGenerator<LogRecord>;
+  /** Committed ranges, from any writer of the store; returns an unsubscribe function. */
+  onCommit(listener: (range: { from: number; to: number }) => void): () => void;
+  /** Walk the stored chain and report the first damage. */
+  verify(options?: VerifyChainOptions): Promise<ChainReport>;
+  /** Wait for queued appends to become durable, then close. */
+  close(): Promise<void>;
+  readonly isClosed: boolean;
+}
