@@ -1,45 +1,231 @@
-// Opening a whole Kioku store: the log plus its projections, caught up.
-// Every interface (CLI now; HTTP, MCP and hook later) opens the store through here.
-import { defaultProjections, ProjectionRunner, type ProgressFn, type Projection } from '../projections/index.js';
-import { resolvePaths, type KiokuPaths, type PathOverrides } from './config.js';
-import { openLog, type EventStore } from './log/index.js';
+// The composition root and the facade. `openKioku` wires a store (log + projections),
+// the recall core and the knowledge commands once; the server, the CLI, the eval scripts
+// and the tests all go through it. `Kioku` is what every adapter may ask; RemoteKioku
+// (src/remote.ts) answers the same calls over HTTP. See docs/architecture.md.
+import { z } from 'zod';
+import type { RecordEntry, RecordsProjection, UsageCounters, UsageProjection } from '../projections/index.js';
+import { KiokuError } from './errors.js';
+import { evidenceKey, parseEvidenceKey } from './knowledge/evidence.js';
+import { Knowledge, type WriteMemoriesResult } from './knowledge/index.js';
+import { importDocuments, type ImportSummary } from './knowledge/importer.js';
+import { parseInput } from './knowledge/validate.js';
+import { completeTurn, createRecallCore, deliveryReport, DisabledJudge, openSession, recall, startTurn, type CoreOptions } from './recall/index.js';
+import type { DeliveryReport, RecallContext, RecallPacket } from './recall/index.js';
+import { renderContext } from './recall/render.js';
+import { openStore, type KiokuStore, type OpenStoreOptions } from './store.js';
+import {
+  wire,
+  type CompleteTurnInput,
+  type ForgetInput,
+  type ImportInput,
+  type OpenSessionInput,
+  type RecallInput,
+  type StartTurnInput,
+  type SupersedeInput,
+  type WriteMemoriesInput,
+} from './wire.js';
 
-export interface KiokuStore {
-  paths: KiokuPaths;
-  log: EventStore;
-  projections: ProjectionRunner;
+export type { KiokuStore } from './store.js';
+
+/** Who is asking, as the adapter resolved it (src/access.ts): the namespaces they may use and the actor recorded. */
+export type Access = RecallContext;
+
+export interface MemoryWriteAnswer extends WriteMemoriesResult {
+  /** with wait_for_vectors: how many of the written memories still wait for vectors */
+  vectors?: { waiting: number; timed_out: boolean };
+}
+
+export interface EvidenceAnswer extends RecordEntry {
+  head_id?: string | null;
+  history?: { id: string; status: string; seq: number }[];
+}
+
+export interface ColdAnswer {
+  namespace: string;
+  min_considered: number;
+  basis: string;
+  items: ({ key: string } & UsageCounters)[];
+}
+
+/** What every adapter (HTTP, MCP, hook, CLI) may ask of Kioku, local or remote. */
+export interface Kioku {
+  readonly mode: 'local' | 'remote';
+  openSession(input: OpenSessionInput, access?: Access): Promise<{ session_id: string; namespace: string }>;
+  startTurn(input: StartTurnInput, access?: Access): Promise<{ turn_id: string } & RecallPacket>;
+  completeTurn(turnId: string, input: CompleteTurnInput, access?: Access): Promise<Record<string, unknown>>;
+  recall(input: RecallInput, access?: Access): Promise<RecallPacket>;
+  /** recall plus the delivery rendered as one text block */
+  context(input: RecallInput, access?: Access): Promise<RecallPacket & { context: string }>;
+  /** read-only retrieval: fused candidates, no judge, nothing recorded */
+  candidates(input: RecallInput, access?: Access): Promise<RecallPacket>;
+  writeMemories(input: WriteMemoriesInput, access?: Access): Promise<MemoryWriteAnswer>;
+  forget(id: string, input: ForgetInput, access?: Access): Promise<Record<string, unknown>>;
+  supersede(headId: string, input: SupersedeInput, access?: Access): Promise<Record<string, unknown>>;
+  evidence(key: string, access?: Access): Promise<EvidenceAnswer>;
+  /** markdown documents the caller read (kioku import), in batches; `final` on the last */
+  importDocuments(input: ImportInput, access?: Access): Promise<ImportSummary>;
+  cold(input: { namespace?: string; min_considered?: number }, access?: Access): Promise<ColdAnswer>;
+  deliveryReport(input: { namespace?: string; days?: number }, access?: Access): Promise<DeliveryReport>;
   close(): Promise<void>;
 }
 
-export interface OpenKiokuOptions extends PathOverrides {
-  projections?: Projection[];
-  createIfMissing?: boolean;
-  snapshotEvery?: number;
-  onProgress?: ProgressFn;
-  onWarning?: (message: string) => void;
+/** `wait_for_vectors`: true (up to 60 s) or a timeout in ms. */
+const waitForVectorsSchema = z
+  .union([z.boolean(), z.number().int().min(1).max(600_000)])
+  .optional()
+  .transform((v) => (v === true ? 60_000 : v === false ? undefined : v));
+
+/** The namespace a call acts in: the one asked for, else the caller's first, else private; never one the caller may not use. */
+export function namespaceOf(requested: string | undefined, access: Access = {}): string {
+  const ns = requested ?? access.namespaces?.[0] ?? 'private';
+  if (access.namespaces && !access.namespaces.includes(ns))
+    throw new KiokuError('KIOKU_FORBIDDEN', `namespace "${ns}" is not allowed with these credentials`, { details: { field: 'namespace' } });
+  return ns;
 }
 
-export async function openKioku(options: OpenKiokuOptions = {}): Promise<KiokuStore> {
-  const paths = resolvePaths(options);
-  const log = await openLog(paths.dataDir, { createIfMissing: options.createIfMissing ?? true });
-  const projections = new ProjectionRunner(log, options.projections ?? defaultProjections(), {
-    snapshotDir: paths.projectionsDir,
-    ...(options.snapshotEvery !== undefined ? { snapshotEvery: options.snapshotEvery } : {}),
-    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
-  });
-  try {
-    await projections.open(options.onProgress);
-  } catch (err) {
-    await log.close();
-    throw err;
+export interface LocalKiokuOptions extends CoreOptions {
+  /** the actor knowledge writes are recorded under (default "kioku") */
+  actor?: string;
+}
+
+/** Kioku over a store this process owns. */
+export class LocalKioku implements Kioku {
+  readonly mode = 'local' as const;
+  private coreInstance: ReturnType<typeof createRecallCore> | undefined;
+  private knowledgeInstance: Knowledge | undefined;
+
+  constructor(
+    readonly store: KiokuStore,
+    private readonly options: LocalKiokuOptions = {},
+  ) {}
+
+  get paths(): KiokuStore['paths'] {
+    return this.store.paths;
   }
-  return {
-    paths,
-    log,
-    projections,
-    async close() {
-      await projections.close();
-      await log.close();
-    },
-  };
+  get log(): KiokuStore['log'] {
+    return this.store.log;
+  }
+  get projections(): KiokuStore['projections'] {
+    return this.store.projections;
+  }
+
+  /** The recall core, created on first use (it loads the embedder). */
+  get core(): ReturnType<typeof createRecallCore> {
+    return (this.coreInstance ??= createRecallCore(this.store, this.options));
+  }
+
+  get knowledge(): Knowledge {
+    return (this.knowledgeInstance ??= new Knowledge(this.store, this.options.actor ?? 'kioku'));
+  }
+
+  private get records(): RecordsProjection {
+    return this.store.projections.get<RecordsProjection>('records');
+  }
+
+  openSession(input: OpenSessionInput, access: Access = {}) {
+    return openSession(this.core, input, access);
+  }
+
+  startTurn(input: StartTurnInput, access: Access = {}) {
+    return startTurn(this.core, input, access);
+  }
+
+  completeTurn(turnId: string, input: CompleteTurnInput, access: Access = {}) {
+    return completeTurn(this.core, turnId, input, access) as Promise<Record<string, unknown>>;
+  }
+
+  recall(input: RecallInput, access: Access = {}) {
+    return recall(this.core, input, access);
+  }
+
+  async context(input: RecallInput, access: Access = {}) {
+    const packet = await recall(this.core, input, access);
+    return { ...packet, context: renderContext(packet) };
+  }
+
+  candidates(input: RecallInput, access: Access = {}) {
+    return recall({ ...this.core, judge: new DisabledJudge() }, input, { ...access, readOnly: true });
+  }
+
+  async writeMemories(input: WriteMemoriesInput, access: Access = {}): Promise<MemoryWriteAnswer> {
+    const { namespace, wait_for_vectors: waitFor, ...memories } = (input ?? {}) as WriteMemoriesInput;
+    const timeoutMs = parseInput(z.object({ wait_for_vectors: waitForVectorsSchema }), { wait_for_vectors: waitFor }, 'write memories').wait_for_vectors;
+    const ns = namespaceOf(namespace, access);
+    const result = await this.knowledge.writeMemories({ ...memories, ns });
+    const vectors =
+      timeoutMs === undefined
+        ? undefined
+        : await this.core.indexer.whenEmbedded(
+            result.ids.map((id) => evidenceKey({ ns, layer: 'memory', id })),
+            timeoutMs,
+          );
+    return { ids: result.ids, written: result.written, supersede_candidates: result.supersede_candidates, ...(vectors ? { vectors } : {}) };
+  }
+
+  forget(id: string, input: ForgetInput, access: Access = {}) {
+    const { namespace, ...rest } = input ?? {};
+    return this.knowledge.forget({ ...rest, id, ns: namespaceOf(namespace, access) }) as Promise<Record<string, unknown>>;
+  }
+
+  supersede(headId: string, input: SupersedeInput, access: Access = {}) {
+    const { namespace, ...rest } = input ?? ({} as SupersedeInput);
+    return this.knowledge.supersede({ ...rest, head_id: headId, ns: namespaceOf(namespace, access) }) as Promise<Record<string, unknown>>;
+  }
+
+  async evidence(key: string, access: Access = {}): Promise<EvidenceAnswer> {
+    const ref = parseEvidenceKey(key);
+    if (!ref) throw new KiokuError('KIOKU_INPUT_INVALID', 'not an evidence key (ev1:<ns>:<layer>:<id>[#section])', { details: { field: 'key' } });
+    namespaceOf(ref.ns, access);
+    const e = this.records.get(key);
+    if (!e) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
+    const chain = e.layer === 'memory' ? this.records.memoryChain(e.ns, e.id) : undefined;
+    return { ...e, ...(chain ? { head_id: chain.head?.id ?? null, history: chain.history.map((h) => ({ id: h.id, status: h.status, seq: h.seq })) } : {}) };
+  }
+
+  importDocuments(input: ImportInput, access: Access = {}) {
+    const { namespace, ...rest } = (input ?? {}) as ImportInput;
+    const p = parseInput(wire.import.omit({ namespace: true }), rest, 'import');
+    return importDocuments(this.knowledge, this.records, {
+      kind: p.kind,
+      root: p.root,
+      ns: namespaceOf(namespace, access),
+      files: p.files,
+      prune: p.prune,
+      seenIds: p.seen_ids,
+      final: p.final,
+    });
+  }
+
+  async cold(input: { namespace?: string; min_considered?: number }, access: Access = {}): Promise<ColdAnswer> {
+    const min = input.min_considered ?? 5;
+    if (!Number.isSafeInteger(min) || min < 1 || min > 1_000_000)
+      throw new KiokuError('KIOKU_INPUT_INVALID', 'min_considered must be a positive integer', { details: { field: 'min_considered' } });
+    const ns = namespaceOf(input.namespace, access);
+    return {
+      namespace: ns,
+      min_considered: min,
+      basis: 'usage counters: considered/judged/relevant/returned from recall.performed and verdict.recorded events',
+      items: this.store.projections.get<UsageProjection>('usage').cold(ns, min),
+    };
+  }
+
+  deliveryReport(input: { namespace?: string; days?: number }, access: Access = {}) {
+    const days = input.days ?? 7;
+    if (!Number.isFinite(days) || days <= 0 || days > 3650)
+      throw new KiokuError('KIOKU_INPUT_INVALID', 'days must be a number above 0 and at most 3650', { details: { field: 'days' } });
+    return deliveryReport(this.store.log, { days, ns: namespaceOf(input.namespace, access) });
+  }
+
+  /** Stop the indexer and embedder (if they started), snapshot the projections, close the log. */
+  async close(): Promise<void> {
+    await this.coreInstance?.close();
+    await this.store.close();
+  }
+}
+
+export interface OpenKiokuOptions extends OpenStoreOptions, LocalKiokuOptions {}
+
+/** Open the store under the data dir (or over a given event store) and the facade over it. */
+export async function openKioku(options: OpenKiokuOptions = {}): Promise<LocalKioku> {
+  return new LocalKioku(await openStore(options), options);
 }

@@ -7,8 +7,8 @@ import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import type { ProjectionRunner } from '../../projections/runner.js';
 import type { RecordsProjection, RecordEntry } from '../../projections/records.js';
-import { KiokuError } from '../errors.js';
-import { DEFAULT_NAMESPACE, namespaceSchema, type AppendInput } from '../events/index.js';
+import { isKiokuError, KiokuError } from '../errors.js';
+import { DEFAULT_NAMESPACE, namespaceSchema, type AppendInput, type EventType } from '../events/index.js';
 import type { EventStore } from '../log/index.js';
 import { contentHash, evidenceKey, fingerprint, itemIdSchema, type Layer } from './evidence.js';
 import { isCardMetadataHeading, parseFrontMatter, relatedCardIds, splitSections } from './markdown.js';
@@ -99,8 +99,29 @@ export interface DocumentWriteResult {
 
 const newId = (prefix: string): string => `${prefix}-${randomBytes(6).toString('hex')}`;
 
+/** The event types knowledge commands decide on: another writer's event of these types means decide again. */
+export const KNOWLEDGE_EVENT_TYPES = [
+  'memory.written',
+  'memory.superseded',
+  'memory.forgotten',
+  'memory.audience_set',
+  'card.upserted',
+  'card.removed',
+  'wiki.upserted',
+  'wiki.removed',
+  'note.upserted',
+  'note.removed',
+  'episode.logged',
+  'asset.registered',
+] as const satisfies readonly EventType[];
+
+/** How often a command decides again after other writers moved the knowledge stream before giving up. */
+const MAX_DECISIONS = 20;
+
 export class Knowledge {
   private queue: Promise<unknown> = Promise.resolve();
+  /** the head the running command decided against */
+  private decidedAt: number | undefined;
 
   constructor(
     private readonly store: KnowledgeStore,
@@ -111,8 +132,27 @@ export class Knowledge {
     return this.store.projections.get<RecordsProjection>('records');
   }
 
+  /**
+   * Run a command one at a time in this process, deciding against projections caught up to the
+   * head, and append with an expected head scoped to the knowledge stream: when another writer
+   * (another process on a shared store) appended knowledge meanwhile, decide again.
+   */
   private exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(task, task);
+    const attempt = async (): Promise<T> => {
+      for (let tries = 1; ; tries++) {
+        const seen = this.store.log.head().seq;
+        await this.store.projections.waitFor(seen);
+        this.decidedAt = seen;
+        try {
+          return await task();
+        } catch (err) {
+          if (!isKiokuError(err, 'KIOKU_LOG_CONFLICT') || tries >= MAX_DECISIONS) throw err;
+        } finally {
+          this.decidedAt = undefined;
+        }
+      }
+    };
+    const run = this.queue.then(attempt, attempt);
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -120,7 +160,11 @@ export class Knowledge {
   /** Append, then wait until the projections have seen it (read-your-writes). */
   private async commit(events: AppendInput[]): Promise<number> {
     if (events.length === 0) return this.store.log.head().seq;
-    const appended = await this.store.log.appendAll(events.map((e) => ({ actor: this.actor, ...e })));
+    const expectedHead = this.decidedAt !== undefined ? { seq: this.decidedAt, types: KNOWLEDGE_EVENT_TYPES } : undefined;
+    const appended = await this.store.log.appendAll(
+      events.map((e) => ({ actor: this.actor, ...e })),
+      expectedHead ? { expectedHead } : {},
+    );
     const last = appended.at(-1)?.seq ?? 0;
     await this.store.projections.waitFor(last);
     return last;

@@ -40,7 +40,15 @@ export function hexHead(seq: number, hash: Buffer): string {
   return seq === 0 ? GENESIS_HASH_HEX : hash.toString('hex');
 }
 
-export function headMatches(expected: ExpectedHead, seq: number, hash: Buffer): boolean {
+/**
+ * Whether the chain still is where the writer saw it. `lastOfTypes` is the seq of the last
+ * record of any of `expected.types` (only asked when types are given).
+ */
+export function headMatches(expected: ExpectedHead, seq: number, hash: Buffer, lastOfTypes?: (types: readonly string[]) => number): boolean {
+  if (expected.types && expected.types.length > 0) {
+    if (expected.seq === undefined) return true;
+    return (lastOfTypes?.(expected.types) ?? seq) <= expected.seq;
+  }
   if (expected.seq !== undefined && expected.seq !== seq) return false;
   if (expected.hash !== undefined && expected.hash.toLowerCase() !== hexHead(seq, hash)) return false;
   return true;
@@ -66,4 +74,26 @@ export function nextCommit(emitter: EventEmitter, signal: AbortSignal | undefine
     emitter.on('close', done);
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/** Last seq per type, kept by a store as it commits (what type-scoped expected heads are checked against). */
+export class LastOfType {
+  private readonly last = new Map<string, number>();
+  /** types whose last seq is known (loaded from the store or seen committed since) */
+  private readonly known = new Set<string>();
+
+  isKnown(type: string): boolean {
+    return this.known.has(type);
+  }
+
+  learn(type: string, seq: number): void {
+    this.known.add(type);
+    if (seq > (this.last.get(type) ?? 0)) this.last.set(type, seq);
+  }
+
+  of(types: readonly string[]): number {
+    let max = 0;
+    for (const t of types) max = Math.max(max, this.last.get(t) ?? 0);
+    return max;
+  }
 }

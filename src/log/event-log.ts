@@ -2,7 +2,7 @@
 import { EventEmitter } from 'node:events';
 import { KiokuError, LogConflictError } from '../errors.js';
 import { validateEvent, type AppendInput, type LogRecord, type ValidatedEvent } from '../events/index.js';
-import { decodeRecord, encodeWrite, headMatches, hexHead, nextCommit } from './chain.js';
+import { LastOfType, decodeRecord, encodeWrite, headMatches, hexHead, nextCommit } from './chain.js';
 import { GENESIS_PREV, decodeBody, seqKey, splitFrame } from './codec.js';
 import { DURABLE, HEAD_KEY, logSublevels, parseHeadMeta, type LevelStore, type LogSublevels } from './level.js';
 import type { Appended, AppendOptions, EventStore, ExpectedHead, Head, ReadOptions, TailOptions } from './port.js';
@@ -31,6 +31,7 @@ export class EventLog implements EventStore {
   private writing: Promise<void> | undefined;
   private closed = false;
   private readonly commits = new EventEmitter();
+  private lastOfType = new LastOfType();
   /** Whether close() should also close the Level store (true when the log opened it). */
   private readonly ownsStore: boolean;
 
@@ -111,13 +112,14 @@ export class EventLog implements EventStore {
   }
 
   private async commitGroup(group: PendingWrite[]): Promise<void> {
+    await this.learnTypes(group);
     let at = { seq: this.headSeq, prev: this.headHash, ts: this.lastTs };
     const records: { type: 'put'; key: string; value: Uint8Array }[] = [];
     const index: { type: 'put'; key: string; value: string }[] = [];
     const accepted: { write: PendingWrite; appended: Appended[] }[] = [];
     const now = Date.now();
     for (const write of group) {
-      if (write.expected && !headMatches(write.expected, at.seq, at.prev)) {
+      if (write.expected && !headMatches(write.expected, at.seq, at.prev, (types) => this.lastOfType.of(types))) {
         write.reject(new LogConflictError(write.expected, { seq: at.seq, hash: hexHead(at.seq, at.prev) }));
         continue;
       }
@@ -134,6 +136,7 @@ export class EventLog implements EventStore {
         index.push({ type: 'put', key: `${r.type}!${seqKey(r.seq)}`, value: '' });
       }
       accepted.push({ write, appended: encoded.records.map((r) => ({ seq: r.seq, hash: r.hash.toString('hex') })) });
+      for (const r of encoded.records) this.lastOfType.learn(r.type, r.seq); // later writes of this group see them
       at = encoded.end;
     }
     const { seq, prev, ts } = at;
@@ -149,6 +152,7 @@ export class EventLog implements EventStore {
         DURABLE,
       );
     } catch (cause) {
+      this.lastOfType = new LastOfType(); // it learned seqs that never landed: reload from the index when next asked
       const err = new KiokuError('KIOKU_LOG_WRITE_FAILED', `the batch of ${records.length} events could not be written`, { cause });
       for (const { write } of accepted) write.reject(err);
       return;
@@ -159,6 +163,18 @@ export class EventLog implements EventStore {
     this.lastTs = ts;
     for (const { write, appended } of accepted) write.resolve(appended);
     this.commits.emit('commit', { from, to: seq });
+  }
+
+  /** Load the last seq of every type a type-scoped expected head in `group` asks about (once per type, from the type index). */
+  private async learnTypes(group: readonly PendingWrite[]): Promise<void> {
+    for (const write of group) {
+      for (const type of write.expected?.types ?? []) {
+        if (this.lastOfType.isKnown(type)) continue;
+        let last = 0;
+        for await (const key of this.sub.byType.keys({ gte: `${type}!`, lt: `${type}!~`, reverse: true, limit: 1 })) last = Number(key.slice(type.length + 1));
+        this.lastOfType.learn(type, last);
+      }
+    }
   }
 
   /** Subscribe to committed ranges; returns an unsubscribe function. */

@@ -41,6 +41,14 @@ export class MemoryChain {
     this.position = end;
   }
 
+  /** The last seq holding any of `types`, up to `upTo`, counting records not yet stored. */
+  lastOf(types: readonly string[], upTo: number, unstored: readonly EncodedRecord[]): number {
+    const wanted = new Set(types);
+    for (let i = unstored.length - 1; i >= 0; i--) if (wanted.has((unstored[i] as EncodedRecord).type)) return (unstored[i] as EncodedRecord).seq;
+    for (let seq = Math.min(upTo, this.types.length); seq >= 1; seq--) if (wanted.has(this.types[seq - 1] as string)) return seq;
+    return 0;
+  }
+
   source(): ChainSource {
     let at = 0;
     const head = this.position;
@@ -113,7 +121,7 @@ export class MemoryEventLog implements EventStore {
     const accepted: { write: PendingWrite; appended: Appended[] }[] = [];
     const now = Date.now();
     for (const write of group) {
-      if (write.expected && !headMatches(write.expected, at.seq, at.prev)) {
+      if (write.expected && !headMatches(write.expected, at.seq, at.prev, (types) => this.chain.lastOf(types, at.seq, stored))) {
         write.reject(new LogConflictError(write.expected, { seq: at.seq, hash: hexHead(at.seq, at.prev) }));
         continue;
       }

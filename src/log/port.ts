@@ -11,10 +11,15 @@ export interface Head {
   hash: string;
 }
 
-/** Optimistic concurrency: the head the writer last saw. Give seq, hash, or both. */
+/**
+ * Optimistic concurrency: the head the writer last saw. Give seq, hash, or both. With `types`,
+ * only records of those types count: "nothing of these types was appended after seq" (the
+ * stream a command decided on), so unrelated appends (turns, verdicts) are no conflict.
+ */
 export interface ExpectedHead {
   seq?: number;
   hash?: string;
+  types?: readonly string[];
 }
 
 export interface AppendOptions {

@@ -38,3 +38,4 @@ export * from './judge/index.js';
 export { createRecallCore, judgeFromEnv, type CoreOptions } from './setup.js';
 export { deliveryReport, OVERLAP_BUCKETS, type DeliveryReport } from './reports.js';
 export { replay, seqAtTime, type ReplayOptions, type ReplayReport, type ReplayedTurn } from './replay.js';
+export { renderContext } from './render.js';

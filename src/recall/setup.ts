@@ -4,7 +4,7 @@
 import { createEmbedder, embedderConfigFromEnv, type Embedder } from '../embed/index.js';
 import { KiokuError } from '../errors.js';
 import { EmbeddingIndexer } from '../indexer/embedding-job.js';
-import type { KiokuStore } from '../kioku.js';
+import type { KiokuStore } from '../store.js';
 import type { RecordsProjection } from '../../projections/records.js';
 import type { VectorProjection } from '../../projections/vector/index.js';
 import { EmbeddingCache } from './embedding-cache.js';

@@ -2,7 +2,8 @@
 // same core as MCP, the hook and the CLI.
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
-import type { KiokuStore } from '../kioku.js';
+import type { LocalKioku } from '../kioku.js';
+import type { KiokuStore } from '../store.js';
 import { KiokuError } from '../errors.js';
 import type { RecallCore } from '../recall/index.js';
 import type { EmbeddingIndexer } from '../indexer/embedding-job.js';
@@ -24,6 +25,8 @@ export interface ServerState {
   core?: RecallCore & { indexer: EmbeddingIndexer; close: () => Promise<void> };
   /** one Knowledge per store: its commands run one at a time */
   knowledge?: Knowledge;
+  /** the facade every route calls (set with store, core and knowledge) */
+  kioku?: LocalKioku;
   ready: boolean;
   /** set when a stop begins: new requests get 503 KIOKU_SHUTTING_DOWN while in-flight ones finish */
   closing?: boolean;

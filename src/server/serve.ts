@@ -8,9 +8,9 @@ import { defaultProjections, ProjectionRunner } from '../../projections/index.js
 import { resolvePaths } from '../config.js';
 import type { Embedder } from '../embed/index.js';
 import { KiokuError } from '../errors.js';
-import { Knowledge } from '../knowledge/index.js';
 import { openLog } from '../log/index.js';
-import { createRecallCore, type Judge } from '../recall/index.js';
+import { LocalKioku } from '../kioku.js';
+import type { Judge } from '../recall/index.js';
 import { buildApp, type ServerState } from './app.js';
 import { loadAuth, type AuthConfig } from './auth.js';
 
@@ -93,14 +93,18 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const runner = new ProjectionRunner(log, defaultProjections(), { snapshotDir: paths.projectionsDir, onWarning: (m) => app.log.warn(m) });
   const readyPromise = (async () => {
     await runner.open((done, total) => (state.progress = { done, total }));
+    // the server closes the log and runner itself (after the port), so the facade's store close is a no-op
     const store = { paths, log, projections: runner, close: async () => undefined };
-    state.store = store;
-    state.core = createRecallCore(store, {
+    const kioku = new LocalKioku(store, {
       ...(options.embedder ? { embedder: options.embedder } : {}),
       ...(options.judge ? { judge: options.judge } : {}),
       backgroundIndexing: options.backgroundIndexing ?? true,
+      actor: 'http',
     });
-    state.knowledge = new Knowledge(store, 'http');
+    state.store = store;
+    state.core = kioku.core;
+    state.knowledge = kioku.knowledge;
+    state.kioku = kioku;
     state.ready = true;
   })();
   readyPromise.catch((err: unknown) => app.log.error({ err }, 'store failed to open'));

@@ -88,6 +88,25 @@ export function runLogContract(factory: LogStoreFactory): void {
       expect(ok.seq).toBe(3);
     });
 
+    it('scopes an expected head to types: unrelated appends are no conflict, one of the types is', async () => {
+      const seen = (await log.append(memoryEvent('m1', 'one'))).seq;
+      await log.append(jobEvent(1)); // not a memory event
+      const types = ['memory.written', 'memory.forgotten'];
+      expect((await log.append(memoryEvent('m2', 'two'), { expectedHead: { seq: seen, types } })).seq).toBe(3);
+      const stale = log.append(memoryEvent('m3', 'three'), { expectedHead: { seq: seen, types } });
+      await expect(stale).rejects.toMatchObject({ code: 'KIOKU_LOG_CONFLICT' });
+      // within one group commit, an earlier write of the group counts
+      const [first, second] = await Promise.allSettled([
+        log.append(memoryEvent('m4', 'four'), { expectedHead: { seq: 3, types } }),
+        log.append(memoryEvent('m5', 'five'), { expectedHead: { seq: 3, types } }),
+      ]);
+      expect([first.status, second.status]).toEqual(['fulfilled', 'rejected']);
+      // after a reopen, the last seq of a type comes from the store
+      log = await store.reopen();
+      await expect(log.append(memoryEvent('m6', 'six'), { expectedHead: { seq: 3, types } })).rejects.toMatchObject({ code: 'KIOKU_LOG_CONFLICT' });
+      expect((await log.append(memoryEvent('m6', 'six'), { expectedHead: { seq: 4, types } })).seq).toBe(5);
+    });
+
     it('lets exactly one of two writers that saw the same head win', async () => {
       const head = log.head();
       const outcomes = await Promise.allSettled([

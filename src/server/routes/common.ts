@@ -2,16 +2,17 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastif
 import type { Scope } from '../auth.js';
 import { namespaceFor, requireScope, withoutNamespace } from '../context.js';
 import type { z } from 'zod';
-import type { KiokuStore } from '../../kioku.js';
+import type { LocalKioku } from '../../kioku.js';
+import type { KiokuStore } from '../../store.js';
 import type { RecallContext } from '../../recall/index.js';
 import type { ServerState } from '../app.js';
 import { jsonSchema } from '../schemas.js';
 
-export type Ready = { store: KiokuStore; core: NonNullable<ServerState['core']> };
+export type Ready = { store: KiokuStore; core: NonNullable<ServerState['core']>; kioku: LocalKioku };
 
-/** The open store and core (the onRequest hook answers 503 before they exist). */
+/** The open store, core and facade (the onRequest hook answers 503 before they exist). */
 export function ready(state: ServerState): Ready {
-  return { store: state.store as KiokuStore, core: state.core as NonNullable<ServerState['core']> };
+  return { store: state.store as KiokuStore, core: state.core as NonNullable<ServerState['core']>, kioku: state.kioku as LocalKioku };
 }
 
 /** Route options: OpenAPI docs from the zod schema of the body. */
@@ -30,9 +31,18 @@ export function plugin(fn: (app: FastifyInstance) => void | Promise<void>): Fast
 }
 
 /** The common start of a body route: check the scope, split off and resolve the namespace. */
-export function scopedBody(req: FastifyRequest, scope: Scope): { ns: string; rest: Record<string, unknown>; context: RecallContext } {
+export function scopedBody(
+  req: FastifyRequest,
+  scope: Scope,
+  body: 'optional' | 'required' = 'optional',
+): { ns: string; rest: Record<string, unknown>; context: RecallContext } {
   requireScope(req, scope);
-  const { namespace, rest } = withoutNamespace(req.body ?? {});
+  const { namespace, rest } = withoutNamespace(body === 'required' ? req.body : (req.body ?? {}));
   const ns = namespaceFor(req, namespace);
   return { ns, rest, context: recallContext(req, ns) };
+}
+
+/** A body handed on as the facade's input type: the core parses every input with its zod schema and names the failing field. */
+export function unvalidated<T>(body: Record<string, unknown>): T {
+  return body as T;
 }

@@ -1,4 +1,4 @@
-import type { RecordEntry, RecordsProjection, UsageProjection } from '../../../projections/index.js';
+import type { RecordEntry, RecordsProjection } from '../../../projections/index.js';
 import { KiokuError } from '../../errors.js';
 import { z } from 'zod';
 import { evidenceKey, parseEvidenceKey, type Layer } from '../../knowledge/evidence.js';
@@ -8,7 +8,8 @@ import { isAbsolute } from 'node:path';
 import type { ServerState } from '../app.js';
 import { namespaceFor, requireScope, withoutNamespace } from '../context.js';
 import { wire } from '../schemas.js';
-import { doc, plugin, ready } from './common.js';
+import type { ImportInput, SupersedeInput, WriteMemoriesInput } from '../../wire.js';
+import { doc, plugin, ready, scopedBody, unvalidated } from './common.js';
 
 const section = (e: RecordEntry) => ({
   evidence_key: e.key,
@@ -27,72 +28,28 @@ function documentOf(records: RecordsProjection, ns: string, layer: Layer, id: st
   return { id, layer, namespace: ns, title: first.title, tags: first.tags, source_path: first.source_path ?? null, sections: sections.map(section) };
 }
 
-/** `wait_for_vectors`: true (up to 60 s) or a timeout in ms; the answer says how many still wait. */
-const waitForVectorsSchema = z
-  .union([z.boolean(), z.number().int().min(1).max(600_000)])
-  .optional()
-  .transform((v) => (v === true ? 60_000 : v === false ? undefined : v));
-
-const importSchema = z.strictObject({
-  kind: z.enum(['cards', 'wiki', 'notes']),
-  root: z.string().min(1).max(4_096).refine(isAbsolute, 'root must be an absolute path'),
-  files: z
-    .array(z.strictObject({ path: z.string().min(1).max(4_096).refine(isAbsolute, 'path must be absolute'), markdown: z.string().max(2_000_000) }))
-    .max(10_000),
-  prune: z.boolean().default(false),
-  seen_ids: z.array(z.string().max(4_096)).max(1_000_000).default([]),
-  /** false for every batch but the last */
-  final: z.boolean().default(true),
-  namespace: z.string().optional(),
-});
-
 export const knowledgeRoutes = (state: ServerState) =>
   plugin((app) => {
     const records = (): RecordsProjection => ready(state).store.projections.get<RecordsProjection>('records');
     const nsOf = (req: Parameters<typeof namespaceFor>[0]): string => namespaceFor(req, (req.query as { namespace?: string }).namespace);
 
+    // the core validates every body and names the failing field; routes only resolve who asks
     app.post('/v1/memories', doc('write memories (batch); a client id makes the write idempotent', wire.memories, ['memories']), async (req) => {
-      requireScope(req, 'memory:write');
-      const { namespace, rest } = withoutNamespace(req.body);
-      const { wait_for_vectors: waitFor, ...memories } = rest;
-      const timeoutMs = parseInput(z.object({ wait_for_vectors: waitForVectorsSchema }), { wait_for_vectors: waitFor }, 'write memories').wait_for_vectors;
-      const ns = namespaceFor(req, namespace);
-      const result = await state.knowledge!.writeMemories({ ...memories, ns });
-      const vectors =
-        timeoutMs === undefined
-          ? undefined
-          : await ready(state).core.indexer.whenEmbedded(
-              result.ids.map((id) => evidenceKey({ ns, layer: 'memory', id })),
-              timeoutMs,
-            );
-      return { ids: result.ids, written: result.written, supersede_candidates: result.supersede_candidates, ...(vectors ? { vectors } : {}) };
+      const { ns, rest, context } = scopedBody(req, 'memory:write', 'required');
+      return ready(state).kioku.writeMemories(unvalidated<WriteMemoriesInput>({ ...rest, namespace: ns }), context);
     });
 
-    // `kioku import` while the service holds the store: the CLI reads the files and sends them
-    // in batches; the service never reads its own disk on a client's behalf
-    app.post('/v1/import', doc('import markdown documents read by the client (kioku import)', importSchema, ['knowledge']), async (req) => {
-      requireScope(req, 'memory:write');
-      const { namespace, rest } = withoutNamespace(req.body);
-      const p = parseInput(importSchema.omit({ namespace: true }), rest, 'import');
-      const ns = namespaceFor(req, namespace);
-      return importDocuments(state.knowledge!, records(), {
-        kind: p.kind,
-        root: p.root,
-        ns,
-        files: p.files,
-        prune: p.prune,
-        seenIds: p.seen_ids,
-        final: p.final,
-      });
+    app.post('/v1/import', doc('import markdown documents read by the client (kioku import)', wire.import, ['knowledge']), async (req) => {
+      const { ns, rest, context } = scopedBody(req, 'memory:write', 'required');
+      return ready(state).kioku.importDocuments(unvalidated<ImportInput>({ ...rest, namespace: ns }), context);
     });
 
     app.post<{ Params: { id: string } }>(
       '/v1/memories/:id/forget',
       doc('forget a memory (tombstone; the log keeps it)', wire.forget, ['memories']),
       async (req) => {
-        requireScope(req, 'memory:write');
-        const { namespace, rest } = withoutNamespace(req.body ?? {});
-        return state.knowledge!.forget({ ...rest, id: req.params.id, ns: namespaceFor(req, namespace) });
+        const { ns, rest, context } = scopedBody(req, 'memory:write');
+        return ready(state).kioku.forget(req.params.id, { ...rest, namespace: ns }, context);
       },
     );
 
@@ -100,9 +57,8 @@ export const knowledgeRoutes = (state: ServerState) =>
       '/v1/memories/:id/supersede',
       doc('mark older memories as superseded by this one', wire.supersede, ['memories']),
       async (req) => {
-        requireScope(req, 'memory:write');
-        const { namespace, rest } = withoutNamespace(req.body);
-        return state.knowledge!.supersede({ ...rest, head_id: req.params.id, ns: namespaceFor(req, namespace) });
+        const { ns, rest, context } = scopedBody(req, 'memory:write', 'required');
+        return ready(state).kioku.supersede(req.params.id, unvalidated<SupersedeInput>({ ...rest, namespace: ns }), context);
       },
     );
 
@@ -115,12 +71,9 @@ export const knowledgeRoutes = (state: ServerState) =>
     app.get<{ Params: { key: string } }>('/v1/evidence/:key', doc('one item by evidence key', undefined, ['knowledge']), async (req) => {
       requireScope(req, 'memory:read');
       const ref = parseEvidenceKey(req.params.key);
-      if (!ref) throw new KiokuError('KIOKU_INPUT_INVALID', 'not an evidence key (ev1:<ns>:<layer>:<id>[#section])', { details: { field: 'key' } });
-      namespaceFor(req, ref.ns);
-      const e = records().get(req.params.key);
-      if (!e) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${req.params.key}`);
-      const chain = e.layer === 'memory' ? records().memoryChain(e.ns, e.id) : undefined;
-      return { ...e, ...(chain ? { head_id: chain.head?.id ?? null, history: chain.history.map((h) => ({ id: h.id, status: h.status, seq: h.seq })) } : {}) };
+      // the token's namespace must be the key's (404 would leak that it exists elsewhere)
+      const ns = ref ? namespaceFor(req, ref.ns) : undefined;
+      return ready(state).kioku.evidence(req.params.key, ns ? { namespaces: [ns] } : {});
     });
 
     app.get<{ Params: { id: string } }>('/v1/cards/:id', doc('a card and its sections', undefined, ['knowledge']), async (req) => {
@@ -179,15 +132,10 @@ export const knowledgeRoutes = (state: ServerState) =>
     app.get('/v1/knowledge/cold', doc('evidence considered at least min_considered times and never judged relevant', undefined, ['knowledge']), async (req) => {
       requireScope(req, 'memory:read');
       const q = req.query as { min_considered?: string };
-      const min = q.min_considered === undefined ? 5 : Number(q.min_considered);
-      if (!Number.isSafeInteger(min) || min < 1 || min > 1_000_000)
-        throw new KiokuError('KIOKU_INPUT_INVALID', 'min_considered must be a positive integer', { details: { field: 'min_considered' } });
       const ns = nsOf(req);
-      return {
-        namespace: ns,
-        min_considered: min,
-        basis: 'usage counters: considered/judged/relevant/returned from recall.performed and verdict.recorded events',
-        items: ready(state).store.projections.get<UsageProjection>('usage').cold(ns, min),
-      };
+      return ready(state).kioku.cold(
+        { namespace: ns, ...(q.min_considered !== undefined ? { min_considered: Number(q.min_considered) } : {}) },
+        { namespaces: [ns] },
+      );
     });
   });

@@ -1,0 +1,49 @@
+// Opening a whole Kioku store: the log plus its projections, caught up. The facade
+// (src/kioku.ts) is built over it; tools that only need the log and projections
+// (rebuild, log export, benches) use it directly.
+import { defaultProjections, ProjectionRunner, type ProgressFn, type Projection } from '../projections/index.js';
+import { resolvePaths, type KiokuPaths, type PathOverrides } from './config.js';
+import { openLog, type EventStore } from './log/index.js';
+
+export interface KiokuStore {
+  paths: KiokuPaths;
+  log: EventStore;
+  projections: ProjectionRunner;
+  close(): Promise<void>;
+}
+
+export interface OpenStoreOptions extends PathOverrides {
+  /** an event store to use instead of the LevelDB log under the data dir (a shared one, in tests) */
+  log?: EventStore;
+  projections?: Projection[];
+  createIfMissing?: boolean;
+  snapshotEvery?: number;
+  onProgress?: ProgressFn;
+  onWarning?: (message: string) => void;
+}
+
+export async function openStore(options: OpenStoreOptions = {}): Promise<KiokuStore> {
+  const paths = resolvePaths(options);
+  const log = options.log ?? (await openLog(paths.dataDir, { createIfMissing: options.createIfMissing ?? true }));
+  const projections = new ProjectionRunner(log, options.projections ?? defaultProjections(), {
+    // a store that is not the one under the data dir must not share its snapshots
+    ...(options.log ? {} : { snapshotDir: paths.projectionsDir }),
+    ...(options.snapshotEvery !== undefined ? { snapshotEvery: options.snapshotEvery } : {}),
+    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+  });
+  try {
+    await projections.open(options.onProgress);
+  } catch (err) {
+    await log.close();
+    throw err;
+  }
+  return {
+    paths,
+    log,
+    projections,
+    async close() {
+      await projections.close();
+      await log.close();
+    },
+  };
+}

@@ -1,0 +1,59 @@
+// The API's request schemas, built from the core's zod schemas (one source of truth):
+// the HTTP routes document them, the facade (src/kioku.ts) and its remote twin take their
+// input types from them. Validation itself happens in the core, which names the failing field.
+import { isAbsolute } from 'node:path';
+import { z } from 'zod';
+import { namespaceSchema } from './events/index.js';
+import { itemIdSchema } from './knowledge/evidence.js';
+import { memoryInputSchema } from './knowledge/index.js';
+import { recallRequestSchema } from './recall/index.js';
+import { completeTurnSchema, openSessionSchema, startTurnSchema } from './recall/turns.js';
+
+export const wire = {
+  import: z.strictObject({
+    kind: z.enum(['cards', 'wiki', 'notes']),
+    root: z.string().min(1).max(4_096).refine(isAbsolute, 'root must be an absolute path'),
+    files: z
+      .array(z.strictObject({ path: z.string().min(1).max(4_096).refine(isAbsolute, 'path must be absolute'), markdown: z.string().max(2_000_000) }))
+      .max(10_000),
+    prune: z.boolean().default(false),
+    seen_ids: z.array(z.string().max(4_096)).max(1_000_000).default([]),
+    /** false for every batch but the last */
+    final: z.boolean().default(true),
+    namespace: z.string().optional(),
+  }),
+  openSession: openSessionSchema,
+  startTurn: startTurnSchema,
+  completeTurn: completeTurnSchema,
+  recall: recallRequestSchema,
+  memories: z.strictObject({
+    memories: z.array(memoryInputSchema).min(1).max(500),
+    namespace: namespaceSchema.optional(),
+    /** answer only once the written memories have vectors: true (up to 60 s) or a timeout in ms */
+    wait_for_vectors: z.union([z.boolean(), z.number().int().min(1).max(600_000)]).optional(),
+  }),
+  forget: z.strictObject({ reason: z.string().max(2_000).optional(), namespace: namespaceSchema.optional() }),
+  supersede: z.strictObject({
+    superseded_ids: z.array(itemIdSchema).min(1).max(100),
+    reason: z.string().max(2_000).optional(),
+    namespace: namespaceSchema.optional(),
+  }),
+  audience: z.strictObject({ audience: z.array(z.string().min(1).max(200)).max(100), namespace: namespaceSchema.optional() }),
+  jobEvent: z.strictObject({
+    job_id: z.string().min(1).max(512),
+    stage: z.string().min(1).max(100),
+    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']),
+    detail: z.string().max(10_000).optional(),
+    progress: z.strictObject({ done: z.number().int().nonnegative(), total: z.number().int().nonnegative() }).optional(),
+    namespace: namespaceSchema.optional(),
+  }),
+};
+
+export type OpenSessionInput = z.input<typeof wire.openSession>;
+export type StartTurnInput = z.input<typeof wire.startTurn>;
+export type CompleteTurnInput = z.input<typeof wire.completeTurn>;
+export type RecallInput = z.input<typeof wire.recall>;
+export type WriteMemoriesInput = z.input<typeof wire.memories>;
+export type ForgetInput = z.input<typeof wire.forget>;
+export type SupersedeInput = z.input<typeof wire.supersede>;
+export type ImportInput = z.input<typeof wire.import>;
