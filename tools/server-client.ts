@@ -1,14 +1,18 @@
-// LevelDB lets one process own a store: while `kioku serve` runs, read-only commands
-// (reports, replay, recall) ask that server over HTTP instead (DESIGN §8). The server is
-// found at KIOKU_URL, else http://$KIOKU_HOST:$KIOKU_PORT (127.0.0.1:18972); KIOKU_TOKEN
-// is sent as its bearer token, to that endpoint only.
-import type { PathOverrides } from '../src/config.js';
+// LevelDB lets one process own a store: while `kioku serve` runs, commands ask that
+// server over HTTP instead (DESIGN §8). The server is found at KIOKU_URL, else through the
+// run file it keeps in the data dir, else at http://$KIOKU_HOST:$KIOKU_PORT
+// (127.0.0.1:18972); KIOKU_TOKEN is sent as its bearer token, to that endpoint only.
+import { resolvePaths, type PathOverrides } from '../src/config.js';
 import { requestKioku } from '../src/client.js';
 import { KiokuError, isKiokuError } from '../src/errors.js';
-import { openKioku, type KiokuStore } from '../src/kioku.js';
+import { openKioku, type Kioku, type KiokuStore } from '../src/kioku.js';
+import { RemoteKioku } from '../src/remote.js';
+import { readRunFile } from '../src/run-file.js';
 
-export function serverUrl(env: NodeJS.ProcessEnv = process.env): string {
+export function serverUrl(env: NodeJS.ProcessEnv = process.env, flags: PathOverrides = {}): string {
   if (env['KIOKU_URL']) return env['KIOKU_URL'].replace(/\/+$/, '');
+  const running = readRunFile(resolvePaths(flags).dataDir);
+  if (running) return running.url;
   const host = env['KIOKU_HOST'] ?? '127.0.0.1';
   return `http://${host.includes(':') ? `[${host}]` : host}:${env['KIOKU_PORT'] ?? '18972'}`;
 }
@@ -46,5 +50,19 @@ export async function withStoreOrServer<T>(
     return { result: await local(store), via: 'the store' };
   } finally {
     await store.close();
+  }
+}
+
+/**
+ * The facade for a command: a local Kioku when this process can own the store, the running
+ * server's (RemoteKioku) when one holds it. `via` says which, for the output.
+ */
+export async function connectKioku(flags: PathOverrides): Promise<{ kioku: Kioku; via: string }> {
+  try {
+    return { kioku: await openKioku({ ...flags, createIfMissing: false, actor: 'cli' }), via: 'the store' };
+  } catch (err) {
+    if (!isKiokuError(err, 'KIOKU_STORE_LOCKED')) throw err;
+    const url = serverUrl(process.env, flags);
+    return { kioku: new RemoteKioku(url, { token: process.env['KIOKU_TOKEN'] }), via: `the server at ${url}` };
   }
 }

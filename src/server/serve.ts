@@ -10,6 +10,7 @@ import type { Embedder } from '../embed/index.js';
 import { KiokuError } from '../errors.js';
 import { openLog } from '../log/index.js';
 import { LocalKioku } from '../kioku.js';
+import { removeRunFile, writeRunFile } from '../run-file.js';
 import type { Judge } from '../recall/index.js';
 import { buildApp, type ServerState } from './app.js';
 import { loadAuth, type AuthConfig } from './auth.js';
@@ -89,6 +90,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
+  // clients (CLI, MCP, hook) find the service that owns this library through the run file
+  writeRunFile(paths.dataDir, { url, pid: process.pid, started_at: new Date(state.startedAt).toISOString() });
 
   const runner = new ProjectionRunner(log, defaultProjections(), { snapshotDir: paths.projectionsDir, onWarning: (m) => app.log.warn(m) });
   const readyPromise = (async () => {
@@ -132,6 +135,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
         await state.core?.close();
         await runner.close(); // snapshots
         await log.close(); // waits for queued appends, closes LevelDB
+        removeRunFile(paths.dataDir);
       })();
       return closing;
     },

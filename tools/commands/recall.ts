@@ -6,7 +6,6 @@ import {
   DEFAULT_DELIVERY_RULES,
   createRecallCore,
   deliveryReport,
-  recall,
   replay,
   rulesWith,
   type DeliveryReport,
@@ -14,9 +13,8 @@ import {
   type RecallPacket,
   type ReplayReport,
 } from '../../src/recall/index.js';
-import type { UsageProjection } from '../../projections/index.js';
 import { EXIT, emit, type OutputOptions } from '../cli-util.js';
-import { askServer, withStoreOrServer } from '../server-client.js';
+import { askServer, connectKioku, withStoreOrServer } from '../server-client.js';
 
 export interface RecallFlags extends OutputOptions, PathOverrides {
   ns?: string;
@@ -26,18 +24,13 @@ export interface RecallFlags extends OutputOptions, PathOverrides {
 export async function recallCommand(query: string, flags: RecallFlags): Promise<number> {
   const limit = flags.limit === undefined ? 10 : Number(flags.limit);
   const request = { query, limit, ...(flags.ns ? { namespace: flags.ns } : {}) };
-  const { result: packet, via } = await withStoreOrServer(
-    flags,
-    async (store) => {
-      const core = createRecallCore(store);
-      try {
-        return await recall(core, request, { actor: 'cli' });
-      } finally {
-        await core.close();
-      }
-    },
-    () => askServer<RecallPacket>('POST', '/v1/recall', request),
-  );
+  const { kioku, via } = await connectKioku(flags);
+  let packet: RecallPacket;
+  try {
+    packet = await kioku.recall(request, { actor: 'cli' });
+  } finally {
+    await kioku.close();
+  }
   emit(
     flags,
     () => {
@@ -73,15 +66,13 @@ interface ColdReport {
 export async function coldReportCommand(flags: ColdFlags): Promise<number> {
   const min = flags.minConsidered === undefined ? 5 : Number(flags.minConsidered);
   if (!Number.isSafeInteger(min) || min < 1) throw new KiokuError('KIOKU_USAGE', '--min-considered must be a positive integer');
-  const { result: report, via } = await withStoreOrServer<ColdReport>(
-    flags,
-    async (store) => {
-      const ns = flags.ns ?? 'private';
-      const items = store.projections.get<UsageProjection>('usage').cold(ns, min);
-      return { namespace: ns, min_considered: min, basis: 'usage counters from recall.performed and verdict.recorded events', items };
-    },
-    () => askServer<ColdReport>('GET', `/v1/knowledge/cold?${query({ min_considered: String(min), namespace: flags.ns })}`),
-  );
+  const { kioku, via } = await connectKioku(flags);
+  let report: ColdReport;
+  try {
+    report = await kioku.cold({ min_considered: min, ...(flags.ns ? { namespace: flags.ns } : {}) });
+  } finally {
+    await kioku.close();
+  }
   emit(
     flags,
     () =>

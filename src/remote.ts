@@ -1,0 +1,82 @@
+// The facade over HTTP: the same calls as LocalKioku, answered by a running server.
+// Bodies are the wire schemas (src/wire.ts); errors come back as the core's typed
+// KiokuError (src/client.ts); the bearer token goes to that server only, never across
+// a redirect. The server resolves the namespace from the token, so `access` is not sent.
+import { requestKioku } from './client.js';
+import type { Access, ColdAnswer, EvidenceAnswer, Kioku, MemoryWriteAnswer } from './kioku.js';
+import type { ImportSummary } from './knowledge/importer.js';
+import type { DeliveryReport, RecallPacket } from './recall/index.js';
+import type { CompleteTurnInput, ForgetInput, ImportInput, OpenSessionInput, RecallInput, StartTurnInput, SupersedeInput, WriteMemoriesInput } from './wire.js';
+
+export interface RemoteOptions {
+  /** bearer token (default: none) */
+  token?: string | undefined;
+  /** per request (default 120 s: a recall may wait for the judge) */
+  timeoutMs?: number;
+}
+
+const path = (id: string): string => encodeURIComponent(id);
+const query = (q: Record<string, string | number | undefined>): string => {
+  const entries = Object.entries(q).filter((e): e is [string, string | number] => e[1] !== undefined);
+  return entries.length ? `?${new URLSearchParams(entries.map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '';
+};
+
+export class RemoteKioku implements Kioku {
+  readonly mode = 'remote' as const;
+
+  constructor(
+    readonly url: string,
+    private readonly options: RemoteOptions = {},
+  ) {}
+
+  private call<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+    return requestKioku<T>(this.url, route, {
+      method,
+      ...(body !== undefined ? { body } : {}),
+      token: this.options.token,
+      timeoutMs: this.options.timeoutMs ?? 120_000,
+    });
+  }
+
+  openSession(input: OpenSessionInput, _access?: Access) {
+    return this.call<{ session_id: string; namespace: string }>('POST', '/v1/sessions/open', input);
+  }
+  startTurn(input: StartTurnInput, _access?: Access) {
+    return this.call<{ turn_id: string } & RecallPacket>('POST', '/v1/turns/start', input);
+  }
+  completeTurn(turnId: string, input: CompleteTurnInput, _access?: Access) {
+    return this.call<Record<string, unknown>>('POST', `/v1/turns/${path(turnId)}/complete`, input);
+  }
+  recall(input: RecallInput, _access?: Access) {
+    return this.call<RecallPacket>('POST', '/v1/recall', input);
+  }
+  context(input: RecallInput, _access?: Access) {
+    return this.call<RecallPacket & { context: string }>('POST', '/v1/context', input);
+  }
+  candidates(input: RecallInput, _access?: Access) {
+    return this.call<RecallPacket>('POST', '/v1/candidates/query', input);
+  }
+  writeMemories(input: WriteMemoriesInput, _access?: Access) {
+    return this.call<MemoryWriteAnswer>('POST', '/v1/memories', input);
+  }
+  forget(id: string, input: ForgetInput, _access?: Access) {
+    return this.call<Record<string, unknown>>('POST', `/v1/memories/${path(id)}/forget`, input);
+  }
+  supersede(headId: string, input: SupersedeInput, _access?: Access) {
+    return this.call<Record<string, unknown>>('POST', `/v1/memories/${path(headId)}/supersede`, input);
+  }
+  evidence(key: string, _access?: Access) {
+    return this.call<EvidenceAnswer>('GET', `/v1/evidence/${path(key)}`);
+  }
+  importDocuments(input: ImportInput, _access?: Access) {
+    return this.call<ImportSummary>('POST', '/v1/import', input);
+  }
+  cold(input: { namespace?: string; min_considered?: number }, _access?: Access) {
+    return this.call<ColdAnswer>('GET', `/v1/knowledge/cold${query({ namespace: input.namespace, min_considered: input.min_considered })}`);
+  }
+  deliveryReport(input: { namespace?: string; days?: number }, _access?: Access) {
+    return this.call<DeliveryReport>('GET', `/v1/reports/delivery${query({ namespace: input.namespace, days: input.days })}`);
+  }
+  /** Nothing to release: the server owns the store. */
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,151 @@
+// The facade is one set of calls, local or remote: a scenario (write, session, turn,
+// complete, recall, lookup, report, forget) gives the same answers through LocalKioku
+// and through RemoteKioku against a real server. Two Kioku instances writing one shared
+// store never fork it and never lose an acknowledged write. The run file lets clients
+// find the server that owns a library.
+import { existsSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HashedEmbedder } from '../src/embed/index.js';
+import { isKiokuError } from '../src/errors.js';
+import { openKioku, type Kioku, type LocalKioku } from '../src/kioku.js';
+import { MemoryChain, MemoryEventLog } from '../src/log/index.js';
+import { LocalJudge } from '../src/recall/index.js';
+import { RemoteKioku } from '../src/remote.js';
+import { readRunFile, runFilePath } from '../src/run-file.js';
+import { tempDir } from './helpers.js';
+import { startTestServer, type TestServer } from './server-helpers.js';
+
+const round = (n: number): number => Math.round(n * 1000) / 1000;
+
+/** Everything a client sees of one scenario, without ids and timings that differ run to run. */
+async function scenario(kioku: Kioku) {
+  const written = await kioku.writeMemories({
+    memories: [
+      { id: 'rollback', kind: 'procedure', text: 'Roll back the billing service with scripts/rollback.sh billing, then check the ledger.' },
+      { id: 'owner', kind: 'fact', text: 'Mina owns the billing migration and finished it in October.' },
+      { id: 'lunch', kind: 'note', text: 'The team lunch is on Fridays at the noodle place.' },
+    ],
+  });
+  const session = await kioku.openSession({ agent: 'facade-test', session_id: 'facade-s1' });
+  const turn = await kioku.startTurn({ session_id: session.session_id, query: 'How do we roll back the billing service?' });
+  const completed = await kioku.completeTurn(turn.turn_id, { answer: 'Run scripts/rollback.sh billing, then check the ledger.' });
+  const packet = await kioku.recall({ query: 'who finished the billing migration?' });
+  const evidence = await kioku.evidence('ev1:private:memory:owner');
+  const cold = await kioku.cold({ min_considered: 1 });
+  await kioku.forget('lunch', { reason: 'not knowledge' });
+  const after = await kioku.recall({ query: 'team lunch noodle place' });
+  // turn ids are random: a trace key names "the turn" instead
+  const key = (k: string): string => k.replace(/:trace:t-[^#]+/, ':trace:<turn>');
+  const shape = (p: typeof packet) => ({
+    mode: p.retrieval_mode,
+    records: p.records.map((r) => [key(r.evidence_key), round(r.score), r.why.verdict ?? null, r.why.held_back ?? null]),
+    delivery: p.delivery.map((d) => key(d.evidence_key)),
+  });
+  return {
+    written,
+    session: session.namespace,
+    turn: shape(turn),
+    completed: Object.keys(completed).sort(),
+    recall: shape(packet),
+    evidence: { text: evidence.text, status: evidence.status, head_id: evidence.head_id },
+    cold: cold.items.map((i) => key(i.key)),
+    after: after.records.map((r) => key(r.evidence_key)),
+  };
+}
+
+describe('the facade, local and remote', () => {
+  let server: TestServer;
+  let local: LocalKioku;
+  let localDir: ReturnType<typeof tempDir>;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    localDir = tempDir();
+    local = await openKioku({ data: localDir.path, embedder: new HashedEmbedder(32), judge: new LocalJudge() });
+  });
+  afterAll(async () => {
+    await local.close();
+    await server.stop();
+    localDir.cleanup();
+  });
+
+  it('gives the same answers to one scenario through LocalKioku and through RemoteKioku over HTTP', async () => {
+    const remote = new RemoteKioku(server.url);
+    const [here, there] = [await scenario(local), await scenario(remote)];
+    expect(here.turn.records.length).toBeGreaterThan(0);
+    expect(here.recall.records.map((r) => r[0])).toContain('ev1:private:memory:owner');
+    expect(here.after).not.toContain('ev1:private:memory:lunch');
+    expect(there).toEqual(here);
+  });
+
+  it('brings typed errors back from the server', async () => {
+    const remote = new RemoteKioku(server.url);
+    const local404 = await local.evidence('ev1:private:memory:nothing-here').catch((e: unknown) => e);
+    const remote404 = await remote.evidence('ev1:private:memory:nothing-here').catch((e: unknown) => e);
+    expect(isKiokuError(local404, 'KIOKU_NOT_FOUND')).toBe(true);
+    expect(isKiokuError(remote404, 'KIOKU_NOT_FOUND')).toBe(true);
+    const bad = await remote.writeMemories({ memories: [] }).catch((e: unknown) => e);
+    expect(isKiokuError(bad, 'KIOKU_INPUT_INVALID')).toBe(true);
+  });
+});
+
+describe('two Kioku instances on one shared store', () => {
+  it('never fork it and never lose an acknowledged write; a racing id conflict is decided once', async () => {
+    const chain = new MemoryChain();
+    const dir = tempDir();
+    const options = { data: dir.path, embedder: new HashedEmbedder(32), judge: new LocalJudge() };
+    const a = await openKioku({ ...options, log: new MemoryEventLog(chain) });
+    const b = await openKioku({ ...options, log: new MemoryEventLog(chain) });
+    try {
+      const writes = Array.from({ length: 40 }, (_, i) =>
+        (i % 2 ? a : b).writeMemories({ memories: [{ id: `m${i}`, kind: 'fact', text: `Fact number ${i} about the shared store.` }] }),
+      );
+      // the same id with different texts from both instances: one write wins, the other sees it and is refused
+      const racing = await Promise.allSettled([
+        a.writeMemories({ memories: [{ id: 'contested', kind: 'fact', text: 'The deploy window is Tuesday.' }] }),
+        b.writeMemories({ memories: [{ id: 'contested', kind: 'fact', text: 'The deploy window is Thursday.' }] }),
+      ]);
+      const acknowledged = await Promise.all(writes);
+      expect(acknowledged.flatMap((w) => w.written).sort()).toEqual(Array.from({ length: 40 }, (_, i) => `m${i}`).sort());
+      expect(racing.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const refused = racing.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(isKiokuError(refused?.reason, 'KIOKU_ID_CONFLICT')).toBe(true);
+      // both see every write, and the chain is whole
+      for (const k of [a, b]) {
+        await k.projections.waitFor(chain.position.seq);
+        for (let i = 0; i < 40; i++) expect((await k.evidence(`ev1:private:memory:m${i}`)).status).toBe('active');
+      }
+      expect(await a.log.verify()).toMatchObject({ ok: true, checked: chain.position.seq });
+      let contested = 0;
+      for await (const r of a.log.read({ types: ['memory.written'] })) if ((r.data as { id: string }).id === 'contested') contested += 1;
+      expect(contested).toBe(1);
+    } finally {
+      await a.close();
+      await b.close();
+      dir.cleanup();
+    }
+  });
+});
+
+describe('the run file', () => {
+  it('names the running server, disappears on a clean stop, and a stale one is ignored', async () => {
+    const server = await startTestServer();
+    expect(readRunFile(server.dir)).toMatchObject({ url: server.url, pid: process.pid });
+    await server.close();
+    expect(existsSync(runFilePath(server.dir))).toBe(false);
+    // a crashed server leaves its file behind: a pid that no longer runs makes it stale
+    writeFileSync(runFilePath(server.dir), JSON.stringify({ url: server.url, pid: 2 ** 22 + 7, started_at: new Date().toISOString() }));
+    expect(readRunFile(server.dir)).toBeUndefined();
+    writeFileSync(runFilePath(server.dir), 'not json');
+    expect(readRunFile(server.dir)).toBeUndefined();
+  });
+});
+
+describe('the knowledge stream', () => {
+  it('names every event type a knowledge command appends (another writer of one of them makes a command decide again)', async () => {
+    const { eventSchemas } = await import('../src/events/index.js');
+    const { KNOWLEDGE_EVENT_TYPES } = await import('../src/knowledge/commands.js');
+    const knowledgeTypes = Object.keys(eventSchemas).filter((t) => /^(memory|card|wiki|note|episode|asset)\./.test(t));
+    expect([...KNOWLEDGE_EVENT_TYPES].sort()).toEqual(knowledgeTypes.sort());
+  });
+});
