@@ -2,9 +2,9 @@
 import type { EventEmitter } from 'node:events';
 // matches, and how a stored frame reads back. Stores differ only in where the bytes go.
 import { KiokuError } from '../errors.js';
-import { upcast, type LogRecord, type ValidatedEvent } from '../events/index.js';
+import { upcast, validateEvent, type AppendInput, type LogRecord, type ValidatedEvent } from '../events/index.js';
 import { GENESIS_HASH_HEX, decodeBody, encodeBody, encodeFrame, splitFrame } from './codec.js';
-import type { ExpectedHead } from './port.js';
+import type { Appended, AppendOptions, ExpectedHead } from './port.js';
 
 export interface ChainPosition {
   seq: number;
@@ -95,5 +95,75 @@ export class LastOfType {
     let max = 0;
     for (const t of types) max = Math.max(max, this.last.get(t) ?? 0);
     return max;
+  }
+}
+
+export interface PendingWrite {
+  events: ValidatedEvent[];
+  expected: ExpectedHead | undefined;
+  resolve: (appended: Appended[]) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Group commit, the same for every store: appends are validated up front (an invalid one is
+ * refused alone, nothing written), and everything that queues while a group is being
+ * committed goes into the next group, so concurrent writers share one durable write.
+ */
+export class CommitQueue {
+  private pending: PendingWrite[] = [];
+  private writing: Promise<void> | undefined;
+
+  constructor(private readonly commitGroup: (group: PendingWrite[]) => Promise<void>) {}
+
+  submit(events: readonly AppendInput[], options: AppendOptions): Promise<Appended[]> {
+    let validated: ValidatedEvent[];
+    try {
+      validated = events.map((e) => validateEvent(e));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (validated.length === 0) return Promise.resolve([]);
+    return new Promise<Appended[]>((resolve, reject) => {
+      this.pending.push({ events: validated, expected: options.expectedHead, resolve, reject });
+      this.writing ??= this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const group = this.pending;
+        this.pending = [];
+        await this.commitGroup(group);
+      }
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  /** Resolves once every submitted write has been committed or refused. */
+  async settled(): Promise<void> {
+    while (this.writing) await this.writing;
+  }
+}
+
+/** The live tail every store shares: records from `from` on, then each new commit as the emitter reports it, until aborted or closed. */
+export async function* follow(
+  source: { head(): number; readFrom(from: number): AsyncIterable<LogRecord>; readonly closed: boolean; commits: EventEmitter },
+  options: { from?: number; signal?: AbortSignal },
+): AsyncGenerator<LogRecord> {
+  let next = Math.max(1, options.from ?? 1);
+  const signal = options.signal;
+  while (!signal?.aborted && !source.closed) {
+    if (next <= source.head()) {
+      for await (const record of source.readFrom(next)) {
+        yield record;
+        next = record.seq + 1;
+        if (signal?.aborted) return;
+      }
+      continue;
+    }
+    await nextCommit(source.commits, signal);
   }
 }

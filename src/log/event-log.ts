@@ -1,21 +1,14 @@
 // The hash-chained event log: one writer, group commit, durable appends.
 import { EventEmitter } from 'node:events';
 import { KiokuError, LogConflictError } from '../errors.js';
-import { validateEvent, type AppendInput, type LogRecord, type ValidatedEvent } from '../events/index.js';
-import { LastOfType, decodeRecord, encodeWrite, headMatches, hexHead, nextCommit } from './chain.js';
+import type { AppendInput, LogRecord } from '../events/index.js';
+import { CommitQueue, LastOfType, decodeRecord, type PendingWrite, encodeWrite, headMatches, hexHead, follow } from './chain.js';
 import { GENESIS_PREV, decodeBody, seqKey, splitFrame } from './codec.js';
 import { DURABLE, HEAD_KEY, logSublevels, parseHeadMeta, type LevelStore, type LogSublevels } from './level.js';
-import type { Appended, AppendOptions, EventStore, ExpectedHead, Head, ReadOptions, TailOptions } from './port.js';
+import type { Appended, AppendOptions, EventStore, Head, ReadOptions, TailOptions } from './port.js';
 import { verifyChain, type ChainReport, type VerifyChainOptions } from './verify.js';
 
 export type { Appended, AppendOptions, ExpectedHead, Head, ReadOptions, TailOptions } from './port.js';
-
-interface PendingWrite {
-  events: ValidatedEvent[];
-  expected: ExpectedHead | undefined;
-  resolve: (appended: Appended[]) => void;
-  reject: (err: unknown) => void;
-}
 
 const READ_CHUNK = 1000;
 
@@ -27,8 +20,7 @@ export class EventLog implements EventStore {
   private headSeq = 0;
   private headHash: Buffer = Buffer.from(GENESIS_PREV);
   private lastTs = 0;
-  private pending: PendingWrite[] = [];
-  private writing: Promise<void> | undefined;
+  private readonly queue = new CommitQueue((group) => this.commitGroup(group));
   private closed = false;
   private readonly commits = new EventEmitter();
   private lastOfType = new LastOfType();
@@ -84,31 +76,7 @@ export class EventLog implements EventStore {
   /** Append several events atomically: all land in one batch, contiguous, or none do. */
   appendAll(events: readonly AppendInput[], options: AppendOptions = {}): Promise<Appended[]> {
     if (this.closed) return Promise.reject(new KiokuError('KIOKU_LOG_CLOSED', 'the event log is closed'));
-    let validated: ValidatedEvent[];
-    try {
-      validated = events.map((e) => validateEvent(e));
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    if (validated.length === 0) return Promise.resolve([]);
-    return new Promise<Appended[]>((resolve, reject) => {
-      this.pending.push({ events: validated, expected: options.expectedHead, resolve, reject });
-      if (!this.writing) this.writing = this.drain();
-    });
-  }
-
-  // Group commit: everything that queued while the previous batch was syncing goes
-  // into the next batch, so concurrent writers share one fsync.
-  private async drain(): Promise<void> {
-    try {
-      while (this.pending.length > 0) {
-        const group = this.pending;
-        this.pending = [];
-        await this.commitGroup(group);
-      }
-    } finally {
-      this.writing = undefined;
-    }
+    return this.queue.submit(events, options);
   }
 
   private async commitGroup(group: PendingWrite[]): Promise<void> {
@@ -239,19 +207,18 @@ export class EventLog implements EventStore {
 
   /** Follow the log: every record from `from` on, then each new one as it commits, until aborted or closed. */
   async *tail(options: TailOptions = {}): AsyncGenerator<LogRecord> {
-    let next = Math.max(1, options.from ?? 1);
-    const signal = options.signal;
-    while (!signal?.aborted && !this.closed) {
-      if (next <= this.headSeq) {
-        for await (const record of this.readRange(next, this.headSeq)) {
-          yield record;
-          next = record.seq + 1;
-          if (signal?.aborted) return;
-        }
-        continue;
-      }
-      await nextCommit(this.commits, signal);
-    }
+    const self = this;
+    yield* follow(
+      {
+        head: () => this.headSeq,
+        readFrom: (from) => this.readRange(from, this.headSeq),
+        get closed() {
+          return self.closed;
+        },
+        commits: this.commits,
+      },
+      options,
+    );
   }
 
   verify(options: VerifyChainOptions = {}): Promise<ChainReport> {
@@ -262,7 +229,7 @@ export class EventLog implements EventStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    while (this.writing) await this.writing;
+    await this.queue.settled();
     this.commits.emit('close');
     if (this.ownsStore) await this.db.close();
   }

@@ -5,18 +5,11 @@
 // process: tests, and the model the PostgreSQL store follows.
 import { EventEmitter } from 'node:events';
 import { KiokuError, LogConflictError } from '../errors.js';
-import { validateEvent, type AppendInput, type LogRecord, type ValidatedEvent } from '../events/index.js';
-import { decodeRecord, encodeWrite, headMatches, hexHead, nextCommit, type ChainPosition, type EncodedRecord } from './chain.js';
+import type { AppendInput, LogRecord } from '../events/index.js';
+import { CommitQueue, decodeRecord, encodeWrite, headMatches, hexHead, follow, type PendingWrite, type ChainPosition, type EncodedRecord } from './chain.js';
 import { GENESIS_PREV, seqKey } from './codec.js';
 import type { Appended, AppendOptions, EventStore, Head, ReadOptions, TailOptions } from './port.js';
 import { verifySource, type ChainReport, type ChainSource, type VerifyChainOptions } from './verify.js';
-
-interface PendingWrite {
-  events: ValidatedEvent[];
-  expected: AppendOptions['expectedHead'];
-  resolve: (appended: Appended[]) => void;
-  reject: (err: unknown) => void;
-}
 
 /** The shared storage: frames by seq (index seq − 1), their types, the head, one writer at a time. */
 export class MemoryChain {
@@ -66,8 +59,7 @@ export class MemoryChain {
 
 export class MemoryEventLog implements EventStore {
   readonly kind = 'memory' as const;
-  private pending: PendingWrite[] = [];
-  private writing: Promise<void> | undefined;
+  private readonly queue = new CommitQueue((group) => this.chain.exclusive(() => this.commitGroup(group)));
   private closed = false;
   private readonly listeners = new EventEmitter().setMaxListeners(0);
   private readonly forward = (range: { from: number; to: number }): void => void this.listeners.emit('commit', range);
@@ -88,30 +80,7 @@ export class MemoryEventLog implements EventStore {
 
   appendAll(events: readonly AppendInput[], options: AppendOptions = {}): Promise<Appended[]> {
     if (this.closed) return Promise.reject(new KiokuError('KIOKU_LOG_CLOSED', 'the event log is closed'));
-    let validated: ValidatedEvent[];
-    try {
-      validated = events.map((e) => validateEvent(e));
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    if (validated.length === 0) return Promise.resolve([]);
-    return new Promise<Appended[]>((resolve, reject) => {
-      this.pending.push({ events: validated, expected: options.expectedHead, resolve, reject });
-      this.writing ??= this.drain();
-    });
-  }
-
-  // Group commit, as on LevelDB: what queued while the chain was busy goes in one step.
-  private async drain(): Promise<void> {
-    try {
-      while (this.pending.length > 0) {
-        const group = this.pending;
-        this.pending = [];
-        await this.chain.exclusive(() => this.commitGroup(group));
-      }
-    } finally {
-      this.writing = undefined;
-    }
+    return this.queue.submit(events, options);
   }
 
   private commitGroup(group: PendingWrite[]): void {
@@ -167,19 +136,18 @@ export class MemoryEventLog implements EventStore {
   }
 
   async *tail(options: TailOptions = {}): AsyncGenerator<LogRecord> {
-    let next = Math.max(1, options.from ?? 1);
-    const signal = options.signal;
-    while (!signal?.aborted && !this.closed) {
-      if (next <= this.chain.position.seq) {
-        for await (const record of this.read({ from: next })) {
-          yield record;
-          next = record.seq + 1;
-          if (signal?.aborted) return;
-        }
-        continue;
-      }
-      await nextCommit(this.listeners, signal);
-    }
+    const self = this;
+    yield* follow(
+      {
+        head: () => this.chain.position.seq,
+        readFrom: (from) => this.read({ from }),
+        get closed() {
+          return self.closed;
+        },
+        commits: this.listeners,
+      },
+      options,
+    );
   }
 
   verify(options: VerifyChainOptions = {}): Promise<ChainReport> {
@@ -189,7 +157,7 @@ export class MemoryEventLog implements EventStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    while (this.writing) await this.writing;
+    await this.queue.settled();
     this.chain.commits.off('commit', this.forward);
     this.listeners.emit('close');
   }
