@@ -4,6 +4,7 @@
 // (src/remote.ts) answers the same calls over HTTP. See docs/architecture.md.
 import { z } from 'zod';
 import type { RecordEntry, RecordsProjection, UsageCounters, UsageProjection } from '../projections/index.js';
+import { namespaceOf } from './access.js';
 import { KiokuError } from './errors.js';
 import { evidenceKey, parseEvidenceKey } from './knowledge/evidence.js';
 import { Knowledge, type WriteMemoriesResult } from './knowledge/index.js';
@@ -27,8 +28,9 @@ import {
 
 export type { KiokuStore } from './store.js';
 
-/** Who is asking, as the adapter resolved it (src/access.ts): the namespaces they may use and the actor recorded. */
+/** Who is asking, as the adapter resolved it (src/access.ts), plus call options the core understands. */
 export type Access = RecallContext;
+export { namespaceOf } from './access.js';
 
 export interface MemoryWriteAnswer extends WriteMemoriesResult {
   /** with wait_for_vectors: how many of the written memories still wait for vectors */
@@ -74,14 +76,6 @@ const waitForVectorsSchema = z
   .union([z.boolean(), z.number().int().min(1).max(600_000)])
   .optional()
   .transform((v) => (v === true ? 60_000 : v === false ? undefined : v));
-
-/** The namespace a call acts in: the one asked for, else the caller's first, else private; never one the caller may not use. */
-export function namespaceOf(requested: string | undefined, access: Access = {}): string {
-  const ns = requested ?? access.namespaces?.[0] ?? 'private';
-  if (access.namespaces && !access.namespaces.includes(ns))
-    throw new KiokuError('KIOKU_FORBIDDEN', `namespace "${ns}" is not allowed with these credentials`, { details: { field: 'namespace' } });
-  return ns;
-}
 
 export interface LocalKiokuOptions extends CoreOptions {
   /** the actor knowledge writes are recorded under (default "kioku") */

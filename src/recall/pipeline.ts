@@ -9,6 +9,7 @@ import type { RecordEntry, RecordsProjection } from '../../projections/records.j
 import { isDemoted, type UsageProjection } from '../../projections/usage.js';
 import type { VectorProjection } from '../../projections/vector/index.js';
 import type { Embedder } from '../embed/index.js';
+import { namespaceOf } from '../access.js';
 import { KiokuError } from '../errors.js';
 import { DEFAULT_NAMESPACE, type AppendInput } from '../events/index.js';
 import { KNOWLEDGE_LAYERS, type Layer } from '../knowledge/evidence.js';
@@ -58,10 +59,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   const started = performance.now();
   const config = core.config ?? DEFAULT_RECALL_CONFIG;
   const request = parseInput(recallRequestSchema, input, 'recall');
-  const ns = request.namespace ?? context.namespaces?.[0] ?? DEFAULT_NAMESPACE;
-  if (context.namespaces && !context.namespaces.includes(ns)) {
-    throw new KiokuError('KIOKU_FORBIDDEN', `namespace "${ns}" is not readable with these credentials`, { details: { field: 'namespace' } });
-  }
+  const ns = namespaceOf(request.namespace, context);
   const received = boundConversation(request.conversation ?? []);
   // an explicit change of subject drops the dialogue before it from queries and judge
   const topicChange = received.length > 0 && isTopicChange(request.query);

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { RecordsProjection } from '../../projections/records.js';
 import { completionHash, type TurnsProjection } from '../../projections/turns.js';
+import { namespaceOf } from '../access.js';
 import { KiokuError } from '../errors.js';
 import { DEFAULT_NAMESPACE, namespaceSchema } from '../events/index.js';
 import { itemIdSchema } from '../knowledge/evidence.js';
@@ -30,7 +31,7 @@ export const openSessionSchema = z.strictObject({
 
 export async function openSession(core: RecallCore, input: unknown, context: RecallContext = {}): Promise<{ session_id: string; namespace: string }> {
   const p = parseInput(openSessionSchema, input, 'open session');
-  const ns = resolveNamespace(p.namespace, context);
+  const ns = namespaceOf(p.namespace, context);
   const sessionId = p.session_id ?? newId('s');
   const turns = core.projections.get<TurnsProjection>('turns');
   const existing = turns.session(sessionId);
@@ -51,7 +52,7 @@ export async function startTurn(core: RecallCore, input: unknown, context: Recal
   const turns = core.projections.get<TurnsProjection>('turns');
   const session = turns.session(p.session_id);
   if (!session) throw new KiokuError('KIOKU_NOT_FOUND', `no session ${p.session_id}; open one first`, { details: { field: 'session_id' } });
-  const ns = resolveNamespace(p.namespace, context);
+  const ns = namespaceOf(p.namespace, context);
   if (session.ns !== ns) throw new KiokuError('KIOKU_FORBIDDEN', `session ${p.session_id} belongs to another namespace`, { details: { field: 'session_id' } });
   const turnId = newId('t');
   const dialogue = boundConversation(p.conversation ?? []);
@@ -129,12 +130,4 @@ export function deliveryOutcomes(core: RecallCore, delivered: readonly string[],
     for (const t of terms) if (answerTerms.has(t)) used += 1;
     return { evidence_key: key, term_overlap: terms.size ? Math.round((used / terms.size) * 1000) / 1000 : 0 };
   });
-}
-
-function resolveNamespace(requested: string | undefined, context: RecallContext): string {
-  const ns = requested ?? context.namespaces?.[0] ?? DEFAULT_NAMESPACE;
-  if (context.namespaces && !context.namespaces.includes(ns)) {
-    throw new KiokuError('KIOKU_FORBIDDEN', `namespace "${ns}" is not allowed with these credentials`, { details: { field: 'namespace' } });
-  }
-  return ns;
 }

@@ -7,8 +7,9 @@ import { z } from 'zod';
 import { KiokuError } from '../errors.js';
 import { namespaceSchema } from '../events/index.js';
 
-export const SCOPES = ['memory:read', 'memory:write'] as const;
-export type Scope = (typeof SCOPES)[number];
+import { ANONYMOUS, SCOPES, type Principal } from '../access.js';
+
+export { ANONYMOUS, SCOPES, type Principal, type Scope } from '../access.js';
 
 // The schemas are built per load (once at start-up), not at import, so that every rule in them
 // runs as ordinary code: a mutation tester can then switch each one on and off (stryker-js #6209).
@@ -38,13 +39,6 @@ export const authFileSchema = () =>
     tokens: z.array(tokenEntrySchema()).min(1, 'the list is empty: that would start anonymous; remove the file to run without tokens').max(1_000),
   });
 
-export interface Principal {
-  name: string;
-  namespace: string;
-  scopes: ReadonlySet<Scope>;
-  anonymous: boolean;
-}
-
 export interface AuthConfig {
   required: boolean;
   file: string;
@@ -56,8 +50,6 @@ export interface AuthConfig {
 }
 
 const hash = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
-
-export const ANONYMOUS: Principal = { name: 'anonymous', namespace: 'private', scopes: new Set(SCOPES), anonymous: true };
 
 /** Load the auth file. Missing = no tokens. Anything malformed stops start-up with a clear message. */
 export function loadAuth(file: string): AuthConfig {

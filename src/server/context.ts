@@ -2,8 +2,7 @@
 // and the checks every route shares.
 import type { FastifyRequest } from 'fastify';
 import { KiokuError } from '../errors.js';
-import { namespaceSchema } from '../events/index.js';
-import type { Principal, Scope } from './auth.js';
+import { resolveAccess, SCOPES, type Principal, type Scope } from '../access.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,35 +10,17 @@ declare module 'fastify' {
   }
 }
 
+/** The scope check of the one access policy (src/access.ts), for routes without a namespace. */
 export function requireScope(req: FastifyRequest, scope: Scope): void {
-  if (!req.principal.scopes.has(scope)) {
-    // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
-    throw new KiokuError('KIOKU_FORBIDDEN', `this token lacks the ${scope} scope`, { details: { scope } });
-  }
+  resolveAccess(req.principal, undefined, scope);
 }
 
-/**
- * The namespace a request acts in. Without tokens the body chooses (default private);
- * with a token it must match the token's or be absent — never a silent switch.
- */
+/** The namespace a request acts in (src/access.ts); the scope was checked already. */
 export function namespaceFor(req: FastifyRequest, requested: string | undefined): string {
-  const p = req.principal;
-  // named as the client wrote it ("namespace"), whatever the core calls it
-  if (requested !== undefined && !namespaceSchema.safeParse(requested).success)
-    throw new KiokuError(
-      'KIOKU_INPUT_INVALID',
-      `namespace: 1–64 characters of a-z, 0-9, ".", "_", "-", starting with a letter or digit (got "${requested.slice(0, 80)}")`,
-      {
-        details: { field: 'namespace' },
-      },
-    );
-  if (p.anonymous) return requested ?? 'private';
-  if (requested !== undefined && requested !== p.namespace) {
-    // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
-    throw new KiokuError('KIOKU_FORBIDDEN', `this token is for namespace "${p.namespace}", not "${requested}"`, { details: { field: 'namespace' } });
-  }
-  return p.namespace;
+  return resolveAccess({ ...req.principal, scopes: ALL_SCOPES }, requested, 'memory:read').namespace;
 }
+
+const ALL_SCOPES: ReadonlySet<Scope> = new Set(SCOPES);
 
 /** Split `namespace` off a body for core commands that call it `ns`. */
 export function withoutNamespace(body: unknown): { namespace: string | undefined; rest: Record<string, unknown> } {

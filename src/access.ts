@@ -1,0 +1,56 @@
+// The one access policy. A caller is a principal (from a token, or the anonymous local
+// user); a call names a namespace (or not) and needs a scope. Every adapter (HTTP, MCP,
+// hook, CLI) resolves access here, and the core checks the namespace a call acts in here.
+import { KiokuError } from './errors.js';
+import { DEFAULT_NAMESPACE, namespaceSchema } from './events/index.js';
+
+export const SCOPES = ['memory:read', 'memory:write'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface Principal {
+  name: string;
+  namespace: string;
+  scopes: ReadonlySet<Scope>;
+  anonymous: boolean;
+}
+
+export const ANONYMOUS: Principal = { name: 'anonymous', namespace: DEFAULT_NAMESPACE, scopes: new Set(SCOPES), anonymous: true };
+
+/** What the core is told about a caller: the namespaces they may use (first = default) and the actor recorded. */
+export interface Access {
+  namespaces?: readonly string[];
+  actor?: string;
+}
+
+/**
+ * Check the scope and settle the namespace: without tokens the caller chooses (default private);
+ * with a token it must be the token's or absent — never a silent switch.
+ */
+export function resolveAccess(principal: Principal, requested: string | undefined, scope: Scope, adapter = 'http'): { namespace: string; access: Access } {
+  if (!principal.scopes.has(scope)) {
+    // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
+    throw new KiokuError('KIOKU_FORBIDDEN', `this token lacks the ${scope} scope`, { details: { scope } });
+  }
+  // named as the client wrote it ("namespace"), whatever the core calls it
+  if (requested !== undefined && !namespaceSchema.safeParse(requested).success)
+    throw new KiokuError(
+      'KIOKU_INPUT_INVALID',
+      `namespace: 1–64 characters of a-z, 0-9, ".", "_", "-", starting with a letter or digit (got "${requested.slice(0, 80)}")`,
+      { details: { field: 'namespace' } },
+    );
+  let namespace: string;
+  if (principal.anonymous) namespace = requested ?? DEFAULT_NAMESPACE;
+  else if (requested !== undefined && requested !== principal.namespace) {
+    // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
+    throw new KiokuError('KIOKU_FORBIDDEN', `this token is for namespace "${principal.namespace}", not "${requested}"`, { details: { field: 'namespace' } });
+  } else namespace = principal.namespace;
+  return { namespace, access: { namespaces: [namespace], actor: principal.anonymous ? adapter : `${adapter}:${principal.name}` } };
+}
+
+/** The namespace a core call acts in: the one asked for, else the caller's first, else private; never one the caller may not use. */
+export function namespaceOf(requested: string | undefined, access: Access = {}): string {
+  const ns = requested ?? access.namespaces?.[0] ?? DEFAULT_NAMESPACE;
+  if (access.namespaces && !access.namespaces.includes(ns))
+    throw new KiokuError('KIOKU_FORBIDDEN', `namespace "${ns}" is not allowed with these credentials`, { details: { field: 'namespace' } });
+  return ns;
+}
