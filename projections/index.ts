@@ -1,5 +1,6 @@
 export { ProjectionRunner, type RunnerOptions, type ProjectionStatus, type ProgressFn } from './runner.js';
 export { canonicalDigest, type Projection } from './projection.js';
+export { VIEW_NAMES, type Views } from './views.js';
 export { StatsProjection, evolveStats, type StatsState } from './stats.js';
 export { RecordsProjection, type RecordEntry, type ItemStatus } from './records.js';
 export { KeywordProjection, searchableText, type KeywordHit, type KeywordLane, type KeywordSearchOptions } from './keyword/index.js';

@@ -4,6 +4,7 @@ import { KiokuError } from '../src/errors.js';
 import type { LogRecord } from '../src/events/index.js';
 import { GENESIS_HASH_HEX, type EventStore } from '../src/log/index.js';
 import type { Projection } from './projection.js';
+import { VIEW_NAMES, type Views } from './views.js';
 import { join } from 'node:path';
 import { fsyncFolder, packState, pruneSideFiles, readSnapshotFile, sideFilesDir, unpackState, writeSnapshotFile } from './snapshot-file.js';
 
@@ -234,6 +235,9 @@ export class ProjectionRunner {
     });
     return this.status().filter((s) => selected.has(s.name));
   }
+
+  /** The registered projections by name, typed (touching one that is not registered throws). */
+  readonly views: Views = VIEW_NAMES.reduce((views, name) => Object.defineProperty(views, name, { get: () => this.get(name), enumerable: true }), {} as Views);
 
   get<P extends Projection>(name: string): P {
     const slot = this.slots.get(name);

@@ -3,7 +3,7 @@
 // and the tests all go through it. `Kioku` is what every adapter may ask; RemoteKioku
 // (src/remote.ts) answers the same calls over HTTP. See docs/architecture.md.
 import { z } from 'zod';
-import type { RecordEntry, RecordsProjection, UsageCounters, UsageProjection } from '../projections/index.js';
+import type { RecordEntry, RecordsProjection, UsageCounters } from '../projections/index.js';
 import { namespaceOf } from './access.js';
 import { KiokuError } from './errors.js';
 import { evidenceKey, parseEvidenceKey } from './knowledge/evidence.js';
@@ -113,7 +113,7 @@ export class LocalKioku implements Kioku {
   }
 
   private get records(): RecordsProjection {
-    return this.store.projections.get<RecordsProjection>('records');
+    return this.store.projections.views.records;
   }
 
   openSession(input: OpenSessionInput, access: Access = {}) {
@@ -199,7 +199,7 @@ export class LocalKioku implements Kioku {
       namespace: ns,
       min_considered: min,
       basis: 'usage counters: considered/judged/relevant/returned from recall.performed and verdict.recorded events',
-      items: this.store.projections.get<UsageProjection>('usage').cold(ns, min),
+      items: this.store.projections.views.usage.cold(ns, min),
     };
   }
 

@@ -147,8 +147,8 @@ describe('with tokens', () => {
     expect(st['namespace']).toBe('team');
     expect(st).not.toHaveProperty('head');
     expect(st).not.toHaveProperty('projections');
-    const all = s.state.store!.projections.get<import('../projections/index.js').RecordsProjection>('records').counts();
-    const team = s.state.store!.projections.get<import('../projections/index.js').RecordsProjection>('records').counts('team');
+    const all = s.state.store!.projections.views.records.counts();
+    const team = s.state.store!.projections.views.records.counts('team');
     expect(st['items']).toEqual(team);
     expect(all.total).toBeGreaterThan(team.total);
   });
@@ -189,7 +189,7 @@ describe('with tokens', () => {
   it('lets a write token write in its namespace, and refuses another namespace with 403 (never a silent switch)', async () => {
     const ok = await s.call('POST', '/v1/memories', { memories: [{ id: 'tm', kind: 'fact', text: 'team fact' }] }, write);
     expect(ok.status).toBe(200);
-    expect(s.state.store!.projections.get<import('../projections/index.js').RecordsProjection>('records').get('ev1:team:memory:tm')).toBeDefined();
+    expect(s.state.store!.projections.views.records.get('ev1:team:memory:tm')).toBeDefined();
     expect((await s.call('POST', '/v1/memories', { memories: [{ kind: 'fact', text: 'x' }], namespace: 'private' }, write)).body).toMatchObject({
       error: { code: 'KIOKU_FORBIDDEN', details: { field: 'namespace' } },
     });

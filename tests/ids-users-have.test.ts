@@ -2,7 +2,6 @@
 // accepted up to MAX_ID_LENGTH, escaped in evidence keys, and round-tripping through write,
 // recall, evidence lookup, forget and rebuild. Ids earlier versions accepted keep their keys.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RecordsProjection } from '../projections/index.js';
 import { evidenceKey, keyIdPart, MAX_ID_LENGTH, parseEvidenceKey } from '../src/knowledge/evidence.js';
 import { memoryStore } from './helpers.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
@@ -45,9 +44,9 @@ describe('evidence keys of any id', () => {
         { type: 'memory.written', ns: 'private', actor: 'v0', data: { id: 'notes/2024-05-01.md', kind: 'fact', text: 'slash id' } },
       ]);
       await s.projections.waitFor(s.log.head().seq);
-      const before = [...s.projections.get<RecordsProjection>('records').all()].map((e) => e.key).sort();
+      const before = [...s.projections.views.records.all()].map((e) => e.key).sort();
       await s.projections.rebuild();
-      const after = [...s.projections.get<RecordsProjection>('records').all()].map((e) => e.key).sort();
+      const after = [...s.projections.views.records.all()].map((e) => e.key).sort();
       expect(before).toEqual(['ev1:private:memory:a%20b', 'ev1:private:memory:notes/2024-05-01.md']);
       expect(after).toEqual(before);
     } finally {
@@ -87,9 +86,7 @@ describe('ids through the HTTP API', () => {
 
     const status = (): Record<string, string> =>
       Object.fromEntries(
-        [...s.state.store!.projections.get<RecordsProjection>('records').all({ includeRetired: true })]
-          .filter((e) => IDS.includes(e.id))
-          .map((e) => [e.key, e.status]),
+        [...s.state.store!.projections.views.records.all({ includeRetired: true })].filter((e) => IDS.includes(e.id)).map((e) => [e.key, e.status]),
       );
     const live = status();
     expect(Object.values(live).sort()).toEqual([...rest.map(() => 'forgotten'), 'active', 'superseded'].sort());

@@ -3,7 +3,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { RecordsProjection } from '../projections/index.js';
 import { importDirectory } from '../src/knowledge/index.js';
 import { memoryStore, runCli, tempDir } from './helpers.js';
 
@@ -22,8 +21,7 @@ afterEach(async () => {
   dir.cleanup();
 });
 
-const run = (prune = false) =>
-  importDirectory(store.knowledge, store.projections.get<RecordsProjection>('records'), { kind: 'cards', dir: join(dir.path, 'cards'), prune });
+const run = (prune = false) => importDirectory(store.knowledge, store.projections.views.records, { kind: 'cards', dir: join(dir.path, 'cards'), prune });
 
 it('adds new files, then appends nothing when nothing changed', async () => {
   const first = await run();
@@ -47,10 +45,10 @@ it('removes a deleted file only with --prune', async () => {
   rmSync(join(dir.path, 'cards', 'ops', 'rollback.md'));
   const kept = await run();
   expect(kept).toMatchObject({ removed: [], missing_not_pruned: ['ops/rollback'] });
-  expect(store.projections.get<RecordsProjection>('records').document('private', 'card', 'ops/rollback')[0]?.status).toBe('active');
+  expect(store.projections.views.records.document('private', 'card', 'ops/rollback')[0]?.status).toBe('active');
   const pruned = await run(true);
   expect(pruned).toMatchObject({ removed: ['ops/rollback'] });
-  expect(store.projections.get<RecordsProjection>('records').document('private', 'card', 'ops/rollback')[0]?.status).toBe('removed');
+  expect(store.projections.views.records.document('private', 'card', 'ops/rollback')[0]?.status).toBe('removed');
 });
 
 it('reports a broken file by name and imports the rest', async () => {
@@ -65,7 +63,7 @@ it('imports daily notes by the date in the file name or front matter', async () 
   writeFileSync(join(dir.path, 'notes', '2026-11-28.md'), '## Morning\nShipped.');
   writeFileSync(join(dir.path, 'notes', 'friday.md'), '---\ndate: 2026-11-27\n---\n## Evening\nPlanned.');
   writeFileSync(join(dir.path, 'notes', 'undated.md'), 'no date');
-  const summary = await importDirectory(store.knowledge, store.projections.get<RecordsProjection>('records'), { kind: 'notes', dir: join(dir.path, 'notes') });
+  const summary = await importDirectory(store.knowledge, store.projections.views.records, { kind: 'notes', dir: join(dir.path, 'notes') });
   expect(summary.added.sort()).toEqual(['2026-11-27', '2026-11-28']);
   expect(summary.errors).toEqual([{ file: 'undated.md', message: expect.stringMatching(/needs a date/) }]);
 });

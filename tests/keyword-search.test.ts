@@ -53,7 +53,7 @@ it('ignores English and Chinese stop words', () => {
 it('ranks complete matches before partial ones', () => {
   // "staging maintenance": en-stop has both words, the others only "staging"
   expect(search('staging maintenance')[0]).toBe('en-stop');
-  const hits = store.projections.get<KeywordProjection>('keyword').search('staging maintenance', { namespaces: ['private'] });
+  const hits = store.projections.views.keyword.search('staging maintenance', { namespaces: ['private'] });
   expect(hits.map((h) => h.complete)).toEqual([true, false, false]);
 });
 
@@ -62,7 +62,7 @@ it('splits digits from CJK so years and names match', () => {
 });
 
 it('weighs a term by how telling it is within a namespace, and follows retirements', async () => {
-  const keyword = store.projections.get<KeywordProjection>('keyword');
+  const keyword = store.projections.views.keyword;
   // "staging" is in 3 of 5 private items; the team namespace has one item without it
   await store.knowledge.writeMemories({
     ns: 'team',

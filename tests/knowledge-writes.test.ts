@@ -9,8 +9,8 @@ import { evidenceKey } from '../src/knowledge/index.js';
 import { memoryStore, recordsOfType, tempDir } from './helpers.js';
 
 let store: Awaited<ReturnType<typeof memoryStore>>;
-const records = (): RecordsProjection => store.projections.get<RecordsProjection>('records');
-const keyword = (): KeywordProjection => store.projections.get<KeywordProjection>('keyword');
+const records = (): RecordsProjection => store.projections.views.records;
+const keyword = (): KeywordProjection => store.projections.views.keyword;
 const search = (q: string, ns = ['private']): string[] =>
   keyword()
     .search(q, { namespaces: ns })

@@ -82,7 +82,7 @@ describe('projection runner on disk', () => {
     expect(first[0]).toMatchObject({ source: 'genesis', seq: 1000 });
     expect(rebuiltOnce).toEqual(catchUpDigest);
     expect(rebuiltTwice).toEqual(rebuiltOnce);
-    expect(caughtUp.projections.get<StatsProjection>('stats').current().total).toBe(1000);
+    expect(caughtUp.projections.views.stats.current().total).toBe(1000);
     await caughtUp.close();
   });
 
@@ -147,7 +147,7 @@ describe('projection runner on disk', () => {
     const store = await openKioku({ data: dir.path, onWarning: (m) => warnings.push(m) });
     expect(store.projections.status()[0]).toMatchObject({ source: 'genesis', seq: 100 });
     expect(warnings.join('\n')).toMatch(/different record at 100/);
-    expect(store.projections.get<StatsProjection>('stats').current().by_type['memory.written']).toBeUndefined();
+    expect(store.projections.views.stats.current().by_type['memory.written']).toBeUndefined();
     await store.close();
   });
 
@@ -175,7 +175,7 @@ describe('projection runner on disk', () => {
     const warnings: string[] = [];
     const store = await openKioku({ data: dir.path, onWarning: (m) => warnings.push(m) });
     expect(warnings.join('\n')).toMatch(/checksum mismatch/);
-    expect(store.projections.get<StatsProjection>('stats').current().total).toBe(100);
+    expect(store.projections.views.stats.current().total).toBe(100);
     await store.close();
   });
 });

@@ -1,7 +1,6 @@
 // recall(request) → packet, end to end over a real (in-memory) store: skipping,
 // planning, lanes, ACL, options, fusion, judging, delivery, usage and events.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeliveredProjection, RecordsProjection, UsageProjection } from '../projections/index.js';
 import { HashedEmbedder, type Embedder } from '../src/embed/index.js';
 import { EmbeddingIndexer } from '../src/indexer/embedding-job.js';
 import {
@@ -344,7 +343,7 @@ describe('usage and demotion', () => {
   it('demotes after five decisive negative observations, and one positive lifts it', async () => {
     const never = new DoubleJudge(() => 0.1);
     for (let i = 0; i < 5; i++) await recall({ ...core, judge: never }, { query: `roll back release ${i}` });
-    const usage = store.projections.get<UsageProjection>('usage');
+    const usage = store.projections.views.usage;
     expect(usage.get('private', 'ev1:private:memory:rollback')).toMatchObject({ considered: 5, judged: 5, relevant: 0 });
     expect(usage.demoted('private', 'ev1:private:memory:rollback')).toBe(true);
     const sunk = await recall({ ...core, judge: never }, { query: 'roll back release' });
@@ -360,7 +359,7 @@ describe('usage and demotion', () => {
 
   it('counts one observation per call even when several queries found the item', async () => {
     await recall(core, { query: 'We broke prod. How do we roll back?', conversation: [{ role: 'user', content: 'rollback question' }] });
-    expect(store.projections.get<UsageProjection>('usage').get('private', 'ev1:private:memory:rollback')?.considered).toBe(1);
+    expect(store.projections.views.usage.get('private', 'ev1:private:memory:rollback')?.considered).toBe(1);
   });
 });
 
@@ -369,7 +368,7 @@ describe('turns', () => {
     const { session_id } = await openSession(core, { agent: 'test' });
     const t1 = await startTurn(core, { session_id, query: 'how do I roll back?' });
     expect(t1.delivery.length).toBeGreaterThan(0);
-    const delivered = store.projections.get<DeliveredProjection>('delivered').deliveredSince(session_id);
+    const delivered = store.projections.views.delivered.deliveredSince(session_id);
     expect([...delivered.keys()]).toEqual(t1.delivery.map((d) => d.evidence_key));
     const t2 = await startTurn(core, { session_id, query: 'how do I roll back?' });
     expect(t2.delivery).toEqual([]);
@@ -499,7 +498,7 @@ describe('fusion and cues', () => {
     await turn('a', 1); // imported late, happened first
     await turn('c', 3);
     await store.projections.waitFor(store.log.head().seq);
-    const records = store.projections.get<RecordsProjection>('records');
+    const records = store.projections.views.records;
     const key = (id: string): string => `ev1:private:trace:${id}`;
     expect(records.turnNeighbours(key('b'))).toEqual({ before: key('a'), after: key('c') });
     expect(records.turnNeighbours(key('a'))).toEqual({ before: undefined, after: key('b') });

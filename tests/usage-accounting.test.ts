@@ -3,7 +3,6 @@
 // and a soak of 2,000 recalls in a fixed order never pushes an item that is the strongest
 // lexical and dense match for its own question out of the top 10.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { KeywordProjection, UsageProjection, VectorProjection } from '../projections/index.js';
 import { DEMOTION_MIN_JUDGED, RELEVANT_AT, SERIOUS_RANKS, seriousCandidates, UsageProjection as Usage } from '../projections/usage.js';
 import { HashedEmbedder } from '../src/embed/index.js';
 import type { LogRecord } from '../src/events/index.js';
@@ -107,7 +106,7 @@ describe('demotion through recall', () => {
 
   it('keeps a demoted strong match above weak ones: it loses a bounded share, never its place among them', async () => {
     for (let i = 0; i < DEMOTION_MIN_JUDGED; i++) await recall(core, { query: `flamingo cluster vault ${i}` });
-    expect(store.projections.get<UsageProjection>('usage').demoted('private', 'ev1:private:memory:target')).toBe(true);
+    expect(store.projections.views.usage.demoted('private', 'ev1:private:memory:target')).toBe(true);
     const p = await recall(core, { query: 'where does the flamingo cluster back up?', limit: 5 });
     expect(p.records[0]).toMatchObject({ id: 'target', why: { demoted: true } });
     expect(p.records[0]?.why.lanes['demotion']).toBeCloseTo(
@@ -152,8 +151,8 @@ describe('feedback-loop soak', () => {
       const core: RecallCore = { log: store.log, projections: store.projections, embedder, judge };
 
       // before any accounting: which questions have their document as the strongest lexical and dense match
-      const keyword = store.projections.get<KeywordProjection>('keyword');
-      const vectors = store.projections.get<VectorProjection>('vector');
+      const keyword = store.projections.views.keyword;
+      const vectors = store.projections.views.vector;
       const strongest = new Set<number>();
       for (let i = 0; i < docs.length; i++) {
         const kw = keyword.search(question(i), { namespaces: ['private'], limit: 1 })[0]?.key;
@@ -172,7 +171,7 @@ describe('feedback-loop soak', () => {
       });
       const misses: number[] = [];
       let demotedSeen = 0;
-      const usage = store.projections.get<UsageProjection>('usage');
+      const usage = store.projections.views.usage;
       for (const i of order) {
         // questions whose own document was demoted when they came
         if (usage.demoted('private', target.get(question(i)) as string)) demotedSeen += 1;

@@ -9,8 +9,8 @@ import { openKioku, type KiokuStore } from '../src/kioku.js';
 import { Knowledge, evidenceKey } from '../src/knowledge/index.js';
 import { memoryStore, recordsOfType, tempDir } from './helpers.js';
 
-const vec = (store: { projections: KiokuStore['projections'] }): VectorProjection => store.projections.get<VectorProjection>('vector');
-const kw = (store: { projections: KiokuStore['projections'] }): KeywordProjection => store.projections.get<KeywordProjection>('keyword');
+const vec = (store: { projections: KiokuStore['projections'] }): VectorProjection => store.projections.views.vector;
+const kw = (store: { projections: KiokuStore['projections'] }): KeywordProjection => store.projections.views.keyword;
 const mem = (id: string): string => evidenceKey({ ns: 'private', layer: 'memory', id });
 
 async function vectorSearch(store: { projections: KiokuStore['projections'] }, embedder: Embedder, query: string, k = 5): Promise<string[]> {

@@ -12,7 +12,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { RecordsProjection } from '../../projections/index.js';
 import { createEmbedder } from '../../src/embed/index.js';
 import { loadCases, loadLibrary, type EvalCase } from '../../src/eval/index.js';
 import { normaliseBody } from '../../src/knowledge/evidence.js';
@@ -60,7 +59,7 @@ const cases = loadCases([join(root, 'evals/cases/recall.json'), join(root, 'eval
 const dir = mkdtempSync(join(tmpdir(), 'kioku-fit-'));
 await loadLibrary(dir, join(root, 'evals/library'), undefined);
 const store = await openKioku({ data: dir });
-const records = store.projections.get<RecordsProjection>('records');
+const records = store.projections.views.records;
 
 /** Keeps the request and answers nothing (every verdict unknown). */
 class RecordingJudge implements Judge {

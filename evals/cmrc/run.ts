@@ -11,7 +11,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { KeywordProjection } from '../../projections/index.js';
 import { documentKey, evidenceKey } from '../../src/knowledge/index.js';
 import { openKioku } from '../../src/kioku.js';
 import { createRecallCore, LocalJudge, recall, type RecallPacket } from '../../src/recall/index.js';
@@ -114,7 +113,7 @@ const readOnly = ranking();
 {
   const store = await openKioku({ data: base });
   const core = createRecallCore(store, { judge: new LocalJudge(), backgroundIndexing: false });
-  const keyword = store.projections.get<KeywordProjection>('keyword');
+  const keyword = store.projections.views.keyword;
   for (const q of questions) {
     let t = performance.now();
     const hits = keyword.search(q.question, { namespaces: [ns], limit: 10 });

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { MemoryLevel } from 'memory-level';
 import { dataMissing } from '../data.js';
 import { namespaceOf, score, sessionTime, zero, type Sample, type Scores, type Turn } from './data.js';
-import { defaultProjections, ProjectionRunner, type KeywordProjection, type VectorProjection } from '../../projections/index.js';
+import { defaultProjections, ProjectionRunner } from '../../projections/index.js';
 import { CachedEmbedder, createEmbedder, type Embedder, type EmbedderKind } from '../../src/embed/index.js';
 import type { AppendInput } from '../../src/events/index.js';
 import { EmbeddingIndexer } from '../../src/indexer/embedding-job.js';
@@ -178,7 +178,7 @@ function gridVariants(): Variant[] {
 }
 
 const judge = new DisabledJudge();
-const keyword = projections.get<KeywordProjection>('keyword');
+const keyword = projections.views.keyword;
 const results: {
   name: string;
   overall: Scores;

@@ -15,7 +15,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { KeywordProjection } from '../../projections/index.js';
 import { openKioku } from '../../src/kioku.js';
 import { createRecallCore, recall, type RecallPacket } from '../../src/recall/index.js';
 import { dataMissing } from '../data.js';
@@ -157,11 +156,11 @@ const readOnly = run();
 {
   const store = await openKioku({ data: base });
   const core = createRecallCore(store, { backgroundIndexing: false });
-  const keyword = store.projections.get<KeywordProjection>('keyword');
+  const keyword = store.projections.views.keyword;
   for (const q of questions) {
     let t = performance.now();
     const hits = keyword.search(q.question, { namespaces: [q.ns], limit: 10 });
-    const idOf = (key: string): string => store.projections.get<import('../../projections/index.js').RecordsProjection>('records').get(key)?.id ?? key;
+    const idOf = (key: string): string => store.projections.views.records.get(key)?.id ?? key;
     tally(
       bm25,
       q.ns,

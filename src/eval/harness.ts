@@ -6,7 +6,6 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RecordsProjection } from '../../projections/index.js';
 import { createEmbedder, type EmbedderKind } from '../embed/index.js';
 import { requestKioku } from '../client.js';
 import { KiokuError } from '../errors.js';
@@ -87,7 +86,7 @@ export async function loadLibrary(dataDir: string, libraryDir: string, embedderK
   const store = await openKioku({ data: dataDir });
   try {
     const knowledge = new Knowledge(store, 'eval');
-    const records = store.projections.get<RecordsProjection>('records');
+    const records = store.projections.views.records;
     for (const kind of ['cards', 'wiki', 'notes'] as const) {
       const summary = await importDirectory(knowledge, records, { kind, dir: join(libraryDir, kind) });
       if (summary.errors.length)

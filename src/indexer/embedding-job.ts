@@ -81,11 +81,11 @@ export class EmbeddingIndexer {
   ) {}
 
   private get records(): RecordsProjection {
-    return this.store.projections.get<RecordsProjection>('records');
+    return this.store.projections.views.records;
   }
 
   private get vectors(): VectorProjection {
-    return this.store.projections.get<VectorProjection>('vector');
+    return this.store.projections.views.vector;
   }
 
   /** Everything that needs a (new) vector from this model, and how many CJK items were skipped. */

@@ -129,7 +129,7 @@ export class Knowledge {
   ) {}
 
   private get records(): RecordsProjection {
-    return this.store.projections.get<RecordsProjection>('records');
+    return this.store.projections.views.records;
   }
 
   /**

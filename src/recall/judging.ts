@@ -1,8 +1,7 @@
 // What the judge sees: the top of the fused list, at most N sections per document, with
 // the cosines the vector lane already measured.
 import type { RecordEntry } from '../../projections/records.js';
-import { searchableText, type KeywordProjection } from '../../projections/keyword/index.js';
-import type { VectorProjection } from '../../projections/vector/index.js';
+import { searchableText } from '../../projections/keyword/index.js';
 import { documentKey } from '../knowledge/evidence.js';
 import { tokenize } from '../text/index.js';
 import type { RecallConfig } from './config.js';
@@ -54,8 +53,8 @@ export interface JudgeInput {
 export async function runJudge(core: RecallCore, config: RecallConfig, input: JudgeInput): Promise<JudgeResult> {
   const { request, ns, dialogue, pool, queryVector, measured, range } = input;
   if (pool.length === 0) return { judge: core.judge.id, status: 'complete', verdicts: new Map(), calls: 0, ms: 0 };
-  const vectors = core.projections.get<VectorProjection>('vector');
-  const keyword = core.projections.get<KeywordProjection>('keyword');
+  const vectors = core.projections.views.vector;
+  const keyword = core.projections.views.keyword;
   const lane = core.embedder ? vectors.lane('text', core.embedder.id) : undefined;
   try {
     return await core.judge.judge({

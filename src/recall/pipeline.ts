@@ -4,10 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import type { ProjectionRunner } from '../../projections/runner.js';
 import type { DeliveredProjection } from '../../projections/delivered.js';
-import type { KeywordProjection } from '../../projections/keyword/index.js';
 import type { RecordEntry, RecordsProjection } from '../../projections/records.js';
-import { isDemoted, type UsageProjection } from '../../projections/usage.js';
-import type { VectorProjection } from '../../projections/vector/index.js';
+import { isDemoted } from '../../projections/usage.js';
 import type { Embedder } from '../embed/index.js';
 import { namespaceOf } from '../access.js';
 import { KiokuError } from '../errors.js';
@@ -73,7 +71,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
     conversation_fingerprint: conversationFingerprint(received),
     conversation_messages: received.length,
   };
-  const records = core.projections.get<RecordsProjection>('records');
+  const records = core.projections.views.records;
 
   if (isAcknowledgement(request.query)) {
     if (!context.readOnly)
@@ -118,7 +116,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   const t0 = performance.now();
   const embedding = embedQueries(core, config, request, queries, backends, warnings);
   const lists = new Map<string, LaneHit[]>();
-  const keyword = core.projections.get<KeywordProjection>('keyword');
+  const keyword = core.projections.views.keyword;
   const searchLayers = layers.filter((l) => l !== 'episode' || request.options.episodes);
   let keywordHits = 0;
   let termHits = 0;
@@ -148,7 +146,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
 
   const embedded = await embedding;
   timings['embed_ms'] = embedded.ms;
-  const vectors = core.projections.get<VectorProjection>('vector');
+  const vectors = core.projections.views.vector;
   if (embedded.vectors) {
     const model = (core.embedder as Embedder).id;
     let vectorHits = 0;
@@ -189,7 +187,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   const range = parseTimeRange(asked, now);
   backends['entity_cue'] = entityKeys.size ? { attempted: true, used: true, status: 'used' } : { attempted: true, used: false, status: 'empty' };
   backends['time_cue'] = range ? { attempted: true, used: true, status: 'used' } : { attempted: true, used: false, status: 'empty' };
-  const usage = core.projections.get<UsageProjection>('usage');
+  const usage = core.projections.views.usage;
   const ownSince = request.context_since ? Date.parse(request.context_since) : -Infinity;
   let ownSession = 0;
   const isOwnVisibleTrace = (entry: RecordEntry): boolean =>
@@ -274,7 +272,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
     Object.values(backends).some((b) => b.status === 'error' || b.status === 'timeout' || b.status === 'invalid_response');
 
   // ---- delivery: local rules over every judged candidate ----
-  const delivered = core.projections.get<DeliveredProjection>('delivered');
+  const delivered = core.projections.views.delivered;
   const candidates: DeliveryCandidate[] = pool.map((s, rank) => ({
     key: s.entry.key,
     kind: KNOWLEDGE_LAYERS.has(s.entry.layer) ? 'knowledge' : 'history',

@@ -3,7 +3,6 @@
 // state rebuilt by replaying the range in order. No judge or model is called, and
 // nothing is appended. With `retrieve`, retrieval is re-run against today's
 // projections (read-only) and the report says so.
-import type { RecordsProjection } from '../../projections/records.js';
 import type { EventData, LogRecord } from '../events/index.js';
 import { KNOWLEDGE_LAYERS, parseEvidenceKey, type Layer } from '../knowledge/evidence.js';
 import { RELEVANT_AT, seriousCandidates } from '../../projections/usage.js';
@@ -101,7 +100,7 @@ export async function replay(
     if (options.ns !== undefined && r.ns !== options.ns) continue;
     collect(r, turns, order);
   }
-  const records = store.projections.get<RecordsProjection>('records');
+  const records = store.projections.views.records;
   const delivered = new Map<string, Map<string, { ts: number; fp: string | null }[]>>();
   const out: ReplayedTurn[] = [];
   for (const id of order) {

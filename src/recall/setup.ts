@@ -5,8 +5,6 @@ import { createEmbedder, embedderConfigFromEnv, type Embedder } from '../embed/i
 import { KiokuError } from '../errors.js';
 import { EmbeddingIndexer } from '../indexer/embedding-job.js';
 import type { KiokuStore } from '../store.js';
-import type { RecordsProjection } from '../../projections/records.js';
-import type { VectorProjection } from '../../projections/vector/index.js';
 import { EmbeddingCache } from './embedding-cache.js';
 import { DisabledJudge, LlmJudge, LocalJudge, type Judge } from './judge/index.js';
 import type { RecallCore } from './pipeline.js';
@@ -72,7 +70,7 @@ export function createRecallCore(store: KiokuStore, options: CoreOptions = {}): 
     // Planning what waits for vectors walks every item (~5 µs each): recompute only when
     // items or vectors changed, and while a job churns through a backlog at most once a second.
     waitingForVectors: (ns?: string) => {
-      const revision = `${store.projections.get<RecordsProjection>('records').revision}:${store.projections.get<VectorProjection>('vector').revision}`;
+      const revision = `${store.projections.views.records.revision}:${store.projections.views.vector.revision}`;
       if (waiting.revision !== revision && (!indexer.status().running || Date.now() - waiting.at >= 1_000)) {
         const byNs = indexer.waitingByNamespace();
         waiting = { revision, at: Date.now(), byNs, total: [...byNs.values()].reduce((a, b) => a + b, 0) };

@@ -3,7 +3,6 @@
 // it used — a lexical proxy, reported as such).
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { RecordsProjection } from '../../projections/records.js';
 import { completionHash, type TurnsProjection } from '../../projections/turns.js';
 import { namespaceOf } from '../access.js';
 import { KiokuError } from '../errors.js';
@@ -33,7 +32,7 @@ export async function openSession(core: RecallCore, input: unknown, context: Rec
   const p = parseInput(openSessionSchema, input, 'open session');
   const ns = namespaceOf(p.namespace, context);
   const sessionId = p.session_id ?? newId('s');
-  const turns = core.projections.get<TurnsProjection>('turns');
+  const turns = core.projections.views.turns;
   const existing = turns.session(sessionId);
   if (existing) {
     if (existing.ns !== ns) throw new KiokuError('KIOKU_FORBIDDEN', `session ${sessionId} belongs to another namespace`, { details: { field: 'session_id' } });
@@ -49,7 +48,7 @@ export const startTurnSchema = recallRequestSchema.extend({ session_id: itemIdSc
 /** Capture the turn, then recall once; the client must not search again for this turn. */
 export async function startTurn(core: RecallCore, input: unknown, context: RecallContext = {}): Promise<{ turn_id: string } & RecallPacket> {
   const p = parseInput(startTurnSchema, input, 'start turn');
-  const turns = core.projections.get<TurnsProjection>('turns');
+  const turns = core.projections.views.turns;
   const session = turns.session(p.session_id);
   if (!session) throw new KiokuError('KIOKU_NOT_FOUND', `no session ${p.session_id}; open one first`, { details: { field: 'session_id' } });
   const ns = namespaceOf(p.namespace, context);
@@ -93,7 +92,7 @@ export async function completeTurn(
   context: RecallContext = {},
 ): Promise<{ turn_id: string; delivery_outcomes: { evidence_key: string; term_overlap: number }[] }> {
   const p = parseInput(completeTurnSchema, input, 'complete turn');
-  const turns = core.projections.get<TurnsProjection>('turns');
+  const turns = core.projections.views.turns;
   const turn = turns.turn(turnId);
   if (!turn) throw new KiokuError('KIOKU_NOT_FOUND', `no turn ${turnId}`, { details: { field: 'turn_id' } });
   if (context.namespaces && !context.namespaces.includes(turn.ns)) throw new KiokuError('KIOKU_FORBIDDEN', `turn ${turnId} belongs to another namespace`);
@@ -121,7 +120,7 @@ export async function completeTurn(
 
 /** For each delivered item, the share of its excerpt's distinct terms that reappear in the answer. */
 export function deliveryOutcomes(core: RecallCore, delivered: readonly string[], answer: string): { evidence_key: string; term_overlap: number }[] {
-  const records = core.projections.get<RecordsProjection>('records');
+  const records = core.projections.views.records;
   const answerTerms = new Set(tokenize(answer));
   return [...new Set(delivered)].slice(0, 3).map((key) => {
     const text = records.get(key)?.text ?? '';

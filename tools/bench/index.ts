@@ -10,7 +10,6 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import hnswlib from 'hnswlib-node';
-import type { KeywordProjection, VectorProjection } from '../../projections/index.js';
 import { vectorToBytes } from '../../projections/index.js';
 import { HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M } from '../../projections/vector/lane.js';
 import { UseLiteEmbedder, embedDocuments } from '../../src/embed/index.js';
@@ -100,7 +99,7 @@ for (let i = 0; i < VECTORS; i += BATCH) {
 const vectorMs = performance.now() - t;
 
 // ---- 3. keyword queries ----
-const keyword = store.projections.get<KeywordProjection>('keyword');
+const keyword = store.projections.views.keyword;
 const kwLat: number[] = [];
 for (let q = 0; q < 1000; q++) {
   const query = Array.from({ length: 2 + (q % 3) }, word).join(' ');
@@ -117,7 +116,7 @@ for (let q = 0; q < 200; q++) {
 }
 
 // ---- 4. vector queries and recall against exact ----
-const vector = store.projections.get<VectorProjection>('vector');
+const vector = store.projections.views.vector;
 const dot = (a: Float32Array, b: Float32Array): number => {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);

@@ -8,7 +8,6 @@ import { openKioku, type KiokuStore } from '../../src/kioku.js';
 import { IMPORT_KINDS, Knowledge, importDirectory, readMarkdownFiles, documentIdOf, type ImportKind, type ImportSummary } from '../../src/knowledge/index.js';
 import { isKiokuError } from '../../src/errors.js';
 import { askServer, serverUrl } from '../server-client.js';
-import type { RecordsProjection } from '../../projections/index.js';
 import { EXIT, emit, progressBar, type OutputOptions } from '../cli-util.js';
 
 export interface ImportFlags extends OutputOptions, PathOverrides {
@@ -33,7 +32,7 @@ export async function importCommand(kind: string, dir: string, flags: ImportFlag
   try {
     const knowledge = new Knowledge(store, 'cli:import');
     const bar = progressBar(`import ${kind}`, flags);
-    const summary = await importDirectory(knowledge, store.projections.get<RecordsProjection>('records'), {
+    const summary = await importDirectory(knowledge, store.projections.views.records, {
       kind: kind as ImportKind,
       dir,
       ...(flags.ns ? { ns: flags.ns } : {}),

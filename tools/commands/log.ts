@@ -4,7 +4,6 @@ import type { PathOverrides } from '../../src/config.js';
 import { resolvePaths } from '../../src/config.js';
 import { openKioku } from '../../src/kioku.js';
 import { openLog } from '../../src/log/index.js';
-import type { StatsProjection } from '../../projections/index.js';
 import { EXIT, emit, jsonReplacer, shortHash, type OutputOptions } from '../cli-util.js';
 
 export type LogFlags = OutputOptions & PathOverrides;
@@ -12,7 +11,7 @@ export type LogFlags = OutputOptions & PathOverrides;
 export async function logStatsCommand(flags: LogFlags): Promise<number> {
   const store = await openKioku({ ...flags, createIfMissing: false });
   try {
-    const stats = store.projections.get<StatsProjection>('stats').current();
+    const stats = store.projections.views.stats.current();
     const head = store.log.head();
     emit(
       flags,

@@ -30,7 +30,7 @@ function documentOf(records: RecordsProjection, ns: string, layer: Layer, id: st
 
 export const knowledgeRoutes = (state: ServerState) =>
   plugin((app) => {
-    const records = (): RecordsProjection => ready(state).store.projections.get<RecordsProjection>('records');
+    const records = (): RecordsProjection => ready(state).store.projections.views.records;
     const nsOf = (req: Parameters<typeof namespaceFor>[0]): string => namespaceFor(req, (req.query as { namespace?: string }).namespace);
 
     // the core validates every body and names the failing field; routes only resolve who asks

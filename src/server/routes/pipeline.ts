@@ -1,4 +1,3 @@
-import type { JobsProjection, RecordsProjection, TurnsProjection } from '../../../projections/index.js';
 import { KiokuError } from '../../errors.js';
 import type { ServerState } from '../app.js';
 import { namespaceFor, requireScope, withoutNamespace } from '../context.js';
@@ -21,7 +20,7 @@ export const pipelineRoutes = (state: ServerState) =>
       const tasks = core.indexer.plan().tasks.filter((t) => ns === undefined || t.ns === ns);
       return {
         ...(ns ? { namespace: ns } : { head: store.log.head() }),
-        items: store.projections.get<RecordsProjection>('records').counts(ns),
+        items: store.projections.views.records.counts(ns),
         embedder: core.embedder?.id ?? null,
         waiting_for_vectors: tasks.filter((t) => t.lane === 'text').length,
         // every embedding still to compute (text and window lanes): 0 once the library is fully indexed
@@ -35,7 +34,7 @@ export const pipelineRoutes = (state: ServerState) =>
       const days = Number((req.query as { days?: string }).days ?? 7);
       if (!Number.isFinite(days) || days <= 0 || days > 3650)
         throw new KiokuError('KIOKU_INPUT_INVALID', 'days must be between 0 and 3650', { details: { field: 'days' } });
-      return { days, ...ready(state).store.projections.get<JobsProjection>('jobs').summary(nsOf(req), days) };
+      return { days, ...ready(state).store.projections.views.jobs.summary(nsOf(req), days) };
     });
 
     app.get('/v1/pipeline/jobs', doc('jobs, newest first, filtered by stage and status', undefined, ['pipeline']), async (req) => {
@@ -47,9 +46,12 @@ export const pipelineRoutes = (state: ServerState) =>
       if (q.status !== undefined && q.status !== '' && !STATUSES.has(q.status))
         throw new KiokuError('KIOKU_INPUT_INVALID', `status must be one of ${[...STATUSES].join(', ')}`, { details: { field: 'status' } });
       return {
-        jobs: ready(state)
-          .store.projections.get<JobsProjection>('jobs')
-          .list({ ns: nsOf(req), ...(q.stage ? { stage: q.stage } : {}), ...(q.status ? { status: q.status } : {}), limit }),
+        jobs: ready(state).store.projections.views.jobs.list({
+          ns: nsOf(req),
+          ...(q.stage ? { stage: q.stage } : {}),
+          ...(q.status ? { status: q.status } : {}),
+          limit,
+        }),
       };
     });
 
@@ -76,7 +78,7 @@ export const pipelineRoutes = (state: ServerState) =>
       async (req) => {
         requireScope(req, 'memory:read');
         const { store } = ready(state);
-        const turn = store.projections.get<TurnsProjection>('turns').turn(req.params.trace_id);
+        const turn = store.projections.views.turns.turn(req.params.trace_id);
         if (!turn) throw new KiokuError('KIOKU_NOT_FOUND', `no turn ${req.params.trace_id}`);
         namespaceFor(req, turn.ns);
         const events = [];
