@@ -1,5 +1,6 @@
 // keyword: BM25 over Latin word tokens and CJK bigrams (lane `text`), and a separate
 // lane over memories' expansion words (lane `terms`). Retired items leave the index.
+import { searchableText } from '../../src/knowledge/item.js';
 import type { LogRecord } from '../../src/events/index.js';
 import { LAYERS, LAYER_INDEX, LAYER_SLOTS, type Layer } from '../../src/knowledge/evidence.js';
 import { KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold.js';
@@ -43,11 +44,7 @@ interface KeywordSnapshot {
   docs: DocRow[];
 }
 
-/** The words an item is found by: title (documents), body, entities and tags. */
-export function searchableText(item: Item): string {
-  const head = item.layer === 'card' || item.layer === 'wiki' ? `${item.title}\n` : '';
-  return `${head}${item.text}\n${item.entities.join(' ')}\n${item.tags.join(' ')}`;
-}
+export { searchableText };
 
 export class KeywordProjection implements Projection {
   readonly name = 'keyword';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { ProjectionRunner } from '../../projections/runner.js';
 import type { RecordEntry, RecordsProjection } from '../../projections/records.js';
 import { vectorToBytes, type VectorProjection } from '../../projections/vector/index.js';
-import { searchableText } from '../../projections/keyword/index.js';
+import { searchableText } from '../knowledge/item.js';
 import { embedDocuments, type Embedder } from '../embed/index.js';
 import { KiokuError } from '../errors.js';
 import type { AppendInput } from '../events/index.js';

@@ -5,8 +5,6 @@ import { createReadStream, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import type { ProjectionRunner } from '../../projections/runner.js';
-import type { RecordsProjection, RecordEntry } from '../../projections/records.js';
 import { isKiokuError, KiokuError } from '../errors.js';
 import { DEFAULT_NAMESPACE, namespaceSchema, type AppendInput, type EventType } from '../events/index.js';
 import type { EventStore } from '../log/index.js';
@@ -14,6 +12,8 @@ import { contentHash, evidenceKey, fingerprint, itemIdSchema, type Layer } from 
 import { isCardMetadataHeading, parseFrontMatter, relatedCardIds, splitSections } from './markdown.js';
 import { memoryEntities, sectionSlug } from './fold.js';
 import { parseInput } from './validate.js';
+import type { RecordEntry } from './item.js';
+import type { KnowledgeReadModel, KnowledgeRecords } from './read-model.js';
 
 const ns = namespaceSchema.default(DEFAULT_NAMESPACE);
 const isoTime = z.iso.datetime({ offset: true });
@@ -80,7 +80,7 @@ const assetSchema = z.strictObject({
 
 export interface KnowledgeStore {
   log: EventStore;
-  projections: ProjectionRunner;
+  projections: KnowledgeReadModel;
 }
 
 export interface WriteMemoriesResult {
@@ -128,7 +128,7 @@ export class Knowledge {
     private readonly actor = 'kioku',
   ) {}
 
-  private get records(): RecordsProjection {
+  private get records(): KnowledgeRecords {
     return this.store.projections.views.records;
   }
 

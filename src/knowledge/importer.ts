@@ -3,7 +3,7 @@
 // upsert, a deleted file a removal only with --prune.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { RecordsProjection } from '../../projections/records.js';
+import type { KnowledgeRecords } from './read-model.js';
 import { KiokuError } from '../errors.js';
 import type { Knowledge } from './commands.js';
 import type { Layer } from './evidence.js';
@@ -96,7 +96,7 @@ export function readMarkdownFiles(dir: string): { root: string; files: ImportFil
   return { root, files, errors };
 }
 
-export async function importDirectory(knowledge: Knowledge, records: RecordsProjection, options: ImportOptions): Promise<ImportSummary> {
+export async function importDirectory(knowledge: Knowledge, records: KnowledgeRecords, options: ImportOptions): Promise<ImportSummary> {
   const { root, files, errors } = readMarkdownFiles(options.dir);
   const summary = await importDocuments(knowledge, records, { ...options, root, files });
   summary.errors.unshift(...errors);
@@ -119,7 +119,7 @@ export interface ImportDocumentsOptions {
 }
 
 /** Import files already read (from this machine's disk, or sent to the service by `kioku import`). */
-export async function importDocuments(knowledge: Knowledge, records: RecordsProjection, options: ImportDocumentsOptions): Promise<ImportSummary> {
+export async function importDocuments(knowledge: Knowledge, records: KnowledgeRecords, options: ImportDocumentsOptions): Promise<ImportSummary> {
   const dir = resolve(options.root);
   const ns = options.ns ?? 'private';
   const layer: Layer = IMPORT_KINDS[options.kind];

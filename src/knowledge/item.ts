@@ -52,3 +52,18 @@ export type ItemChange =
 export function inConversation(item: Pick<Item, 'layer' | 'session_id'>): boolean {
   return Boolean(item.session_id) && (item.layer === 'trace' || item.layer === 'memory');
 }
+
+/** The words an item is found by: title (documents), body, entities and tags. */
+export function searchableText(item: Item): string {
+  const head = item.layer === 'card' || item.layer === 'wiki' ? `${item.title}\n` : '';
+  return `${head}${item.text}\n${item.entities.join(' ')}\n${item.tags.join(' ')}`;
+}
+
+export type ItemStatus = 'active' | RetiredStatus;
+
+/** An item as the read models hold it: with its status in the knowledge's life. */
+export interface RecordEntry extends Item {
+  status: ItemStatus;
+  superseded_by?: string;
+  retired_seq?: number;
+}

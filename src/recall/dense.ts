@@ -4,7 +4,7 @@ import { isMainlyCjk } from '../text/index.js';
 import type { RecallConfig } from './config.js';
 import type { PlannedQuery } from './conversation.js';
 import type { BackendDiagnostic } from './packet.js';
-import type { RecallCore } from './pipeline.js';
+import type { RecallCore } from './core.js';
 import type { ParsedRecallRequest } from './request.js';
 
 const QUESTION_WORDS = /^(?:what|when|where|who|whom|whose|why|how|which|did|does|do|is|are|was|were|can|could|would|should|will|has|have|had)\b\s*/i;

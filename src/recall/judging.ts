@@ -1,7 +1,7 @@
 // What the judge sees: the top of the fused list, at most N sections per document, with
 // the cosines the vector lane already measured.
 import type { RecordEntry } from '../../projections/records.js';
-import { searchableText } from '../../projections/keyword/index.js';
+import { searchableText } from '../knowledge/item.js';
 import { documentKey } from '../knowledge/evidence.js';
 import { tokenize } from '../text/index.js';
 import type { RecallConfig } from './config.js';
@@ -9,7 +9,7 @@ import { inRange, type TimeRange } from './cues.js';
 import type { boundConversation } from './conversation.js';
 import { excerpt } from './delivery.js';
 import type { JudgeResult } from './judge/index.js';
-import type { RecallCore } from './pipeline.js';
+import type { RecallCore } from './core.js';
 import type { ParsedRecallRequest } from './request.js';
 
 export type Scored = { entry: RecordEntry; score: number; parts: Record<string, number>; demoted: boolean };

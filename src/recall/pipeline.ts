@@ -29,29 +29,11 @@ import { EmbeddingCache } from './embedding-cache.js';
 import { inConversation } from '../knowledge/item.js';
 import { LAYER_OPTIONS, enabledLayers, recallRequestSchema } from './request.js';
 import type { BackendDiagnostic, PacketRecord, RecallPacket } from './packet.js';
+import type { RecallContext, RecallCore } from './core.js';
 
 export { denseQueryText } from './dense.js';
 
-export interface RecallCore {
-  log: EventStore;
-  projections: ProjectionRunner;
-  judge: Judge;
-  embedder?: Embedder | undefined;
-  config?: RecallConfig;
-  /** items of a namespace (all namespaces without one) still waiting for vectors: the vector lane is partly blind to them */
-  waitingForVectors?: (ns?: string) => number;
-  cache?: EmbeddingCache;
-  now?: () => Date;
-}
-
-export interface RecallContext {
-  /** namespaces the caller may read (from its token); the request's namespace must be one of them */
-  namespaces?: readonly string[];
-  actor?: string;
-  turn_id?: string;
-  /** read-only: no events appended, so nothing is counted or remembered (candidates/query) */
-  readOnly?: boolean;
-}
+export type { RecallContext, RecallCore } from './core.js';
 
 export async function recall(core: RecallCore, input: unknown, context: RecallContext = {}): Promise<RecallPacket> {
   const started = performance.now();

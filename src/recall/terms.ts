@@ -1,6 +1,6 @@
 // The words a turn asks with, and which of them an item holds: shared by the local judge's
 // coverage signals and the delivery rule that holds partial matches, so both read one set.
-import { searchableText } from '../../projections/keyword/index.js';
+import { searchableText } from '../knowledge/item.js';
 import type { Item } from '../knowledge/item.js';
 import { tokenize } from '../text/index.js';
 import { withoutTopicChange } from './conversation.js';

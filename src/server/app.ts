@@ -18,29 +18,11 @@ import { recallRoutes } from './routes/recall.js';
 import { knowledgeRoutes } from './routes/knowledge.js';
 import { pipelineRoutes } from './routes/pipeline.js';
 import { reportRoutes } from './routes/reports.js';
+import type { AppOptions } from './state.js';
 
-export interface ServerState {
-  /** set once the store is open and projections caught up */
-  store?: KiokuStore;
-  core?: RecallCore & { indexer: EmbeddingIndexer; close: () => Promise<void> };
-  /** one Knowledge per store: its commands run one at a time */
-  knowledge?: Knowledge;
-  /** the facade every route calls (set with store, core and knowledge) */
-  kioku?: LocalKioku;
-  ready: boolean;
-  /** set when a stop begins: new requests get 503 KIOKU_SHUTTING_DOWN while in-flight ones finish */
-  closing?: boolean;
-  startedAt: number;
-  progress?: { done: number; total: number };
-}
+export type { ServerState } from './state.js';
 
-export interface AppOptions {
-  auth: AuthConfig;
-  state: ServerState;
-  bodyLimit?: number;
-  rateLimitPerMinute?: number;
-  logger?: boolean;
-}
+export type { AppOptions } from './state.js';
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({

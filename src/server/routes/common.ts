@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { LocalKioku } from '../../kioku.js';
 import type { KiokuStore } from '../../store.js';
 import type { RecallContext } from '../../recall/index.js';
-import type { ServerState } from '../app.js';
+import type { ServerState } from '../state.js';
 import { jsonSchema } from '../schemas.js';
 
 export type Ready = { store: KiokuStore; core: NonNullable<ServerState['core']>; kioku: LocalKioku };

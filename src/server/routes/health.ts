@@ -1,4 +1,4 @@
-import type { AppOptions } from '../app.js';
+import type { AppOptions } from '../state.js';
 import { plugin } from './common.js';
 
 export const healthRoutes = (options: AppOptions) =>

@@ -5,7 +5,7 @@ import { evidenceKey, parseEvidenceKey, type Layer } from '../../knowledge/evide
 import { parseInput } from '../../knowledge/validate.js';
 import { importDocuments } from '../../knowledge/importer.js';
 import { isAbsolute } from 'node:path';
-import type { ServerState } from '../app.js';
+import type { ServerState } from '../state.js';
 import { namespaceFor, requireScope, withoutNamespace } from '../context.js';
 import { wire } from '../schemas.js';
 import type { ImportInput, SupersedeInput, WriteMemoriesInput } from '../../wire.js';

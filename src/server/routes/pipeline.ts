@@ -1,5 +1,5 @@
 import { KiokuError } from '../../errors.js';
-import type { ServerState } from '../app.js';
+import type { ServerState } from '../state.js';
 import { namespaceFor, requireScope, withoutNamespace } from '../context.js';
 import { wire } from '../schemas.js';
 import { doc, plugin, ready } from './common.js';

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { KiokuError } from '../../errors.js';
 import { deliveryReport, replay, rulesWith } from '../../recall/index.js';
-import type { ServerState } from '../app.js';
+import type { ServerState } from '../state.js';
 import { namespaceFor, requireScope } from '../context.js';
 import { doc, plugin, ready, scopedBody } from './common.js';
 

@@ -1,4 +1,4 @@
-import type { ServerState } from '../app.js';
+import type { ServerState } from '../state.js';
 import { wire } from '../schemas.js';
 import type { CompleteTurnInput, OpenSessionInput, StartTurnInput } from '../../wire.js';
 import { doc, plugin, ready, scopedBody, unvalidated } from './common.js';

@@ -1,0 +1,29 @@
+// What recall runs on (the store's log and read models, a judge, an embedder, options) and
+// who asks. Every stage of recall takes these; the pipeline wires the stages.
+import type { ProjectionRunner } from '../../projections/runner.js';
+import type { Embedder } from '../embed/index.js';
+import type { EventStore } from '../log/index.js';
+import type { RecallConfig } from './config.js';
+import type { EmbeddingCache } from './embedding-cache.js';
+import type { Judge } from './judge/index.js';
+
+export interface RecallCore {
+  log: EventStore;
+  projections: ProjectionRunner;
+  judge: Judge;
+  embedder?: Embedder | undefined;
+  config?: RecallConfig;
+  /** items of a namespace (all namespaces without one) still waiting for vectors: the vector lane is partly blind to them */
+  waitingForVectors?: (ns?: string) => number;
+  cache?: EmbeddingCache;
+  now?: () => Date;
+}
+
+export interface RecallContext {
+  /** namespaces the caller may read (from its token); the request's namespace must be one of them */
+  namespaces?: readonly string[];
+  actor?: string;
+  turn_id?: string;
+  /** read-only: no events appended, so nothing is counted or remembered (candidates/query) */
+  readOnly?: boolean;
+}
