@@ -16,24 +16,22 @@ export function denseQueryText(text: string): string {
   return t.replace(/\?+\s*$/, '') || text;
 }
 
-export async function embedQueries(
-  core: RecallCore,
-  config: RecallConfig,
-  request: ParsedRecallRequest,
-  queries: PlannedQuery[],
-  backends: Record<string, BackendDiagnostic>,
-  warnings: string[],
-): Promise<{ vectors?: Map<string, Float32Array>; judgeVector?: Float32Array; ms: number }> {
+export interface EmbeddedQueries {
+  /** query kind → vector; absent when the dense side did not run, empty when no query was readable */
+  vectors?: Map<string, Float32Array>;
+  /** the vector the judge compares candidates with (the context query's, else the utterance's) */
+  judgeVector?: Float32Array;
+  ms: number;
+  /** the vector lane's status when the model was not used (disabled, unavailable, timeout, error) */
+  backend?: BackendDiagnostic;
+  warnings: string[];
+}
+
+export async function embedQueries(core: RecallCore, config: RecallConfig, request: ParsedRecallRequest, queries: PlannedQuery[]): Promise<EmbeddedQueries> {
   const started = performance.now();
   const embedder = core.embedder;
-  if (!request.options.semantic) {
-    backends['vector'] = { attempted: false, used: false, status: 'disabled' };
-    return { ms: 0 };
-  }
-  if (!embedder) {
-    backends['vector'] = { attempted: false, used: false, status: 'unavailable' };
-    return { ms: 0 };
-  }
+  if (!request.options.semantic) return { ms: 0, backend: { attempted: false, used: false, status: 'disabled' }, warnings: [] };
+  if (!embedder) return { ms: 0, backend: { attempted: false, used: false, status: 'unavailable' }, warnings: [] };
   const readable = (t: string): boolean => embedder.readsCjk || !isMainlyCjk(t);
   // The first `dense_texts` of the preferred kinds the turn has (the model's cost is linear in
   // text): the utterance with its dialogue when there is one, else the utterance. The judge
@@ -43,10 +41,7 @@ export async function embedQueries(
     .filter((q): q is PlannedQuery => q !== undefined)
     .slice(0, config.dense_texts)
     .map((q) => ({ kind: q.kind, text: denseQueryText(q.text) }));
-  if (wanted.length === 0) {
-    warnings.push('query_not_readable_by_embedder');
-    return { vectors: new Map(), ms: 0 };
-  }
+  if (wanted.length === 0) return { vectors: new Map(), ms: 0, warnings: ['query_not_readable_by_embedder'] };
   const cache = core.cache;
   const missing = [...new Set(wanted.map((w) => w.text).filter((t) => !cache?.get(embedder.id, t)))];
   try {
@@ -60,12 +55,14 @@ export async function embedQueries(
     }
     const vectors = new Map(wanted.map((w) => [w.kind, (fresh.get(w.text) ?? cache?.get(embedder.id, w.text)) as Float32Array]));
     const judgeVector = vectors.get('context') ?? vectors.get('utterance');
-    return { vectors, ...(judgeVector ? { judgeVector } : {}), ms: round(performance.now() - started) };
+    return { vectors, ...(judgeVector ? { judgeVector } : {}), ms: round(performance.now() - started), warnings: [] };
   } catch (err) {
     const timeout = err instanceof TimeoutError;
-    backends['vector'] = { attempted: true, used: false, status: timeout ? 'timeout' : 'error' };
-    warnings.push(`vector_${timeout ? 'timeout' : 'error'}: ${(err as Error).message}`.slice(0, 300));
-    return { ms: round(performance.now() - started) };
+    return {
+      ms: round(performance.now() - started),
+      backend: { attempted: true, used: false, status: timeout ? 'timeout' : 'error' },
+      warnings: [`vector_${timeout ? 'timeout' : 'error'}: ${(err as Error).message}`.slice(0, 300)],
+    };
   }
 }
 

@@ -1,0 +1,43 @@
+// Stage 2, channels: every retrieval lane answers the planned queries with ranked evidence
+// keys. A channel is one file in src/recall/channels/, registered in its index.ts.
+import { CHANNELS, type ChannelOutput } from '../channels/index.js';
+import type { RecallConfig } from '../config.js';
+import type { RecallCore } from '../core.js';
+import type { EmbeddedQueries } from '../dense.js';
+import type { LaneHit } from '../fusion.js';
+import type { BackendDiagnostic } from '../packet.js';
+import type { RecallPlan } from './plan.js';
+
+export interface ChannelResults {
+  lists: Map<string, LaneHit[]>;
+  backends: Record<string, BackendDiagnostic>;
+  warnings: string[];
+  filteredByLayer: Record<string, number>;
+  embedded: EmbeddedQueries;
+  timings: Record<string, number>;
+}
+
+/** Run the lexical channels while the model embeds the queries, then the dense ones. */
+export async function runChannels(core: RecallCore, config: RecallConfig, plan: RecallPlan, embedding: Promise<EmbeddedQueries>): Promise<ChannelResults> {
+  const out: ChannelResults = { lists: new Map(), backends: {}, warnings: [], filteredByLayer: {}, embedded: { ms: 0, warnings: [] }, timings: {} };
+  const take = (o: ChannelOutput): void => {
+    for (const [name, hits] of o.lanes) out.lists.set(name, hits);
+    Object.assign(out.backends, o.backends);
+    out.warnings.push(...(o.warnings ?? []));
+    if (o.filteredByLayer) out.filteredByLayer = o.filteredByLayer;
+  };
+  const t0 = performance.now();
+  const pending: ChannelOutput[] = [];
+  for (const channel of CHANNELS) if (!channel.dense) pending.push(channel.run({ core, config, plan, embedded: out.embedded }));
+  out.timings['keyword_ms'] = round(performance.now() - t0);
+  const embedded = await embedding;
+  out.embedded = embedded;
+  out.timings['embed_ms'] = embedded.ms;
+  if (embedded.backend) out.backends['vector'] = embedded.backend;
+  out.warnings.push(...embedded.warnings);
+  for (const o of pending) take(o);
+  for (const channel of CHANNELS) if (channel.dense) take(channel.run({ core, config, plan, embedded }));
+  return out;
+}
+
+const round = (x: number): number => Math.round(x * 100) / 100;

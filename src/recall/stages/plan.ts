@@ -1,0 +1,69 @@
+// Stage 1, plan: parse the request, settle the namespace, bound the dialogue and plan the
+// queries (utterance, context, last sentence). Pure but for the recall id and the clock.
+import { randomBytes } from 'node:crypto';
+import { namespaceOf } from '../../access.js';
+import type { Layer } from '../../knowledge/evidence.js';
+import { parseInput } from '../../knowledge/validate.js';
+import { isAcknowledgement } from '../acknowledge.js';
+import { boundConversation, conversationFingerprint, isTopicChange, planQueries, withoutTopicChange, type PlannedQuery } from '../conversation.js';
+import type { RecallContext, RecallCore } from '../core.js';
+import { enabledLayers, recallRequestSchema, type ParsedRecallRequest } from '../request.js';
+
+export interface RecallPlan {
+  request: ParsedRecallRequest;
+  ns: string;
+  recallId: string;
+  /** the dialogue as received (bounded), and as used (empty after a change of subject) */
+  received: ParsedRecallRequest['conversation'] & object;
+  dialogue: ParsedRecallRequest['conversation'] & object;
+  /** the utterance without a topic-change lead, whose words would only dilute the query */
+  asked: string;
+  queries: PlannedQuery[];
+  /** layers searched: the enabled ones, episodes only on request */
+  searchLayers: Layer[];
+  /** a bare acknowledgement ("thanks", "好的"): nothing is searched */
+  acknowledgement: boolean;
+  now: Date;
+  warnings: string[];
+  /** the fields every packet starts with */
+  base: {
+    recall_id: string;
+    namespace: string;
+    options: ParsedRecallRequest['options'];
+    limit: number;
+    conversation_fingerprint: string;
+    conversation_messages: number;
+  };
+}
+
+export function planRecall(core: RecallCore, input: unknown, context: RecallContext): RecallPlan {
+  const request = parseInput(recallRequestSchema, input, 'recall');
+  const ns = namespaceOf(request.namespace, context);
+  const received = boundConversation(request.conversation ?? []);
+  // an explicit change of subject drops the dialogue before it from queries and judge
+  const topicChange = received.length > 0 && isTopicChange(request.query);
+  const dialogue = topicChange ? [] : received;
+  const recallId = `r-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+  const asked = withoutTopicChange(request.query);
+  return {
+    request,
+    ns,
+    recallId,
+    received,
+    dialogue,
+    asked,
+    queries: planQueries(asked, dialogue),
+    searchLayers: enabledLayers(request.options).filter((l) => l !== 'episode' || request.options.episodes),
+    acknowledgement: isAcknowledgement(request.query),
+    now: core.now?.() ?? new Date(),
+    warnings: topicChange ? ['topic_change_dialogue_ignored'] : [],
+    base: {
+      recall_id: recallId,
+      namespace: ns,
+      options: request.options,
+      limit: request.limit,
+      conversation_fingerprint: conversationFingerprint(received),
+      conversation_messages: received.length,
+    },
+  };
+}

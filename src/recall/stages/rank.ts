@@ -1,0 +1,127 @@
+// Stage 3, rank: fuse the lanes over evidence keys, add the cue boosts (an entity or speaker
+// the query names, a time range it mentions), drop this session's own visible traces, lift
+// the neighbours of strong turns, demote by a bounded share, sort, and apply the per-layer caps.
+import type { RecordsProjection } from '../../../projections/records.js';
+import { isDemoted } from '../../../projections/usage.js';
+import type { Layer } from '../../knowledge/evidence.js';
+import { inConversation, type RecordEntry } from '../../knowledge/item.js';
+import { laneWeights, type RecallConfig } from '../config.js';
+import type { RecallCore } from '../core.js';
+import { inRange, nameCandidates, parseTimeRange, type TimeRange } from '../cues.js';
+import { fuse, type LaneHit } from '../fusion.js';
+import type { Scored } from '../judging.js';
+import { isQuestion, neighbourBoosts, type Neighbours } from '../neighbours.js';
+import type { BackendDiagnostic } from '../packet.js';
+import { LAYER_OPTIONS } from '../request.js';
+import type { RecallPlan } from './plan.js';
+
+export interface Ranked {
+  /** every candidate after caps, best first */
+  ranked: Scored[];
+  range: TimeRange | undefined;
+  filtered: { total: number; by_layer: Record<string, number> };
+  backends: Record<string, BackendDiagnostic>;
+  warnings: string[];
+}
+
+export function rankCandidates(
+  core: RecallCore,
+  config: RecallConfig,
+  plan: RecallPlan,
+  lists: Map<string, LaneHit[]>,
+  filteredByLayer: Record<string, number>,
+): Ranked {
+  const { ns, request, asked } = plan;
+  const records = core.projections.views.records;
+  const usage = core.projections.views.usage;
+  const fused = fuse(config.fusion, lists, laneWeights(config, lists.keys()), config.rrf_k);
+  const entityKeys = entityCue(records, ns, asked);
+  const range = parseTimeRange(asked, plan.now);
+  const backends: Record<string, BackendDiagnostic> = {
+    entity_cue: entityKeys.size ? { attempted: true, used: true, status: 'used' } : { attempted: true, used: false, status: 'empty' },
+    time_cue: range ? { attempted: true, used: true, status: 'used' } : { attempted: true, used: false, status: 'empty' },
+  };
+  const warnings: string[] = [];
+  const ownSince = request.context_since ? Date.parse(request.context_since) : -Infinity;
+  let ownSession = 0;
+  const isOwnVisibleTrace = (entry: RecordEntry): boolean =>
+    Boolean(request.session_id) && entry.layer === 'trace' && entry.session_id === request.session_id && Date.parse(entry.occurred_at) >= ownSince;
+  const scored: Scored[] = [];
+  for (const f of fused) {
+    const entry = records.get(f.key);
+    if (!entry || entry.status !== 'active') continue;
+    // this session's own traces in the visible range never come back (the agent can still see them)
+    if (isOwnVisibleTrace(entry)) {
+      ownSession += 1;
+      continue;
+    }
+    const parts = { ...f.parts };
+    let score = f.score;
+    if (entityKeys.has(f.key)) score += parts['entity_cue'] = config.cue_weights.entity;
+    if (range && inRange(entry.occurred_at, range)) score += parts['time_cue'] = config.cue_weights.time;
+    scored.push({ entry, score, parts, demoted: isDemoted(usage.get(ns, f.key)) });
+  }
+  // a strong trace lifts its neighbours in the same session (they may not have been found at all)
+  if (config.neighbour_weight > 0) {
+    const sources = scored
+      .filter((s) => inConversation(s.entry))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, config.neighbour_sources)
+      .map((s) => ({ key: s.entry.key, score: s.score, question: isQuestion(s.entry.text) }));
+    const boosts = neighbourBoosts(sources, sessionNeighbours(records, ns), config.neighbour_weight, config.neighbour_reply_factor);
+    const byKey = new Map(scored.map((s) => [s.entry.key, s]));
+    for (const [key, boost] of boosts) {
+      const have = byKey.get(key);
+      if (have) have.score += have.parts['neighbour'] = boost;
+      else {
+        const entry = records.get(key);
+        if (entry?.status === 'active' && !isOwnVisibleTrace(entry))
+          scored.push({ entry, score: boost, parts: { neighbour: boost }, demoted: isDemoted(usage.get(ns, key)) });
+      }
+    }
+  }
+  // demoted evidence loses a bounded share of its score: it can fall below near-equals, never
+  // below candidates that match much more weakly, and it never vanishes
+  for (const s of scored) {
+    if (!s.demoted || config.demotion_factor >= 1) continue;
+    s.parts['demotion'] = -(1 - config.demotion_factor) * s.score;
+    s.score *= config.demotion_factor;
+  }
+  scored.sort((a, b) => b.score - a.score || (a.entry.key < b.entry.key ? -1 : 1));
+  if (ownSession) warnings.push(`own_session_traces_excluded:${ownSession}`);
+
+  // per-layer quotas, then the global limit (applied by the caller)
+  const perLayer = new Map<Layer, number>();
+  const ranked = scored.filter((s) => {
+    const max = LAYER_OPTIONS[s.entry.layer].max;
+    const cap = max ? (request.options[max] as number | undefined) : undefined;
+    const n = perLayer.get(s.entry.layer) ?? 0;
+    if (cap !== undefined && n >= cap) return false;
+    perLayer.set(s.entry.layer, n + 1);
+    return true;
+  });
+  const filtered = aclCounts(filteredByLayer);
+  if (filtered.total > 0) warnings.push('records_filtered_by_acl');
+  return { ranked, range, filtered, backends, warnings };
+}
+
+/** Items by or about an entity/speaker the query names. */
+function entityCue(records: RecordsProjection, ns: string, query: string): Set<string> {
+  const keys = new Set<string>();
+  for (const name of nameCandidates(query)) for (const e of records.byEntityName(ns, name)) keys.add(e.key);
+  return keys;
+}
+
+/** How many matching items the caller's namespace rules kept out, by layer (counts, never content). */
+function aclCounts(byLayer: Record<string, number>): { total: number; by_layer: Record<string, number> } {
+  return { total: Object.values(byLayer).reduce((a, b) => a + b, 0), by_layer: { card: 0, wiki: 0, memory: 0, note: 0, trace: 0, ...byLayer } };
+}
+
+/** The turns just before and after a trace in its session, when they are in the namespace searched. */
+function sessionNeighbours(records: RecordsProjection, ns: string): (key: string) => Neighbours {
+  return (key) => {
+    const { before, after } = records.turnNeighbours(key);
+    const inNs = (k: string | undefined): string | undefined => (k !== undefined && records.get(k)?.ns === ns ? k : undefined);
+    return { before: inNs(before), after: inNs(after) };
+  };
+}

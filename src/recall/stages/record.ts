@@ -1,0 +1,114 @@
+// Stage 6, record: what was considered, judged and delivered becomes events
+// (recall.performed, verdict.recorded, delivery.made), appended together unless read-only.
+import type { AppendInput } from '../../events/index.js';
+import type { RecallConfig } from '../config.js';
+import type { RecallContext, RecallCore } from '../core.js';
+import type { DeliveryResult } from '../delivery.js';
+import type { LaneRanks } from '../explain.js';
+import type { BackendDiagnostic } from '../packet.js';
+import type { Judged } from './judge.js';
+import type { RecallPlan } from './plan.js';
+import type { Ranked } from './rank.js';
+
+export interface RecallOutcome {
+  mode: 'keyword' | 'hybrid';
+  ranked: Ranked;
+  judged: Judged;
+  result: DeliveryResult;
+  laneRanks: Map<string, LaneRanks>;
+  backends: Record<string, BackendDiagnostic>;
+}
+
+export function recallEvents(config: RecallConfig, plan: RecallPlan, context: RecallContext, o: RecallOutcome): AppendInput[] {
+  const { ns, request, recallId, queries } = plan;
+  const { ranked, judged, result, laneRanks } = o;
+  const { pool } = judged;
+  const actor = context.actor ?? 'recall';
+  const ids = { ...(context.turn_id ? { turn_id: context.turn_id } : {}), ...(request.session_id ? { session_id: request.session_id } : {}) };
+  const deliveredKeys = new Set(result.items.map((i) => i.key));
+  const returned = new Set(ranked.ranked.slice(0, request.limit).map((s) => s.entry.key));
+  const inPool = new Set(pool.map((s) => s.entry.key));
+  const logged = ranked.ranked.slice(0, Math.max(request.limit, config.judge_pool, 50));
+  const events: AppendInput[] = [
+    {
+      type: 'recall.performed',
+      ns,
+      actor,
+      data: {
+        recall_id: recallId,
+        ...ids,
+        retrieval_mode: o.mode,
+        queries: queries.map((q) => ({ kind: q.kind, text: q.text.slice(0, 2_000) })),
+        candidates: logged.map((s) => ({
+          evidence_key: s.entry.key,
+          layer: s.entry.layer,
+          score: round6(s.score),
+          lanes: laneRanks.get(s.entry.key) ?? {},
+          ...(s.entry.fingerprint ? { fingerprint: s.entry.fingerprint } : {}),
+          flags: [
+            ...(returned.has(s.entry.key) || deliveredKeys.has(s.entry.key) ? ['returned'] : []),
+            ...(inPool.has(s.entry.key) ? ['judged'] : []),
+            ...(s.demoted ? ['demoted'] : []),
+            ...(s.entry.meta ? ['meta'] : []),
+          ],
+        })),
+        backends: o.backends,
+        filtered_counts: ranked.filtered,
+        options: request.options as unknown as Record<string, unknown>,
+      },
+    },
+  ];
+  if (judged.judged.status !== 'disabled' && pool.length) {
+    events.push({
+      type: 'verdict.recorded',
+      ns,
+      actor,
+      data: {
+        recall_id: recallId,
+        ...(context.turn_id ? { turn_id: context.turn_id } : {}),
+        judge: judged.judged.judge,
+        status: judged.judged.status,
+        verdicts: pool.map((s) => ({ evidence_key: s.entry.key, score: judged.judged.verdicts.get(s.entry.key) ?? null })),
+      },
+    });
+  }
+  if (result.items.length) {
+    events.push({
+      type: 'delivery.made',
+      ns,
+      actor,
+      data: {
+        recall_id: recallId,
+        ...ids,
+        items: result.items.map((it) => ({ evidence_key: it.key, verdict: it.verdict, ...(it.fingerprint ? { fingerprint: it.fingerprint } : {}) })),
+      },
+    });
+  }
+  return events;
+}
+
+/** The record of an acknowledgement: asked, nothing searched. */
+export function skippedEvent(plan: RecallPlan, context: RecallContext): AppendInput {
+  return {
+    type: 'recall.performed',
+    ns: plan.ns,
+    actor: context.actor ?? 'recall',
+    data: {
+      recall_id: plan.recallId,
+      retrieval_mode: 'skipped',
+      queries: [],
+      candidates: [],
+      ...(context.turn_id ? { turn_id: context.turn_id } : {}),
+      ...(plan.request.session_id ? { session_id: plan.request.session_id } : {}),
+    },
+  };
+}
+
+/** Append the events (unless read-only) and wait until the read models have seen them. */
+export async function record(core: RecallCore, context: RecallContext, events: AppendInput[]): Promise<void> {
+  if (context.readOnly || events.length === 0) return;
+  const appended = await core.log.appendAll(events);
+  await core.projections.waitFor(appended.at(-1)?.seq ?? 0);
+}
+
+const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
