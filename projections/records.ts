@@ -137,6 +137,7 @@ export class RecordsProjection implements Projection {
   }
 
   reset(): void {
+    this.incoming = undefined;
     this.fold.reset();
     this.entries = new Map();
     for (const m of [this.byDoc, this.byEntity, this.bySession, this.byKind, this.byTerm, this.supersededBy]) m.clear();
@@ -191,6 +192,24 @@ export class RecordsProjection implements Projection {
   private successor(e: RecordEntry): RecordEntry | undefined {
     return e.superseded_by === undefined ? undefined : this.entries.get(evidenceKey({ ns: e.ns, layer: 'memory', id: e.superseded_by }));
   }
+
+  /** The ids of active cards that relate to card `id` (an index rebuilt once per change, not a scan per call). */
+  relatedFrom(ns: string, id: string): string[] {
+    if (this.incoming?.revision !== this.revision) {
+      const byTarget = new Map<string, Set<string>>();
+      for (const e of this.all({ layers: ['card'] }))
+        for (const target of e.relations ?? []) {
+          const k = `${e.ns}\u0000${target}`;
+          let from = byTarget.get(k);
+          if (!from) byTarget.set(k, (from = new Set()));
+          from.add(e.id);
+        }
+      this.incoming = { revision: this.revision, byTarget };
+    }
+    return [...(this.incoming.byTarget.get(`${ns}\u0000${id}`) ?? [])].sort();
+  }
+
+  private incoming: { revision: number; byTarget: Map<string, Set<string>> } | undefined;
 
   byEntityName(ns: string, entity: string, options: ListOptions = {}): RecordEntry[] {
     return this.pick(this.byEntity.get(`${ns}\u0000${lower(entity)}`), options);

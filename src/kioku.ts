@@ -6,16 +6,30 @@ import { z } from 'zod';
 import type { RecordEntry, RecordsProjection, UsageCounters } from '../projections/index.js';
 import { namespaceOf } from './access.js';
 import { KiokuError } from './errors.js';
-import { evidenceKey, parseEvidenceKey } from './knowledge/evidence.js';
+import { evidenceKey, parseEvidenceKey, type Layer } from './knowledge/evidence.js';
 import { Knowledge, type WriteMemoriesResult } from './knowledge/index.js';
 import { importDocuments, type ImportSummary } from './knowledge/importer.js';
 import { parseInput } from './knowledge/validate.js';
-import { completeTurn, createRecallCore, deliveryReport, DisabledJudge, openSession, recall, startTurn, type CoreOptions } from './recall/index.js';
-import type { DeliveryReport, RecallContext, RecallPacket } from './recall/index.js';
+import {
+  completeTurn,
+  createRecallCore,
+  deliveryReport,
+  DisabledJudge,
+  openSession,
+  recall,
+  replay,
+  rulesWith,
+  startTurn,
+  type CoreOptions,
+} from './recall/index.js';
+import type { DeliveryReport, RecallContext, RecallPacket, ReplayReport } from './recall/index.js';
 import { renderContext } from './recall/render.js';
 import { openStore, type KiokuStore, type OpenStoreOptions } from './store.js';
 import {
   wire,
+  type AudienceInput,
+  type JobEventInput,
+  type ReplayInput,
   type CompleteTurnInput,
   type ForgetInput,
   type ImportInput,
@@ -68,7 +82,34 @@ export interface Kioku {
   importDocuments(input: ImportInput, access?: Access): Promise<ImportSummary>;
   cold(input: { namespace?: string; min_considered?: number }, access?: Access): Promise<ColdAnswer>;
   deliveryReport(input: { namespace?: string; days?: number }, access?: Access): Promise<DeliveryReport>;
+  /** re-run recorded turns through (changed) delivery rules; appends nothing */
+  replay(input: ReplayInput, access?: Access): Promise<ReplayReport>;
+  setAudience(id: string, input: AudienceInput, access?: Access): Promise<Record<string, unknown>>;
+  /** a card or wiki topic and its active sections */
+  document(layer: 'card' | 'wiki', id: string, input: { namespace?: string }, access?: Access): Promise<DocumentAnswer>;
+  /** a source document by id, whatever its layer */
+  source(id: string, input: { namespace?: string }, access?: Access): Promise<DocumentAnswer>;
+  /** the card ids a card relates to, and the cards relating to it */
+  relations(cardId: string, input: { namespace?: string }, access?: Access): Promise<RelationsAnswer>;
+  /** record a job event (stored, never executed) */
+  recordJobEvent(input: JobEventInput, access?: Access): Promise<{ seq: number; hash: string }>;
   close(): Promise<void>;
+}
+
+export interface DocumentAnswer {
+  id: string;
+  layer: Layer;
+  namespace: string;
+  title: string;
+  tags: string[];
+  source_path: string | null;
+  sections: { evidence_key: string; section: string | null; heading: string | null; text: string; status: string; meta?: true; fingerprint?: string }[];
+}
+
+export interface RelationsAnswer {
+  id: string;
+  relations: { id: string; exists: boolean }[];
+  related_from: string[];
 }
 
 /** `wait_for_vectors`: true (up to 60 s) or a timeout in ms. */
@@ -210,6 +251,62 @@ export class LocalKioku implements Kioku {
     return deliveryReport(this.store.log, { days, ns: namespaceOf(input.namespace, access) });
   }
 
+  async replay(input: ReplayInput, access: Access = {}): Promise<ReplayReport> {
+    const body = parseInput(wire.replay, input ?? {}, 'replay');
+    const ns = namespaceOf(body.namespace, access);
+    const from = new Date(body.from ?? 0);
+    const to = body.to ? new Date(body.to) : new Date(Date.now() + 60_000);
+    if (from.getTime() > to.getTime()) throw new KiokuError('KIOKU_INPUT_INVALID', 'from is after to', { details: { field: 'from' } });
+    return replay(this.store, body.retrieve ? this.core : undefined, {
+      from,
+      to,
+      ns,
+      rules: rulesWith(body.rules),
+      ...(body.retrieve ? { retrieve: true } : {}),
+    });
+  }
+
+  setAudience(id: string, input: AudienceInput, access: Access = {}) {
+    const { namespace, ...rest } = (input ?? {}) as AudienceInput;
+    return this.knowledge.setAudience({ ...rest, id, ns: namespaceOf(namespace, access) }) as Promise<Record<string, unknown>>;
+  }
+
+  async document(layer: 'card' | 'wiki', id: string, input: { namespace?: string }, access: Access = {}): Promise<DocumentAnswer> {
+    return documentOf(this.records, namespaceOf(input.namespace, access), layer, id);
+  }
+
+  async source(id: string, input: { namespace?: string }, access: Access = {}): Promise<DocumentAnswer> {
+    const ns = namespaceOf(input.namespace, access);
+    for (const layer of ['card', 'wiki', 'note', 'memory', 'asset', 'episode', 'trace'] as const) {
+      if (this.records.document(ns, layer, id).some((e) => e.status === 'active')) return documentOf(this.records, ns, layer, id);
+    }
+    throw new KiokuError('KIOKU_NOT_FOUND', `no source "${id}" in namespace ${ns}`);
+  }
+
+  async relations(cardId: string, input: { namespace?: string }, access: Access = {}): Promise<RelationsAnswer> {
+    const ns = namespaceOf(input.namespace, access);
+    const card = documentOf(this.records, ns, 'card', cardId);
+    const first = this.records.document(ns, 'card', cardId).find((e) => e.status === 'active');
+    const exists = (id: string): boolean => this.records.document(ns, 'card', id).some((x) => x.status === 'active');
+    return {
+      id: card.id,
+      relations: (first?.relations ?? []).map((id) => ({ id, exists: exists(id) })),
+      related_from: this.records.relatedFrom(ns, cardId),
+    };
+  }
+
+  async recordJobEvent(input: JobEventInput, access: Access = {}): Promise<{ seq: number; hash: string }> {
+    const { namespace, ...data } = parseInput(wire.jobEvent, input ?? {}, 'job event');
+    const { seq, hash } = await this.store.log.append({
+      type: 'job.event',
+      ns: namespaceOf(namespace, access),
+      actor: access.actor ?? this.options.actor ?? 'kioku',
+      data,
+    });
+    await this.store.projections.waitFor(seq);
+    return { seq, hash };
+  }
+
   /** Stop the indexer and embedder (if they started), snapshot the projections, close the log. */
   async close(): Promise<void> {
     await this.coreInstance?.close();
@@ -222,4 +319,21 @@ export interface OpenKiokuOptions extends OpenStoreOptions, LocalKiokuOptions {}
 /** Open the store under the data dir (or over a given event store) and the facade over it. */
 export async function openKioku(options: OpenKiokuOptions = {}): Promise<LocalKioku> {
   return new LocalKioku(await openStore(options), options);
+}
+
+const section = (e: RecordEntry) => ({
+  evidence_key: e.key,
+  section: e.section ?? null,
+  heading: e.heading ?? null,
+  text: e.text,
+  status: e.status,
+  ...(e.meta ? { meta: true as const } : {}),
+  ...(e.fingerprint ? { fingerprint: e.fingerprint } : {}),
+});
+
+function documentOf(records: RecordsProjection, ns: string, layer: Layer, id: string): DocumentAnswer {
+  const sections = records.document(ns, layer, id).filter((e) => e.status === 'active');
+  if (sections.length === 0) throw new KiokuError('KIOKU_NOT_FOUND', `no ${layer} "${id}" in namespace ${ns}`, { details: { id } });
+  const first = sections[0] as RecordEntry;
+  return { id, layer, namespace: ns, title: first.title, tags: first.tags, source_path: first.source_path ?? null, sections: sections.map(section) };
 }

@@ -3,10 +3,22 @@
 // KiokuError (src/client.ts); the bearer token goes to that server only, never across
 // a redirect. The server resolves the namespace from the token, so `access` is not sent.
 import { requestKioku } from './client.js';
-import type { Access, ColdAnswer, EvidenceAnswer, Kioku, MemoryWriteAnswer } from './kioku.js';
+import type { Access, ColdAnswer, DocumentAnswer, EvidenceAnswer, Kioku, MemoryWriteAnswer, RelationsAnswer } from './kioku.js';
 import type { ImportSummary } from './knowledge/importer.js';
-import type { DeliveryReport, RecallPacket } from './recall/index.js';
-import type { CompleteTurnInput, ForgetInput, ImportInput, OpenSessionInput, RecallInput, StartTurnInput, SupersedeInput, WriteMemoriesInput } from './wire.js';
+import type { DeliveryReport, RecallPacket, ReplayReport } from './recall/index.js';
+import type {
+  AudienceInput,
+  JobEventInput,
+  ReplayInput,
+  CompleteTurnInput,
+  ForgetInput,
+  ImportInput,
+  OpenSessionInput,
+  RecallInput,
+  StartTurnInput,
+  SupersedeInput,
+  WriteMemoriesInput,
+} from './wire.js';
 
 export interface RemoteOptions {
   /** bearer token (default: none) */
@@ -76,6 +88,24 @@ export class RemoteKioku implements Kioku {
   }
   deliveryReport(input: { namespace?: string; days?: number }, _access?: Access) {
     return this.call<DeliveryReport>('GET', `/v1/reports/delivery${query({ namespace: input.namespace, days: input.days })}`);
+  }
+  replay(input: ReplayInput, _access?: Access) {
+    return this.call<ReplayReport>('POST', '/v1/replay', input);
+  }
+  setAudience(id: string, input: AudienceInput, _access?: Access) {
+    return this.call<Record<string, unknown>>('POST', `/v1/memories/${path(id)}/audience`, input);
+  }
+  document(layer: 'card' | 'wiki', id: string, input: { namespace?: string }, _access?: Access) {
+    return this.call<DocumentAnswer>('GET', `/v1/${layer === 'card' ? 'cards' : 'wiki/topics'}/${path(id)}${query({ namespace: input.namespace })}`);
+  }
+  source(id: string, input: { namespace?: string }, _access?: Access) {
+    return this.call<DocumentAnswer>('GET', `/v1/sources/${path(id)}${query({ namespace: input.namespace })}`);
+  }
+  relations(cardId: string, input: { namespace?: string }, _access?: Access) {
+    return this.call<RelationsAnswer>('GET', `/v1/cards/${path(cardId)}/relations${query({ namespace: input.namespace })}`);
+  }
+  recordJobEvent(input: JobEventInput, _access?: Access) {
+    return this.call<{ seq: number; hash: string }>('POST', '/v1/pipeline/jobs/events', input);
   }
   /** Nothing to release: the server owns the store. */
   async close(): Promise<void> {}

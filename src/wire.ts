@@ -3,11 +3,13 @@
 // input types from them. Validation itself happens in the core, which names the failing field.
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { namespaceSchema } from './events/index.js';
+import { eventSchemas, namespaceSchema } from './events/index.js';
 import { itemIdSchema } from './knowledge/evidence.js';
 import { memoryInputSchema } from './knowledge/index.js';
 import { recallRequestSchema } from './recall/index.js';
 import { completeTurnSchema, openSessionSchema, startTurnSchema } from './recall/turns.js';
+
+const isoTime = z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO 8601 date or time');
 
 export const wire = {
   import: z.strictObject({
@@ -39,13 +41,23 @@ export const wire = {
     namespace: namespaceSchema.optional(),
   }),
   audience: z.strictObject({ audience: z.array(z.string().min(1).max(200)).max(100), namespace: namespaceSchema.optional() }),
-  jobEvent: z.strictObject({
-    job_id: z.string().min(1).max(512),
-    stage: z.string().min(1).max(100),
-    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']),
-    detail: z.string().max(10_000).optional(),
-    progress: z.strictObject({ done: z.number().int().nonnegative(), total: z.number().int().nonnegative() }).optional(),
-    namespace: namespaceSchema.optional(),
+  // the catalog's own schema: the wire cannot drift from what the log accepts
+  jobEvent: eventSchemas['job.event'].extend({ namespace: namespaceSchema.optional() }),
+  replay: z.strictObject({
+    namespace: z.string().optional(),
+    from: isoTime.optional(),
+    to: isoTime.optional(),
+    /** also re-run retrieval against today's projections (recorded verdicts reused, new candidates unjudged) */
+    retrieve: z.boolean().optional(),
+    rules: z
+      .strictObject({
+        floor: z.number().min(0).max(1).optional(),
+        history_floor: z.number().min(0).max(1).optional(),
+        max_items: z.number().int().min(0).max(3).optional(),
+        max_history: z.number().int().min(0).max(3).optional(),
+        hold_partial_matches: z.boolean().optional(),
+      })
+      .optional(),
   }),
 };
 
@@ -57,3 +69,6 @@ export type WriteMemoriesInput = z.input<typeof wire.memories>;
 export type ForgetInput = z.input<typeof wire.forget>;
 export type SupersedeInput = z.input<typeof wire.supersede>;
 export type ImportInput = z.input<typeof wire.import>;
+export type JobEventInput = z.input<typeof wire.jobEvent>;
+export type ReplayInput = z.input<typeof wire.replay>;
+export type AudienceInput = z.input<typeof wire.audience>;

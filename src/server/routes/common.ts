@@ -46,3 +46,10 @@ export function scopedBody(
 export function unvalidated<T>(body: Record<string, unknown>): T {
   return body as T;
 }
+
+/** The common start of a GET route: check the scope and resolve `?namespace=` (the token's when absent). */
+export function queryAccess(req: FastifyRequest, scope: Scope): { namespace: string; access: RecallContext } {
+  requireScope(req, scope);
+  const namespace = namespaceFor(req, (req.query as { namespace?: string }).namespace);
+  return { namespace, access: recallContext(req, namespace) };
+}

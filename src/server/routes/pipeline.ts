@@ -2,7 +2,8 @@ import { KiokuError } from '../../errors.js';
 import type { ServerState } from '../state.js';
 import { namespaceFor, requireScope, withoutNamespace } from '../context.js';
 import { wire } from '../schemas.js';
-import { doc, plugin, ready } from './common.js';
+import type { JobEventInput } from '../../wire.js';
+import { doc, plugin, ready, scopedBody, unvalidated } from './common.js';
 
 const STATUSES = new Set(['queued', 'running', 'succeeded', 'failed', 'cancelled']);
 
@@ -56,20 +57,8 @@ export const pipelineRoutes = (state: ServerState) =>
     });
 
     app.post('/v1/pipeline/jobs/events', doc('record a job event (stored, never executed)', wire.jobEvent, ['pipeline']), async (req) => {
-      requireScope(req, 'memory:write');
-      const { namespace, rest } = withoutNamespace(req.body);
-      const ns = namespaceFor(req, namespace);
-      const parsed = wire.jobEvent.omit({ namespace: true }).safeParse(rest);
-      if (!parsed.success) {
-        const i = parsed.error.issues[0];
-        throw new KiokuError('KIOKU_INPUT_INVALID', `job event: ${i?.path.join('.') || '(body)'}: ${i?.message}`, {
-          details: { field: i?.path.join('.') ?? '(body)' },
-        });
-      }
-      const { store } = ready(state);
-      const { seq, hash } = await store.log.append({ type: 'job.event', ns, actor: 'http', data: parsed.data });
-      await store.projections.waitFor(seq);
-      return { seq, hash };
+      const { ns, rest, context } = scopedBody(req, 'memory:write', 'required');
+      return ready(state).kioku.recordJobEvent(unvalidated<JobEventInput>({ ...rest, namespace: ns }), { ...context, actor: 'http' });
     });
 
     app.get<{ Params: { trace_id: string } }>(
