@@ -36,7 +36,7 @@ export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** Run the real CLI; resolves with its last stdout line parsed as JSON (DESIGN §7). */
+/** Run the real CLI; resolves with its last stdout line parsed as JSON (architecture.md §cli). */
 export function runKioku(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Record<string, unknown>> {
   return new Promise((done, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args, '--json'], {

@@ -10,7 +10,7 @@ export interface UsageCounters {
   returned: number;
 }
 
-/** DESIGN §4 step 8: at least this many decisive judged observations, none positive → demoted. */
+/** architecture.md §recall step 8: at least this many decisive judged observations, none positive → demoted. */
 export const DEMOTION_MIN_JUDGED = 5;
 /** A verdict at or above this counts as relevant (the delivery floor). */
 export const RELEVANT_AT = 0.5;

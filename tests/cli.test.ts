@@ -5,7 +5,8 @@ import { HashedEmbedder } from '../src/embed/index.js';
 import { openKioku } from '../src/kioku.js';
 import { Knowledge } from '../src/knowledge/index.js';
 import { logSublevels, openLevelStore, openLog, seqKey } from '../src/log/index.js';
-import { DoubleJudge, createRecallCore, openSession, startTurn } from '../src/recall/index.js';
+import { createRecallCore, openSession, startTurn } from '../src/recall/index.js';
+import { DoubleJudge } from './doubles/judge.js';
 import { jobEvent, memoryEvent, runCli, tempDir } from './helpers.js';
 
 let dir: ReturnType<typeof tempDir>;
@@ -190,16 +191,18 @@ describe('kioku replay', () => {
       expect(strict.stdout).toMatch(/partial matches held/);
       const kept = await runCli(['replay', '--data', d.path, '--keep-partial-matches', '--json']);
       expect(kept.json).toMatchObject({ rules: { hold_partial_matches: false }, totals: { changed_turns: 0 } });
-      for (const bad of [
+      // refused before the store is opened, so these run side by side
+      const bads = [
         ['--floor', '2'],
         ['--max-items', '7'],
         ['--max-history', '1.5'],
         ['--from', '2026-12-01', '--to', '2026-11-01'],
-      ]) {
-        const r = await runCli(['replay', '--data', d.path, ...bad]);
+      ];
+      const refused = await Promise.all(bads.map((bad) => runCli(['replay', '--data', d.path, ...bad])));
+      refused.forEach((r, i) => {
         expect(r.code).toBe(2);
-        expect(r.stderr).toMatch(new RegExp(bad[0] as string));
-      }
+        expect(r.stderr).toMatch(new RegExp(bads[i]?.[0] as string));
+      });
     } finally {
       d.cleanup();
     }

@@ -1,4 +1,4 @@
-// Every delivery rule of DESIGN §4 step 7 has a test that fails when the rule is removed.
+// Every delivery rule of architecture.md §recall step 7 has a test that fails when the rule is removed.
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_DELIVERY_RULES,

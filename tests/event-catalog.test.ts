@@ -1,4 +1,4 @@
-// The catalog covers every event DESIGN.md §1 names, and each type has a valid example.
+// The catalog covers every event architecture.md §events names, and each type has a valid example.
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES, CURRENT_VERSION, validateEvent, upcast, type AppendInput } from '../src/events/index.js';
 

@@ -24,7 +24,7 @@ export interface CliResult {
   code: number;
   stdout: string;
   stderr: string;
-  /** the last stdout line parsed as JSON (DESIGN.md §7), when there is one */
+  /** the last stdout line parsed as JSON (architecture.md §cli), when there is one */
   json: Record<string, unknown> | undefined;
 }
 

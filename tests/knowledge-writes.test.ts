@@ -192,7 +192,7 @@ describe('documents', () => {
       ['4', '9. 原始來源', true],
     ]);
     expect(sections[0]?.title).toBe('Deploying');
-    expect(sections[0]?.fingerprint).toBeUndefined(); // cards carry no fingerprint (DESIGN §3)
+    expect(sections[0]?.fingerprint).toBeUndefined(); // cards carry no fingerprint (architecture.md §evidence)
     const [event] = await recordsOfType(store.log, 'card.upserted');
     expect(event?.data).toMatchObject({ relations: ['release-checklist', 'db-migrations'], tags: ['ops'] });
   });

@@ -3,7 +3,8 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { HashedEmbedder } from '../src/embed/index.js';
 import { EmbeddingIndexer } from '../src/indexer/embedding-job.js';
-import { DEFAULT_DELIVERY_RULES, DoubleJudge, completeTurn, openSession, replay, startTurn, type RecallCore } from '../src/recall/index.js';
+import { DEFAULT_DELIVERY_RULES, completeTurn, openSession, replay, startTurn, type RecallCore } from '../src/recall/index.js';
+import { DoubleJudge } from './doubles/judge.js';
 import { memoryStore } from './helpers.js';
 
 let store: Awaited<ReturnType<typeof memoryStore>>;

@@ -7,7 +7,8 @@ import { DEMOTION_MIN_JUDGED, RELEVANT_AT, SERIOUS_RANKS, seriousCandidates, Usa
 import { HashedEmbedder } from '../src/embed/index.js';
 import type { LogRecord } from '../src/events/index.js';
 import { EmbeddingIndexer } from '../src/indexer/embedding-job.js';
-import { DEFAULT_RECALL_CONFIG, DoubleJudge, recall, type RecallCore } from '../src/recall/index.js';
+import { DEFAULT_RECALL_CONFIG, recall, type RecallCore } from '../src/recall/index.js';
+import { DoubleJudge } from './doubles/judge.js';
 import { memoryStore } from './helpers.js';
 
 let seq = 0;

@@ -1,4 +1,4 @@
-// Damage a real on-disk store in each way DESIGN.md §2 names; verify must report
+// Damage a real on-disk store in each way architecture.md §chain names; verify must report
 // the first damaged seq and the right kind.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@
 import { SingleBar, Presets } from 'cli-progress';
 import { isKiokuError } from '../src/errors.js';
 
-/** DESIGN.md §7: 0 success, 1 the check found a problem, 2 usage or I/O error. */
+/** architecture.md §cli: 0 success, 1 the check found a problem, 2 usage or I/O error. */
 export const EXIT = { ok: 0, problem: 1, usage: 2 } as const;
 
 export class CliExit extends Error {

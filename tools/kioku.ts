@@ -3,13 +3,14 @@
 // flags to them and turns errors into exit codes (0 ok, 1 problem found, 2 usage/IO).
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, reportError } from './cli-util.js';
-import { verifyCommand } from './commands/verify.js';
-import { rebuildCommand } from './commands/rebuild.js';
-import { logShowCommand, logStatsCommand } from './commands/log.js';
-import { importCommand, reembedCommand } from './commands/import.js';
-import { coldReportCommand, deliveryReportCommand, recallCommand, replayCommand } from './commands/recall.js';
-import { serveCommand } from './commands/serve.js';
-import { evalCommand } from './commands/eval.js';
+// Command modules load on use: `kioku replay` never pays for the HTTP server or the model runtime.
+import type { verifyCommand } from './commands/verify.js';
+import type { rebuildCommand } from './commands/rebuild.js';
+import type { logShowCommand, logStatsCommand } from './commands/log.js';
+import type { importCommand, reembedCommand } from './commands/import.js';
+import type { coldReportCommand, deliveryReportCommand, recallCommand, replayCommand } from './commands/recall.js';
+import type { serveCommand } from './commands/serve.js';
+import type { evalCommand } from './commands/eval.js';
 
 const dataOption = (): Option => new Option('--data <dir>', 'data directory (default $KIOKU_DATA_DIR or ~/.kioku)');
 const jsonOption = (): Option => new Option('--json', 'print one JSON object as the last line');
@@ -39,7 +40,7 @@ export function buildProgram(): Command {
     .option('--port <port>', 'port (default $KIOKU_PORT or 18972)')
     .option('--quiet', 'no request log, even with --log-requests')
     .option('--log-requests', 'log every request to stdout as JSON, query strings redacted (also KIOKU_LOG_REQUESTS=1)')
-    .action(action((flags: Parameters<typeof serveCommand>[0]) => serveCommand(flags)));
+    .action(action((flags: Parameters<typeof serveCommand>[0]) => import('./commands/serve.js').then((m) => m.serveCommand(flags))));
 
   program
     .command('verify')
@@ -49,7 +50,7 @@ export function buildProgram(): Command {
     .option('--write-anchor', 'after a clean verify, sign the head and append it to the anchors file')
     .option('--key <file>', 'anchor key file (default $KIOKU_ANCHOR_KEY or <data>/keys/anchor-ed25519.pem)')
     .option('--anchors <file>', 'anchors file (default $KIOKU_ANCHORS_FILE or <data>/anchors.jsonl)')
-    .action(action((flags: Parameters<typeof verifyCommand>[0]) => verifyCommand(flags)));
+    .action(action((flags: Parameters<typeof verifyCommand>[0]) => import('./commands/verify.js').then((m) => m.verifyCommand(flags))));
 
   program
     .command('rebuild')
@@ -57,7 +58,7 @@ export function buildProgram(): Command {
     .addOption(dataOption())
     .addOption(jsonOption())
     .option('--projection <name...>', 'only these projections')
-    .action(action((flags: Parameters<typeof rebuildCommand>[0]) => rebuildCommand(flags)));
+    .action(action((flags: Parameters<typeof rebuildCommand>[0]) => import('./commands/rebuild.js').then((m) => m.rebuildCommand(flags))));
 
   program
     .command('import')
@@ -69,7 +70,11 @@ export function buildProgram(): Command {
     .option('--ns <namespace>', 'namespace to import into', 'private')
     .option('--prune', 'remove documents whose files were deleted')
     .option('--no-embed', 'do not run the embedding job after importing')
-    .action(action((kind: string, dir: string, flags: Parameters<typeof importCommand>[2]) => importCommand(kind, dir, flags)));
+    .action(
+      action((kind: string, dir: string, flags: Parameters<typeof importCommand>[2]) =>
+        import('./commands/import.js').then((m) => m.importCommand(kind, dir, flags)),
+      ),
+    );
 
   program
     .command('reembed')
@@ -77,7 +82,7 @@ export function buildProgram(): Command {
     .addOption(dataOption())
     .addOption(jsonOption())
     .option('--model <kind>', 'embedder: use-lite | ollama | openai | local-onnx | hash (default $KIOKU_EMBEDDER or use-lite)')
-    .action(action((flags: Parameters<typeof reembedCommand>[0]) => reembedCommand(flags)));
+    .action(action((flags: Parameters<typeof reembedCommand>[0]) => import('./commands/import.js').then((m) => m.reembedCommand(flags))));
 
   program
     .command('recall')
@@ -87,7 +92,7 @@ export function buildProgram(): Command {
     .addOption(jsonOption())
     .option('--ns <namespace>', 'namespace to read')
     .option('--limit <n>', 'records to return (1–50)', '10')
-    .action(action((query: string, flags: Parameters<typeof recallCommand>[1]) => recallCommand(query, flags)));
+    .action(action((query: string, flags: Parameters<typeof recallCommand>[1]) => import('./commands/recall.js').then((m) => m.recallCommand(query, flags))));
 
   const report = program.command('report').description('reports from the usage counters');
   report
@@ -97,7 +102,7 @@ export function buildProgram(): Command {
     .addOption(jsonOption())
     .option('--ns <namespace>', 'namespace', 'private')
     .option('--min-considered <n>', 'minimum times considered', '5')
-    .action(action((flags: Parameters<typeof coldReportCommand>[0]) => coldReportCommand(flags)));
+    .action(action((flags: Parameters<typeof coldReportCommand>[0]) => import('./commands/recall.js').then((m) => m.coldReportCommand(flags))));
 
   report
     .command('delivery')
@@ -106,7 +111,7 @@ export function buildProgram(): Command {
     .addOption(jsonOption())
     .option('--days <n>', 'days back', '7')
     .option('--ns <namespace>', 'only this namespace')
-    .action(action((flags: Parameters<typeof deliveryReportCommand>[0]) => deliveryReportCommand(flags)));
+    .action(action((flags: Parameters<typeof deliveryReportCommand>[0]) => import('./commands/recall.js').then((m) => m.deliveryReportCommand(flags))));
 
   program
     .command('replay')
@@ -122,7 +127,7 @@ export function buildProgram(): Command {
     .option('--max-items <n>', 'try another item cap (0–3; default 3)')
     .option('--max-history <n>', 'try another cap on history items (default 1)')
     .option('--keep-partial-matches', 'try without the rule that holds an item matching only part of what a delivered one matches')
-    .action(action((flags: Parameters<typeof replayCommand>[0]) => replayCommand(flags)));
+    .action(action((flags: Parameters<typeof replayCommand>[0]) => import('./commands/recall.js').then((m) => m.replayCommand(flags))));
 
   program
     .command('eval')
@@ -138,7 +143,7 @@ export function buildProgram(): Command {
     .option('--judge <kind>', 'judge: local, llm or disabled')
     .option('--output <file>', 'write the full report as JSON')
     .option('--baseline <file>', 'compare with this report (default evals/reports/baseline.json)')
-    .action(action((flags: Parameters<typeof evalCommand>[0]) => evalCommand(flags)));
+    .action(action((flags: Parameters<typeof evalCommand>[0]) => import('./commands/eval.js').then((m) => m.evalCommand(flags))));
 
   const log = program.command('log').description('inspect the event log');
   log
@@ -146,14 +151,14 @@ export function buildProgram(): Command {
     .description('event counts and bytes per type and namespace')
     .addOption(dataOption())
     .addOption(jsonOption())
-    .action(action((flags: Parameters<typeof logStatsCommand>[0]) => logStatsCommand(flags)));
+    .action(action((flags: Parameters<typeof logStatsCommand>[0]) => import('./commands/log.js').then((m) => m.logStatsCommand(flags))));
   log
     .command('show')
     .description('print one record')
     .argument('<seq>', 'sequence number')
     .addOption(dataOption())
     .addOption(jsonOption())
-    .action(action((seq: string, flags: Parameters<typeof logShowCommand>[1]) => logShowCommand(seq, flags)));
+    .action(action((seq: string, flags: Parameters<typeof logShowCommand>[1]) => import('./commands/log.js').then((m) => m.logShowCommand(seq, flags))));
 
   return program;
 }

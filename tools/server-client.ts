@@ -1,5 +1,5 @@
 // LevelDB lets one process own a store: while `kioku serve` runs, commands ask that
-// server over HTTP instead (DESIGN §8). The server is found at KIOKU_URL, else through the
+// server over HTTP instead (architecture.md §measured). The server is found at KIOKU_URL, else through the
 // run file it keeps in the data dir, else at http://$KIOKU_HOST:$KIOKU_PORT
 // (127.0.0.1:18972); KIOKU_TOKEN is sent as its bearer token, to that endpoint only.
 import { resolvePaths, type PathOverrides } from '../src/config.js';

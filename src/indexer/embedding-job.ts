@@ -116,7 +116,7 @@ export class EmbeddingIndexer {
         sessions.set(`${item.ns}\u0000${item.session_id}`, list);
       }
     }
-    // The window lane: each turn of a conversation embedded with its neighbours in the same session (DESIGN §8).
+    // The window lane: each turn of a conversation embedded with its neighbours in the same session (architecture.md §measured).
     const radius = this.options.windowRadius ?? WINDOW_RADIUS;
     for (const turns of sessions.values()) {
       turns.sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at) || a.seq - b.seq);

@@ -26,7 +26,7 @@ export interface Item {
   owner?: string;
   audience?: string[];
   attachments?: string[];
-  /** normalised-body fingerprint (wiki, notes, traces, memories; cards carry none — DESIGN §3) */
+  /** normalised-body fingerprint (wiki, notes, traces, memories; cards carry none — architecture.md §evidence) */
   fingerprint?: string;
   /** fingerprint of `text` for every layer: tells the indexer an item changed */
   content_fp: string;

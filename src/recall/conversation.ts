@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
-/** DESIGN §4: at most 8 messages accepted, the last 4 eligible kept, 600 characters each. */
+/** architecture.md §recall: at most 8 messages accepted, the last 4 eligible kept, 600 characters each. */
 export const MAX_CONVERSATION_MESSAGES = 8;
 export const KEPT_MESSAGES = 4;
 export const MESSAGE_CHARS = 600;

@@ -1,4 +1,4 @@
-// Delivery: pure local rules, no model (DESIGN §4 step 7). From every judged
+// Delivery: pure local rules, no model (architecture.md §recall step 7). From every judged
 // candidate — not only the response's `limit` — pick at most three items for the
 // answering agent, knowledge first, never repeating what it can still see.
 import { KiokuError } from '../errors.js';

@@ -1,4 +1,4 @@
-// Fusion over evidence keys. Two methods, chosen by measurement (DESIGN §8): on
+// Fusion over evidence keys. Two methods, chosen by measurement (architecture.md §measured): on
 // LoCoMo with the bundled model, RRF (k = 60, equal weights) scored below BM25 alone
 // while a weighted sum of min-max-normalised lane scores beat both. Raw scores of
 // different kinds are never added: each lane is normalised (or ranked) first.

@@ -1,6 +1,6 @@
 // Fuzzing the CLI commands that take input: random arguments to `kioku recall`, `replay`,
 // `log show`, `report cold|delivery`, `import` and `rebuild` over a real store. Properties:
-// the exit code is 0, 1 or 2 (DESIGN §7), never a stack trace on stderr, and the log never
+// the exit code is 0, 1 or 2 (architecture.md §cli), never a stack trace on stderr, and the log never
 // moves for a command that failed.
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';

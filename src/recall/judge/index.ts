@@ -12,5 +12,4 @@ export {
   type LocalJudgeCalibration,
 } from './local.js';
 export { LlmJudge, parseVerdicts, MAX_REQUEST_BYTES, MAX_DIALOGUE_CHARS, type LlmJudgeOptions } from './llm.js';
-export { DoubleJudge, type ScoreRule } from './double.js';
 export { DisabledJudge } from './disabled.js';

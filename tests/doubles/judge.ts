@@ -1,6 +1,6 @@
 // A deterministic judge for tests: scores from a table or a function; can be told to
 // leave some candidates unjudged (partial) or to fail outright.
-import { statusOf, type Judge, type JudgeCandidate, type JudgeRequest, type JudgeResult } from './types.js';
+import { statusOf, type Judge, type JudgeCandidate, type JudgeRequest, type JudgeResult } from '../../src/recall/judge/types.js';
 
 export type ScoreRule = (candidate: JudgeCandidate, request: JudgeRequest) => number | null;
 

@@ -1,0 +1,61 @@
+// recall, stage 2 (channels) and the request around it: options, namespaces and quotas, the
+// lexical and dense lanes, and what happens when the embedder fails.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HashedEmbedder } from '../src/embed/index.js';
+import { recall, type RecallCore } from '../src/recall/index.js';
+import { DoubleJudge } from './doubles/judge.js';
+import { openRecallLibrary, type LibraryStore } from './fixtures/recall-library.js';
+import { recordsOfType } from './helpers.js';
+
+let store: LibraryStore;
+let embedder: HashedEmbedder;
+let core: RecallCore;
+beforeEach(async () => {
+  ({ store, embedder, core } = await openRecallLibrary());
+});
+afterEach(async () => store.close());
+
+describe('options, ACL and quotas', () => {
+  it('validates options and limit, naming the field', async () => {
+    await expect(recall(core, { query: 'x', options: { max_wiki: 51 } })).rejects.toMatchObject({ details: { field: 'options.max_wiki' } });
+    await expect(recall(core, { query: 'x', limit: 0 })).rejects.toMatchObject({ details: { field: 'limit' } });
+    await expect(recall(core, { query: 'x', options: { colour: true } })).rejects.toMatchObject({ details: { field: 'options.colour' } });
+  });
+
+  it('echoes the complete effective options and does not search disabled layers', async () => {
+    const p = await recall(core, { query: 'rollback', options: { wiki: false, max_memories: 1 } });
+    expect(p.options).toEqual({
+      cards: true,
+      wiki: false,
+      memories: true,
+      notes: true,
+      conversations: true,
+      assets: true,
+      episodes: false,
+      semantic: true,
+      max_memories: 1,
+    });
+    expect(p.records.some((r) => r.layer === 'wiki')).toBe(false);
+    expect(p.records.filter((r) => r.layer === 'memory')).toHaveLength(1);
+  });
+
+  it('never returns another namespace, and counts what it kept out', async () => {
+    const p = await recall(core, { query: 'rollback' });
+    expect(p.records.length).toBeGreaterThan(0);
+    expect(p.records.every((r) => r.evidence_key.startsWith('ev1:private:'))).toBe(true);
+    expect(p.filtered_counts).toMatchObject({ total: 1, by_layer: { memory: 1 } });
+    expect(p.warnings).toContain('records_filtered_by_acl');
+    await expect(recall(core, { query: 'rollback', namespace: 'team' }, { namespaces: ['private'] })).rejects.toMatchObject({ code: 'KIOKU_FORBIDDEN' });
+  });
+
+  it('lets at most two sections of one document reach the judge', async () => {
+    const judge = new DoubleJudge(() => 0.1);
+    const p = await recall({ ...core, judge }, { query: 'rollback 回滚 deploy pipeline dashboard' });
+    const [v] = await recordsOfType(store.log, 'verdict.recorded');
+    const wiki = (v?.data as { verdicts: { evidence_key: string }[] }).verdicts.filter((x) => x.evidence_key.includes(':wiki:ops#'));
+    // the query matches more sections of the ops page than that: exactly two reach the judge
+    const matching = p.records.filter((r) => r.evidence_key.includes(':wiki:ops#'));
+    expect(matching.length).toBeGreaterThan(2);
+    expect(wiki).toHaveLength(2);
+  });
+});
