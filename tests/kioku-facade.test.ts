@@ -149,3 +149,38 @@ describe('the knowledge stream', () => {
     expect([...KNOWLEDGE_EVENT_TYPES].sort()).toEqual(knowledgeTypes.sort());
   });
 });
+
+describe('two processes writing through one server', () => {
+  it('lose no acknowledged write and never fork the chain', async () => {
+    const { spawn } = await import('node:child_process');
+    const { join } = await import('node:path');
+    const { REPO } = await import('./helpers.js');
+    const server = await startTestServer();
+    try {
+      const writer = (prefix: string) =>
+        new Promise<string[]>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'tests/fixtures/remote-writer.ts'), server.url, prefix, '60'], {
+            cwd: REPO,
+            stdio: ['ignore', 'pipe', 'inherit'],
+          });
+          let out = '';
+          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          child.on('error', reject);
+          child.on('close', (code) =>
+            code === 0 ? resolve((JSON.parse(out.trim()) as { acknowledged: string[] }).acknowledged) : reject(new Error(`writer exited ${code}`)),
+          );
+        });
+      const [a, b] = await Promise.all([writer('alpha'), writer('beta')]);
+      expect(a).toHaveLength(60);
+      expect(b).toHaveLength(60);
+      const records = server.state.store!.projections.views.records;
+      for (const id of [...a, ...b]) expect(records.get(`ev1:private:memory:${id}`)?.status).toBe('active');
+      expect(await server.state.store!.log.verify()).toMatchObject({ ok: true });
+      let written = 0;
+      for await (const _ of server.state.store!.log.read({ types: ['memory.written'] })) written += 1;
+      expect(written).toBe(120);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+});
