@@ -11,16 +11,19 @@ import { Knowledge, type WriteMemoriesResult } from './knowledge/index.js';
 import { importDocuments, type ImportSummary } from './knowledge/importer.js';
 import { parseInput } from './knowledge/validate.js';
 import {
+  clockFromEnv,
   completeTurn,
   createRecallCore,
   deliveryReport,
   DisabledJudge,
   openSession,
+  parseTimeRange,
   recall,
   replay,
   rulesWith,
   startTurn,
   type CoreOptions,
+  type TimeRange,
 } from './recall/index.js';
 import type { DeliveryReport, RecallContext, RecallPacket, ReplayReport } from './recall/index.js';
 import { renderContext } from './recall/render.js';
@@ -28,6 +31,7 @@ import { openStore, type KiokuStore, type OpenStoreOptions } from './store.js';
 import {
   wire,
   type AudienceInput,
+  type ItemsInput,
   type JobEventInput,
   type ReplayInput,
   type CompleteTurnInput,
@@ -91,6 +95,8 @@ export interface Kioku {
   source(id: string, input: { namespace?: string }, access?: Access): Promise<DocumentAnswer>;
   /** the card ids a card relates to, and the cards relating to it */
   relations(cardId: string, input: { namespace?: string }, access?: Access): Promise<RelationsAnswer>;
+  /** items by what they are (kinds, tags, entity, time range, session), newest first; superseded ones marked */
+  items(input: ItemsInput, access?: Access): Promise<ItemsAnswer>;
   /** record a job event (stored, never executed) */
   recordJobEvent(input: JobEventInput, access?: Access): Promise<{ seq: number; hash: string }>;
   close(): Promise<void>;
@@ -104,6 +110,15 @@ export interface DocumentAnswer {
   tags: string[];
   source_path: string | null;
   sections: { evidence_key: string; section: string | null; heading: string | null; text: string; status: string; meta?: true; fingerprint?: string }[];
+}
+
+export interface ItemsAnswer {
+  namespace: string;
+  /** the resolved time range, when one was asked */
+  range?: { from: string; to: string; phrase?: string };
+  items: (RecordEntry & { head_id?: string })[];
+  total: number;
+  truncated: boolean;
 }
 
 export interface RelationsAnswer {
@@ -292,6 +307,61 @@ export class LocalKioku implements Kioku {
       id: card.id,
       relations: (first?.relations ?? []).map((id) => ({ id, exists: exists(id) })),
       related_from: this.records.relatedFrom(ns, cardId),
+    };
+  }
+
+  async items(input: ItemsInput, access: Access = {}): Promise<ItemsAnswer> {
+    const q = parseInput(wire.items, input ?? {}, 'items');
+    const ns = namespaceOf(q.namespace, access);
+    // the clock recall uses (KIOKU_CLOCK pins it), without loading the model for it
+    const now = (this.options.now ?? clockFromEnv())?.() ?? new Date();
+    const bound = (text: string | undefined, end: 'from' | 'to'): { at: number; phrase?: string; range?: TimeRange } | undefined => {
+      if (text === undefined) return undefined;
+      const at = Date.parse(text);
+      if (!Number.isNaN(at)) return { at };
+      const range = parseTimeRange(text, now);
+      if (!range)
+        throw new KiokuError('KIOKU_INPUT_INVALID', `items: ${end}: not a time or a time phrase I know ("${text.slice(0, 80)}")`, { details: { field: end } });
+      return { at: (end === 'from' ? range.from : range.to).getTime(), phrase: range.phrase, range };
+    };
+    const from = bound(q.from, 'from');
+    // a phrase alone ("last week") is a whole range
+    const to = bound(q.to, 'to') ?? (from?.range ? { at: from.range.to.getTime() } : undefined);
+    const kinds = q.kinds && new Set(q.kinds);
+    const tags = q.tags?.map((t) => t.toLowerCase());
+    const entityKeys = q.entity ? new Set(this.records.byEntityName(ns, q.entity, { includeRetired: q.include_retired }).map((e) => e.key)) : undefined;
+    const matches: RecordEntry[] = [];
+    for (const e of this.records.all({ ...(q.layers ? { layers: q.layers } : {}), includeRetired: q.include_retired })) {
+      if (e.ns !== ns) continue;
+      if (kinds && !kinds.has(e.kind ?? '')) continue;
+      if (tags && !tags.every((t) => e.tags.some((x) => x.toLowerCase() === t))) continue;
+      if (entityKeys && !entityKeys.has(e.key)) continue;
+      if (q.session_id && e.session_id !== q.session_id) continue;
+      const at = Date.parse(e.occurred_at);
+      if (from && at < from.at) continue;
+      if (to && at > to.at) continue;
+      matches.push(e);
+    }
+    matches.sort((a, b) => Date.parse(b.occurred_at) - Date.parse(a.occurred_at) || b.seq - a.seq);
+    const items = matches.slice(0, q.limit).map((e) => {
+      const chain = e.layer === 'memory' && e.status !== 'active' ? this.records.memoryChain(e.ns, e.id) : undefined;
+      return chain?.head ? { ...e, head_id: chain.head.id } : e;
+    });
+    const range = from?.range;
+    return {
+      namespace: ns,
+      ...(from || to
+        ? {
+            range: {
+              from: new Date(from?.at ?? 0).toISOString(),
+              to: new Date(to?.at ?? now.getTime()).toISOString(),
+              ...(range ? { phrase: range.phrase } : {}),
+            },
+          }
+        : {}),
+      items,
+      total: matches.length,
+      truncated: matches.length > items.length,
     };
   }
 

@@ -3,11 +3,12 @@
 // KiokuError (src/client.ts); the bearer token goes to that server only, never across
 // a redirect. The server resolves the namespace from the token, so `access` is not sent.
 import { requestKioku } from './client.js';
-import type { Access, ColdAnswer, DocumentAnswer, EvidenceAnswer, Kioku, MemoryWriteAnswer, RelationsAnswer } from './kioku.js';
+import type { Access, ColdAnswer, DocumentAnswer, EvidenceAnswer, ItemsAnswer, Kioku, MemoryWriteAnswer, RelationsAnswer } from './kioku.js';
 import type { ImportSummary } from './knowledge/importer.js';
 import type { DeliveryReport, RecallPacket, ReplayReport } from './recall/index.js';
 import type {
   AudienceInput,
+  ItemsInput,
   JobEventInput,
   ReplayInput,
   CompleteTurnInput,
@@ -103,6 +104,9 @@ export class RemoteKioku implements Kioku {
   }
   relations(cardId: string, input: { namespace?: string }, _access?: Access) {
     return this.call<RelationsAnswer>('GET', `/v1/cards/${path(cardId)}/relations${query({ namespace: input.namespace })}`);
+  }
+  items(input: ItemsInput, _access?: Access) {
+    return this.call<ItemsAnswer>('POST', '/v1/items/query', input);
   }
   recordJobEvent(input: JobEventInput, _access?: Access) {
     return this.call<{ seq: number; hash: string }>('POST', '/v1/pipeline/jobs/events', input);

@@ -11,7 +11,23 @@ import { completeTurnSchema, openSessionSchema, startTurnSchema } from './recall
 
 const isoTime = z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO 8601 date or time');
 
+const LAYER_NAMES = ['card', 'wiki', 'memory', 'note', 'trace', 'episode', 'asset'] as const;
+
 export const wire = {
+  /** browse items by what they are, not by relevance: kinds, tags, an entity, a time range, a session */
+  items: z.strictObject({
+    namespace: namespaceSchema.optional(),
+    layers: z.array(z.enum(LAYER_NAMES)).min(1).max(7).optional(),
+    kinds: z.array(z.string().min(1).max(50)).max(20).optional(),
+    tags: z.array(z.string().min(1).max(200)).max(20).optional(),
+    entity: z.string().trim().min(1).max(200).optional(),
+    /** an ISO time, or a phrase ("last week", "九月那阵子") resolved against now */
+    from: z.string().min(1).max(200).optional(),
+    to: z.string().min(1).max(200).optional(),
+    session_id: z.string().min(1).max(512).optional(),
+    include_retired: z.boolean().default(false),
+    limit: z.number().int().min(1).max(200).default(50),
+  }),
   import: z.strictObject({
     kind: z.enum(['cards', 'wiki', 'notes']),
     root: z.string().min(1).max(4_096).refine(isAbsolute, 'root must be an absolute path'),
@@ -72,3 +88,4 @@ export type ImportInput = z.input<typeof wire.import>;
 export type JobEventInput = z.input<typeof wire.jobEvent>;
 export type ReplayInput = z.input<typeof wire.replay>;
 export type AudienceInput = z.input<typeof wire.audience>;
+export type ItemsInput = z.input<typeof wire.items>;

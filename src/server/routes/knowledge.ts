@@ -4,7 +4,7 @@ import { parseEvidenceKey } from '../../knowledge/evidence.js';
 import type { ServerState } from '../state.js';
 import { namespaceFor, requireScope } from '../context.js';
 import { wire } from '../schemas.js';
-import type { AudienceInput, ImportInput, SupersedeInput, WriteMemoriesInput } from '../../wire.js';
+import type { AudienceInput, ImportInput, ItemsInput, SupersedeInput, WriteMemoriesInput } from '../../wire.js';
 import { doc, plugin, queryAccess, ready, scopedBody, unvalidated } from './common.js';
 
 export const knowledgeRoutes = (state: ServerState) =>
@@ -78,6 +78,11 @@ export const knowledgeRoutes = (state: ServerState) =>
         return ready(state).kioku.source(req.params.id, { namespace }, access);
       },
     );
+
+    app.post('/v1/items/query', doc('items by kinds, tags, entity, time range or session, newest first', wire.items, ['knowledge']), async (req) => {
+      const { ns, rest, context } = scopedBody(req, 'memory:read');
+      return ready(state).kioku.items(unvalidated<ItemsInput>({ ...rest, namespace: ns }), context);
+    });
 
     app.get('/v1/knowledge/cold', doc('evidence considered at least min_considered times and never judged relevant', undefined, ['knowledge']), async (req) => {
       const { namespace, access } = queryAccess(req, 'memory:read');
