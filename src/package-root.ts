@@ -13,3 +13,8 @@ export function packageRoot(): string {
   }
   throw new Error('cannot find the kioku package root');
 }
+
+/** The package's version (package.json), for what Kioku tells its peers. */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}

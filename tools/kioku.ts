@@ -10,6 +10,7 @@ import type { logShowCommand, logStatsCommand } from './commands/log.js';
 import type { importCommand, reembedCommand } from './commands/import.js';
 import type { coldReportCommand, deliveryReportCommand, recallCommand, replayCommand } from './commands/recall.js';
 import type { serveCommand } from './commands/serve.js';
+import type { mcpCommand } from './commands/mcp.js';
 import type { evalCommand } from './commands/eval.js';
 
 const dataOption = (): Option => new Option('--data <dir>', 'data directory (default $KIOKU_DATA_DIR or ~/.kioku)');
@@ -41,6 +42,12 @@ export function buildProgram(): Command {
     .option('--quiet', 'no request log, even with --log-requests')
     .option('--log-requests', 'log every request to stdout as JSON, query strings redacted (also KIOKU_LOG_REQUESTS=1)')
     .action(action((flags: Parameters<typeof serveCommand>[0]) => import('./commands/serve.js').then((m) => m.serveCommand(flags))));
+
+  program
+    .command('mcp')
+    .description('the MCP tool set over stdio (finds or starts the service that owns the data dir; KIOKU_URL for a remote one)')
+    .addOption(dataOption())
+    .action(action((flags: Parameters<typeof mcpCommand>[0]) => import('./commands/mcp.js').then((m) => m.mcpCommand(flags))));
 
   program
     .command('verify')

@@ -1,0 +1,278 @@
+// The MCP tool set over one Kioku facade (local or remote). Each tool has a zod input
+// schema, answers with structured content and a short text rendering, and says in its
+// description *when* an agent should call it: directives at the start of a session,
+// recall before answering, write when a topic closes, browse by topic or time when a
+// search misses. Every tool is a call of the facade: no second search path.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { isKiokuError } from '../errors.js';
+import type { Kioku } from '../kioku.js';
+import { MEMORY_KINDS } from '../knowledge/commands.js';
+import { renderContext } from '../recall/render.js';
+import type { RecallPacket } from '../recall/index.js';
+import { packageVersion } from '../package-root.js';
+
+export interface McpOptions {
+  /** the facade, resolved on first use so that the handshake never waits for a service or a model */
+  kioku: () => Promise<Kioku>;
+  /** the namespace every call acts in (KIOKU_NAMESPACE); the token's or private when absent */
+  namespace?: string | undefined;
+  now?: () => Date;
+}
+
+type ToolAnswer = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+
+const memoryShape = {
+  id: z.string().min(1).max(512).optional().describe('your id for it (makes the write idempotent); generated when absent'),
+  kind: z.enum(MEMORY_KINDS).describe('fact, decision, commitment, preference, directive, constraint, procedure, event, observation or note'),
+  text: z.string().min(1).max(100_000).describe('the memory itself, self-contained: who, what, when, why'),
+  terms: z.array(z.string()).max(100).optional().describe('expansion words a later search might use (synonyms, ids, other languages)'),
+  entities: z.array(z.string()).max(100).optional().describe('people, systems, projects it is about'),
+  tags: z.array(z.string()).max(100).optional().describe('domains, e.g. "security" for a constraint'),
+  attachments: z.array(z.string()).max(100).optional(),
+  supersede_ids: z.array(z.string()).max(100).optional().describe('ids of memories this one replaces'),
+  occurred_at: z.string().optional().describe('when it happened (ISO 8601); defaults to now'),
+};
+
+const itemView = (e: Record<string, unknown>) => ({
+  evidence_key: e['key'],
+  id: e['id'],
+  layer: e['layer'],
+  ...(e['kind'] ? { kind: e['kind'] } : {}),
+  title: e['title'],
+  text: e['text'],
+  occurred_at: e['occurred_at'],
+  status: e['status'],
+  ...(e['head_id'] ? { current: e['head_id'] } : {}),
+  ...(Array.isArray(e['tags']) && (e['tags'] as unknown[]).length ? { tags: e['tags'] } : {}),
+  ...(e['owner'] ? { owner: e['owner'] } : {}),
+});
+
+function renderItems(items: ReturnType<typeof itemView>[], empty: string): string {
+  if (items.length === 0) return empty;
+  return items
+    .map(
+      (i) =>
+        `- [${String(i.evidence_key)}]${i.kind ? ` (${String(i.kind)})` : ''}${i.status !== 'active' ? ` [${String(i.status)}${i.current ? ` → ${String(i.current)}` : ''}]` : ''} ${String(i.text).slice(0, 400)}`,
+    )
+    .join('\n');
+}
+
+function renderPacket(p: RecallPacket): string {
+  const delivered = renderContext(p);
+  const others = p.records
+    .filter((r) => !r.why.delivered)
+    .slice(0, 5)
+    .map((r) => `- [${r.evidence_key}] ${r.title}`);
+  return [delivered || 'Nothing to deliver for this message.', others.length ? `Other candidates (ask get_memory for one):\n${others.join('\n')}` : '']
+    .filter(Boolean)
+    .join('\n\n');
+}
+
+export function createMcpServer(options: McpOptions): McpServer {
+  const server = new McpServer({ name: 'kioku', version: packageVersion() }, { capabilities: { tools: {} } });
+  const ns = options.namespace ? { namespace: options.namespace } : {};
+  // a Kioku error is an answer the agent can act on (isError with its code), never a crash of the server
+  const run = async (fn: (k: Kioku) => Promise<{ text: string; data: Record<string, unknown> }>): Promise<ToolAnswer> => {
+    try {
+      const { text, data } = await fn(await options.kioku());
+      return { content: [{ type: 'text', text }], structuredContent: data };
+    } catch (err) {
+      const code = isKiokuError(err) ? err.code : 'KIOKU_INTERNAL';
+      const message = err instanceof Error ? err.message : String(err);
+      return { content: [{ type: 'text', text: `${code}: ${message}` }], structuredContent: { error: { code, message } }, isError: true };
+    }
+  };
+  const items = (k: Kioku, query: Parameters<Kioku['items']>[0], empty: string) =>
+    k.items({ ...ns, ...query }).then((a) => {
+      const list = a.items.map((e) => itemView(e as unknown as Record<string, unknown>));
+      return {
+        text: renderItems(list, empty),
+        data: { namespace: a.namespace, ...(a.range ? { range: a.range } : {}), items: list, total: a.total, truncated: a.truncated },
+      };
+    });
+
+  server.registerTool(
+    'recall',
+    {
+      description:
+        'Search Kioku before answering a question that may depend on what was decided, written or said before. Give the user message (and the recent conversation for follow-ups). Returns at most three delivered items worth using, and the other candidates by evidence key.',
+      inputSchema: {
+        message: z.string().min(1).max(20_000).describe("the user's message, as written"),
+        conversation: z
+          .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }))
+          .max(8)
+          .optional()
+          .describe('the last few messages, oldest first, for follow-ups like "and the other one?"'),
+        limit: z.number().int().min(1).max(50).optional(),
+        session_id: z.string().min(1).max(512).optional(),
+        options: z.record(z.string(), z.unknown()).optional().describe('layer switches, e.g. {"wiki": false, "semantic": false}'),
+      },
+    },
+    (a) =>
+      run(async (k) => {
+        const packet = await k.recall({
+          ...ns,
+          query: a.message,
+          ...(a.conversation ? { conversation: a.conversation } : {}),
+          ...(a.limit ? { limit: a.limit } : {}),
+          ...(a.session_id ? { session_id: a.session_id } : {}),
+          ...(a.options ? { options: a.options as never } : {}),
+        });
+        return { text: renderPacket(packet), data: packet as unknown as Record<string, unknown> };
+      }),
+  );
+
+  server.registerTool(
+    'write_memory',
+    {
+      description:
+        'Write what should outlive this conversation when a topic closes: a decision and its reason, a fact learned, a preference or standing instruction (kind directive), a hard constraint (kind constraint, tagged by domain). Batch several at once. When you name no supersede_ids, the answer lists older memories that may be replaced (supersede_candidates).',
+      inputSchema: { memories: z.array(z.object(memoryShape)).min(1).max(500) },
+    },
+    (a) =>
+      run(async (k) => {
+        const r = await k.writeMemories({ ...ns, memories: a.memories as never });
+        const candidates = Object.entries(r.supersede_candidates);
+        return {
+          text: `wrote ${r.written.length} of ${r.ids.length} (${r.ids.join(', ')})${candidates.length ? `; may supersede: ${candidates.map(([id, c]) => `${id} → ${c.map((x) => x.id).join(', ')}`).join('; ')}` : ''}`,
+          data: r as unknown as Record<string, unknown>,
+        };
+      }),
+  );
+
+  server.registerTool(
+    'supersede',
+    {
+      description: 'Mark older memories as replaced by a newer one (the newer is the current answer; the older stay in history).',
+      inputSchema: {
+        id: z.string().min(1).max(512).describe('the newer memory'),
+        superseded_ids: z.array(z.string().min(1).max(512)).min(1).max(100),
+        reason: z.string().max(2_000).optional(),
+      },
+    },
+    (a) =>
+      run(async (k) => {
+        const r = await k.supersede(a.id, { ...ns, superseded_ids: a.superseded_ids, ...(a.reason ? { reason: a.reason } : {}) });
+        return { text: `${a.superseded_ids.join(', ')} superseded by ${a.id}`, data: r };
+      }),
+  );
+
+  server.registerTool(
+    'forget',
+    {
+      description: 'Forget a memory that is wrong or must not be used (a tombstone: it is never recalled again; the log keeps the history).',
+      inputSchema: { id: z.string().min(1).max(512), reason: z.string().max(2_000).optional() },
+    },
+    (a) =>
+      run(async (k) => {
+        const r = await k.forget(a.id, { ...ns, ...(a.reason ? { reason: a.reason } : {}) });
+        return { text: `forgot ${a.id}`, data: r };
+      }),
+  );
+
+  server.registerTool(
+    'set_memory_audience',
+    {
+      description: 'Set who a memory is for. In single-user mode the audience can only be you: naming another member is refused.',
+      inputSchema: { id: z.string().min(1).max(512), audience: z.array(z.string().min(1).max(200)).max(100) },
+    },
+    (a) =>
+      run(async (k) => {
+        const r = await k.setAudience(a.id, { ...ns, audience: a.audience });
+        return { text: `audience of ${a.id}: ${a.audience.join(', ') || '(owner only)'}`, data: r };
+      }),
+  );
+
+  server.registerTool(
+    'get_memory',
+    {
+      description: 'Read one item whole by its evidence key (as recall and the other tools show it), with its supersede history for memories.',
+      inputSchema: { evidence_key: z.string().min(1).max(8_192) },
+    },
+    (a) =>
+      run(async (k) => {
+        const e = await k.evidence(a.evidence_key);
+        const view = itemView(e as unknown as Record<string, unknown>);
+        return { text: renderItems([view], ''), data: e as unknown as Record<string, unknown> };
+      }),
+  );
+
+  server.registerTool(
+    'recall_directives',
+    {
+      description:
+        "Call at the start of a session: the user's standing instructions and preferences (memories of kind directive and preference), newest first, and the authoritative current time.",
+      inputSchema: { limit: z.number().int().min(1).max(200).optional() },
+    },
+    (a) =>
+      run(async (k) => {
+        const r = await items(k, { layers: ['memory'], kinds: ['directive', 'preference'], limit: a.limit ?? 50 }, 'No standing directives.');
+        const now = (options.now?.() ?? new Date()).toISOString();
+        return { text: `now: ${now}\n${r.text}`, data: { now, ...r.data } };
+      }),
+  );
+
+  server.registerTool(
+    'recall_constraints',
+    {
+      description:
+        'Before acting in a domain (security, deploys, data, money…): the hard constraints recorded for it (memories of kind constraint, optionally by domain tag).',
+      inputSchema: { domain: z.string().min(1).max(200).optional(), limit: z.number().int().min(1).max(200).optional() },
+    },
+    (a) =>
+      run((k) =>
+        items(
+          k,
+          { layers: ['memory'], kinds: ['constraint'], ...(a.domain ? { tags: [a.domain] } : {}), limit: a.limit ?? 50 },
+          `No constraints${a.domain ? ` for ${a.domain}` : ''}.`,
+        ),
+      ),
+  );
+
+  server.registerTool(
+    'recall_topic',
+    {
+      description: 'When a search misses, switch entry point: everything about one person, system or project (by entity or speaker name), newest first.',
+      inputSchema: {
+        entity: z.string().min(1).max(200),
+        include_history: z.boolean().optional().describe('also superseded and forgotten items, each marked with what replaced it'),
+        limit: z.number().int().min(1).max(200).optional(),
+      },
+    },
+    (a) => run((k) => items(k, { entity: a.entity, include_retired: a.include_history ?? false, limit: a.limit ?? 20 }, `Nothing recorded about ${a.entity}.`)),
+  );
+
+  server.registerTool(
+    'recall_timeline',
+    {
+      description:
+        'What happened in a time range: ISO times, or phrases like "last week", "yesterday", "in September", "九月那阵子". Use when the user asks about a period rather than a topic.',
+      inputSchema: {
+        from: z.string().min(1).max(200).describe('an ISO time, or a phrase that names the whole range'),
+        to: z.string().min(1).max(200).optional(),
+        layers: z.array(z.enum(['card', 'wiki', 'memory', 'note', 'trace', 'episode', 'asset'])).optional(),
+        limit: z.number().int().min(1).max(200).optional(),
+      },
+    },
+    (a) =>
+      run((k) =>
+        items(
+          k,
+          { from: a.from, ...(a.to ? { to: a.to } : {}), ...(a.layers ? { layers: a.layers } : {}), limit: a.limit ?? 30 },
+          'Nothing recorded in that range.',
+        ),
+      ),
+  );
+
+  server.registerTool(
+    'recall_session',
+    {
+      description: 'The turns and memories of one earlier session, newest first (to pick up where it left off).',
+      inputSchema: { session_id: z.string().min(1).max(512), limit: z.number().int().min(1).max(200).optional() },
+    },
+    (a) => run((k) => items(k, { session_id: a.session_id, limit: a.limit ?? 50 }, `No session ${a.session_id} here.`)),
+  );
+
+  return server;
+}

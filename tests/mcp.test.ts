@@ -1,0 +1,198 @@
+// `kioku mcp` driven over stdio by the SDK's own client, as Claude Code or Codex would:
+// the handshake, tool discovery, every tool's happy path and refusals, supersede chains and
+// forget, parity with HTTP, the service started on first use (once, for several clients),
+// and remote mode against a dead service.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readRunFile } from '../src/run-file.js';
+import { REPO, tempDir } from './helpers.js';
+
+type ToolResult = { content: { type: string; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+
+async function mcpClient(dataDir: string, env: Record<string, string> = {}): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', join(REPO, 'tools/kioku.ts'), 'mcp', '--data', dataDir],
+    cwd: REPO,
+    env: { PATH: process.env['PATH'] ?? '', HOME: dataDir, KIOKU_EMBEDDER: 'hash', KIOKU_CLOCK: '2026-11-29T12:00:00Z', ...env },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'kioku-test', version: '0.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+const call = (c: Client, name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<ToolResult>;
+
+function stopService(dataDir: string): void {
+  const info = readRunFile(dataDir);
+  if (info) process.kill(info.pid, 'SIGTERM');
+}
+
+describe('kioku mcp over stdio', () => {
+  let data: ReturnType<typeof tempDir>;
+  let client: Client;
+
+  beforeAll(async () => {
+    data = tempDir();
+    client = await mcpClient(data.path);
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close();
+    stopService(data.path);
+    await new Promise((r) => setTimeout(r, 500));
+    data.cleanup();
+  });
+
+  it('answers the handshake and lists its tools at once, before any service runs', async () => {
+    const started = performance.now();
+    const { tools } = await client.listTools();
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      [
+        'forget',
+        'get_memory',
+        'recall',
+        'recall_constraints',
+        'recall_directives',
+        'recall_session',
+        'recall_timeline',
+        'recall_topic',
+        'set_memory_audience',
+        'supersede',
+        'write_memory',
+      ].sort(),
+    );
+    for (const t of tools) expect(t.description?.length ?? 0).toBeGreaterThan(40);
+    expect(readRunFile(data.path)).toBeUndefined();
+  });
+
+  it('writes, recalls, reads back, supersedes and forgets through the service it started', async () => {
+    const written = await call(client, 'write_memory', {
+      memories: [
+        { id: 'db-old', kind: 'fact', text: 'The staging database is pg-staging-1.', entities: ['staging'], terms: ['staging database'] },
+        { id: 'rollback', kind: 'procedure', text: 'Roll back the billing service with scripts/rollback.sh billing.', entities: ['billing'] },
+        { id: 'tabs', kind: 'directive', text: 'Always answer in English, even to Chinese questions.' },
+        { id: 'no-prod', kind: 'constraint', text: 'Never run migrations against production on Fridays.', tags: ['deploys'] },
+      ],
+    });
+    expect(written.isError).toBeFalsy();
+    expect(written.structuredContent).toMatchObject({ written: ['db-old', 'rollback', 'tabs', 'no-prod'] });
+    const run = readRunFile(data.path);
+    expect(run?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const newer = await call(client, 'write_memory', {
+      memories: [{ id: 'db-new', kind: 'fact', text: 'The staging database is pg-staging-2.', terms: ['staging database'] }],
+    });
+    expect(newer.structuredContent).toMatchObject({ supersede_candidates: { 'db-new': [{ id: 'db-old' }] } });
+    expect((await call(client, 'supersede', { id: 'db-new', superseded_ids: ['db-old'] })).isError).toBeFalsy();
+    const old = await call(client, 'get_memory', { evidence_key: 'ev1:private:memory:db-old' });
+    expect(old.structuredContent).toMatchObject({ status: 'superseded', head_id: 'db-new' });
+
+    const recalled = await call(client, 'recall', { message: 'how do I roll back the billing service?' });
+    expect(recalled.isError).toBeFalsy();
+    const keys = ((recalled.structuredContent?.['records'] as { evidence_key: string }[]) ?? []).map((r) => r.evidence_key);
+    expect(keys[0]).toBe('ev1:private:memory:rollback');
+    expect(recalled.content[0]?.text).toContain('ev1:private:memory:rollback');
+
+    // HTTP parity: the same request through the service's HTTP API gives the same records
+    const http = (await (
+      await fetch(`${run?.url}/v1/candidates/query`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'how do I roll back the billing service?' }),
+      })
+    ).json()) as { records: { evidence_key: string }[] };
+    expect(http.records.map((r) => r.evidence_key)).toEqual(keys);
+
+    expect((await call(client, 'forget', { id: 'rollback', reason: 'replaced by the runbook' })).isError).toBeFalsy();
+    const after = await call(client, 'recall', { message: 'how do I roll back the billing service?' });
+    expect(((after.structuredContent?.['records'] as { evidence_key: string }[]) ?? []).map((r) => r.evidence_key)).not.toContain(
+      'ev1:private:memory:rollback',
+    );
+  });
+
+  it('gives directives with the authoritative now, constraints by domain, a topic, a timeline and a session', async () => {
+    const directives = await call(client, 'recall_directives', {});
+    expect(directives.structuredContent).toMatchObject({ now: '2026-11-29T12:00:00.000Z', items: [{ id: 'tabs', kind: 'directive' }] });
+    const constraints = await call(client, 'recall_constraints', { domain: 'deploys' });
+    expect(constraints.structuredContent).toMatchObject({ items: [{ id: 'no-prod' }] });
+    expect((await call(client, 'recall_constraints', { domain: 'cooking' })).structuredContent).toMatchObject({ items: [] });
+    // the superseded memory is history: marked with what replaced it, and only when asked for
+    expect((await call(client, 'recall_topic', { entity: 'staging' })).structuredContent).toMatchObject({ items: [] });
+    const topic = await call(client, 'recall_topic', { entity: 'staging', include_history: true });
+    expect(topic.structuredContent).toMatchObject({ items: [{ id: 'db-old', status: 'superseded', current: 'db-new' }] });
+    const timeline = await call(client, 'recall_timeline', { from: '2000-01-01T00:00:00Z', layers: ['memory'] });
+    // the memories still current: the superseded and the forgotten ones are history
+    expect((timeline.structuredContent?.['items'] as { id: string }[]).map((i) => i.id).sort()).toEqual(['db-new', 'no-prod', 'tabs']);
+    const session = await call(client, 'recall_session', { session_id: 'no-such-session' });
+    expect(session.structuredContent).toMatchObject({ items: [], total: 0 });
+  });
+
+  it('refuses bad input with a clear error the agent can act on, and changes nothing', async () => {
+    const unknown = await call(client, 'get_memory', { evidence_key: 'ev1:private:memory:nope' });
+    expect(unknown).toMatchObject({ isError: true, structuredContent: { error: { code: 'KIOKU_NOT_FOUND' } } });
+    const conflict = await call(client, 'write_memory', { memories: [{ id: 'tabs', kind: 'directive', text: 'Something else entirely.' }] });
+    expect(conflict).toMatchObject({ isError: true, structuredContent: { error: { code: 'KIOKU_ID_CONFLICT' } } });
+    const phrase = await call(client, 'recall_timeline', { from: 'the day the moon fell' });
+    expect(phrase).toMatchObject({ isError: true, structuredContent: { error: { code: 'KIOKU_INPUT_INVALID' } } });
+    const missing = await call(client, 'forget', { id: 'never-written' });
+    expect(missing).toMatchObject({ isError: true, structuredContent: { error: { code: 'KIOKU_NOT_FOUND' } } });
+    // schema refusals come from the SDK before the tool runs
+    const bad = await call(client, 'write_memory', { memories: [{ kind: 'gossip', text: 'x' }] });
+    expect(bad.isError).toBe(true);
+  });
+});
+
+describe('several MCP clients on one data dir', () => {
+  it('start exactly one service and lose no acknowledged write', async () => {
+    const data = tempDir();
+    const clients = await Promise.all([1, 2, 3].map(() => mcpClient(data.path)));
+    try {
+      const acknowledged = await Promise.all(
+        clients.map(async (c, n) => {
+          const ids: string[] = [];
+          await Promise.all(
+            Array.from({ length: 20 }, async (_, i) => {
+              const r = await call(c, 'write_memory', { memories: [{ id: `c${n}-m${i}`, kind: 'fact', text: `Client ${n} fact ${i}.` }] });
+              if (!r.isError) ids.push(...((r.structuredContent?.['written'] as string[]) ?? []));
+            }),
+          );
+          return ids;
+        }),
+      );
+      expect(acknowledged.flat()).toHaveLength(60);
+      // every client may have started a service; exactly one listens, the others found the store locked
+      const { readFileSync } = await import('node:fs');
+      const log = readFileSync(join(data.path, 'kioku-serve.log'), 'utf8');
+      expect(log.match(/listening on/g)).toHaveLength(1);
+      const run = readRunFile(data.path);
+      for (const id of acknowledged.flat()) {
+        const r = await fetch(`${run?.url}/v1/evidence/${encodeURIComponent(`ev1:private:memory:${id}`)}`);
+        expect(r.status).toBe(200);
+      }
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+      stopService(data.path);
+      await new Promise((r) => setTimeout(r, 500));
+      data.cleanup();
+    }
+  }, 120_000);
+});
+
+describe('remote mode', () => {
+  it('talks only to KIOKU_URL and says so when it does not answer', async () => {
+    const data = tempDir();
+    const client = await mcpClient(data.path, { KIOKU_URL: 'http://127.0.0.1:9' });
+    try {
+      const r = await call(client, 'recall', { message: 'anything' });
+      expect(r.isError).toBe(true);
+      expect(readRunFile(data.path)).toBeUndefined();
+    } finally {
+      await client.close();
+      data.cleanup();
+    }
+  }, 60_000);
+});
