@@ -2,6 +2,8 @@
 // the recall core and the knowledge commands once; the server, the CLI, the eval scripts
 // and the tests all go through it. `Kioku` is what every adapter may ask; RemoteKioku
 // (src/remote.ts) answers the same calls over HTTP. See docs/architecture.md.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { RecordEntry, RecordsProjection, UsageCounters } from '../projections/index.js';
 import { namespaceOf } from './access.js';
@@ -30,7 +32,9 @@ import { renderContext } from './recall/render.js';
 import { openStore, type KiokuStore, type OpenStoreOptions } from './store.js';
 import {
   wire,
+  type AssetInput,
   type AudienceInput,
+  type EpisodeInput,
   type ItemsInput,
   type JobEventInput,
   type ReplayInput,
@@ -97,6 +101,14 @@ export interface Kioku {
   relations(cardId: string, input: { namespace?: string }, access?: Access): Promise<RelationsAnswer>;
   /** items by what they are (kinds, tags, entity, time range, session), newest first; superseded ones marked */
   items(input: ItemsInput, access?: Access): Promise<ItemsAnswer>;
+  /** keep a dialogue verbatim (cold: recalled only on request) */
+  logEpisode(input: EpisodeInput, access?: Access): Promise<{ episode_id: string }>;
+  /** register a file by reference: its description is its only search text */
+  registerAsset(input: AssetInput, access?: Access): Promise<{ id: string; changed: boolean; size: number; sha256: string }>;
+  /** an asset's claim ticket, its status checked against the file now, and its content inline on request (within a cap) */
+  asset(id: string, input: { namespace?: string; include_content?: boolean; max_bytes?: number }, access?: Access): Promise<AssetAnswer>;
+  /** what the library holds: items by layer, the log head */
+  stats(input: { namespace?: string }, access?: Access): Promise<StatsAnswer>;
   /** record a job event (stored, never executed) */
   recordJobEvent(input: JobEventInput, access?: Access): Promise<{ seq: number; hash: string }>;
   close(): Promise<void>;
@@ -111,6 +123,29 @@ export interface DocumentAnswer {
   source_path: string | null;
   sections: { evidence_key: string; section: string | null; heading: string | null; text: string; status: string; meta?: true; fingerprint?: string }[];
 }
+
+export interface AssetAnswer {
+  id: string;
+  namespace: string;
+  path: string;
+  mime: string | null;
+  bytes: number;
+  sha256: string;
+  description: string;
+  tags: string[];
+  /** ok: the file is as registered; changed: its size or hash differ; missing: it is gone */
+  status: 'ok' | 'changed' | 'missing';
+  content?: { encoding: 'utf8' | 'base64'; data: string; truncated: boolean };
+}
+
+export interface StatsAnswer {
+  namespace: string;
+  items: { total: number; active: number; by_layer: Record<string, number> };
+  head: { seq: number; hash: string };
+}
+
+/** The most an asset's content inlined in one answer may weigh (a larger file is cut and says so). */
+export const ASSET_INLINE_MAX = 256 * 1024;
 
 export interface ItemsAnswer {
   namespace: string;
@@ -363,6 +398,46 @@ export class LocalKioku implements Kioku {
       total: matches.length,
       truncated: matches.length > items.length,
     };
+  }
+
+  logEpisode(input: EpisodeInput, access: Access = {}) {
+    const { namespace, ...rest } = (input ?? {}) as EpisodeInput;
+    return this.knowledge.logEpisode({ ...rest, ns: namespaceOf(namespace, access) });
+  }
+
+  registerAsset(input: AssetInput, access: Access = {}) {
+    const { namespace, ...rest } = (input ?? {}) as AssetInput;
+    return this.knowledge.registerAsset({ ...rest, ns: namespaceOf(namespace, access) });
+  }
+
+  async asset(id: string, input: { namespace?: string; include_content?: boolean; max_bytes?: number }, access: Access = {}): Promise<AssetAnswer> {
+    const ns = namespaceOf(input.namespace, access);
+    const e = this.records.get(evidenceKey({ ns, layer: 'asset', id }));
+    if (!e?.asset || e.status !== 'active') throw new KiokuError('KIOKU_NOT_FOUND', `no asset "${id}" in namespace ${ns}`, { details: { id } });
+    const { path, size, sha256, mime } = e.asset;
+    let status: AssetAnswer['status'] = 'missing';
+    let bytes: Buffer | undefined;
+    try {
+      bytes = readFileSync(path);
+      status = bytes.length === size && createHash('sha256').update(bytes).digest('hex') === sha256 ? 'ok' : 'changed';
+    } catch {
+      status = 'missing';
+    }
+    const cap = Math.min(input.max_bytes ?? ASSET_INLINE_MAX, ASSET_INLINE_MAX);
+    const content =
+      input.include_content && bytes
+        ? (() => {
+            const cut = bytes.subarray(0, cap);
+            const text = /^text\/|json|xml|yaml|markdown/.test(mime ?? '') || !cut.includes(0);
+            return { encoding: text ? ('utf8' as const) : ('base64' as const), data: cut.toString(text ? 'utf8' : 'base64'), truncated: bytes.length > cap };
+          })()
+        : undefined;
+    return { id, namespace: ns, path, mime: mime ?? null, bytes: size, sha256, description: e.text, tags: e.tags, status, ...(content ? { content } : {}) };
+  }
+
+  async stats(input: { namespace?: string }, access: Access = {}): Promise<StatsAnswer> {
+    const ns = namespaceOf(input.namespace, access);
+    return { namespace: ns, items: this.records.counts(ns), head: this.store.log.head() };
   }
 
   async recordJobEvent(input: JobEventInput, access: Access = {}): Promise<{ seq: number; hash: string }> {

@@ -3,11 +3,24 @@
 // KiokuError (src/client.ts); the bearer token goes to that server only, never across
 // a redirect. The server resolves the namespace from the token, so `access` is not sent.
 import { requestKioku } from './client.js';
-import type { Access, ColdAnswer, DocumentAnswer, EvidenceAnswer, ItemsAnswer, Kioku, MemoryWriteAnswer, RelationsAnswer } from './kioku.js';
+import type {
+  Access,
+  AssetAnswer,
+  StatsAnswer,
+  ColdAnswer,
+  DocumentAnswer,
+  EvidenceAnswer,
+  ItemsAnswer,
+  Kioku,
+  MemoryWriteAnswer,
+  RelationsAnswer,
+} from './kioku.js';
 import type { ImportSummary } from './knowledge/importer.js';
 import type { DeliveryReport, RecallPacket, ReplayReport } from './recall/index.js';
 import type {
+  AssetInput,
   AudienceInput,
+  EpisodeInput,
   ItemsInput,
   JobEventInput,
   ReplayInput,
@@ -107,6 +120,21 @@ export class RemoteKioku implements Kioku {
   }
   items(input: ItemsInput, _access?: Access) {
     return this.call<ItemsAnswer>('POST', '/v1/items/query', input);
+  }
+  logEpisode(input: EpisodeInput, _access?: Access) {
+    return this.call<{ episode_id: string }>('POST', '/v1/episodes', input);
+  }
+  registerAsset(input: AssetInput, _access?: Access) {
+    return this.call<{ id: string; changed: boolean; size: number; sha256: string }>('POST', '/v1/assets', input);
+  }
+  asset(id: string, input: { namespace?: string; include_content?: boolean; max_bytes?: number }, _access?: Access) {
+    return this.call<AssetAnswer>(
+      'GET',
+      `/v1/assets/${path(id)}${query({ namespace: input.namespace, include_content: input.include_content ? 1 : undefined, max_bytes: input.max_bytes })}`,
+    );
+  }
+  stats(input: { namespace?: string }, _access?: Access) {
+    return this.call<StatsAnswer>('GET', `/v1/stats${query({ namespace: input.namespace })}`);
   }
   recordJobEvent(input: JobEventInput, _access?: Access) {
     return this.call<{ seq: number; hash: string }>('POST', '/v1/pipeline/jobs/events', input);

@@ -5,6 +5,7 @@ import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { eventSchemas, namespaceSchema } from './events/index.js';
 import { itemIdSchema } from './knowledge/evidence.js';
+import { assetSchema, episodeSchema } from './knowledge/commands.js';
 import { memoryInputSchema } from './knowledge/index.js';
 import { recallRequestSchema } from './recall/index.js';
 import { completeTurnSchema, openSessionSchema, startTurnSchema } from './recall/turns.js';
@@ -14,6 +15,9 @@ const isoTime = z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO 8
 const LAYER_NAMES = ['card', 'wiki', 'memory', 'note', 'trace', 'episode', 'asset'] as const;
 
 export const wire = {
+  // the knowledge commands' own schemas, with the namespace as the API names it
+  episode: episodeSchema.omit({ ns: true }).extend({ namespace: namespaceSchema.optional() }),
+  asset: assetSchema.omit({ ns: true }).extend({ namespace: namespaceSchema.optional() }),
   /** browse items by what they are, not by relevance: kinds, tags, an entity, a time range, a session */
   items: z.strictObject({
     namespace: namespaceSchema.optional(),
@@ -89,3 +93,5 @@ export type JobEventInput = z.input<typeof wire.jobEvent>;
 export type ReplayInput = z.input<typeof wire.replay>;
 export type AudienceInput = z.input<typeof wire.audience>;
 export type ItemsInput = z.input<typeof wire.items>;
+export type EpisodeInput = z.input<typeof wire.episode>;
+export type AssetInput = z.input<typeof wire.asset>;

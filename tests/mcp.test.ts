@@ -52,17 +52,9 @@ describe('kioku mcp over stdio', () => {
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
-        'forget',
-        'get_memory',
-        'recall',
-        'recall_constraints',
-        'recall_directives',
-        'recall_session',
-        'recall_timeline',
-        'recall_topic',
-        'set_memory_audience',
-        'supersede',
-        'write_memory',
+        ...['ack', 'forget', 'get_asset', 'get_memory', 'inbox', 'list_members', 'list_spaces', 'log_episodes', 'notify', 'outbox', 'recall'],
+        ...['recall_constraints', 'recall_directives', 'recall_episodes', 'recall_session', 'recall_timeline', 'recall_topic'],
+        ...['register_asset', 'set_memory_audience', 'stats', 'supersede', 'write_memory'],
       ].sort(),
     );
     for (const t of tools) expect(t.description?.length ?? 0).toBeGreaterThan(40);
@@ -129,6 +121,48 @@ describe('kioku mcp over stdio', () => {
     expect((timeline.structuredContent?.['items'] as { id: string }[]).map((i) => i.id).sort()).toEqual(['db-new', 'no-prod', 'tabs']);
     const session = await call(client, 'recall_session', { session_id: 'no-such-session' });
     expect(session.structuredContent).toMatchObject({ items: [], total: 0 });
+  });
+
+  it('keeps episodes cold, and finds them only when asked', async () => {
+    await call(client, 'log_episodes', {
+      episode_id: 'vendor-call',
+      messages: [
+        { role: 'user', text: 'The vendor agreed to a 12 percent discount on the zebrafish licence.' },
+        { role: 'assistant', text: 'Noted: 12 percent on the zebrafish licence.' },
+      ],
+    });
+    const ordinary = await call(client, 'recall', { message: 'zebrafish licence discount' });
+    expect(JSON.stringify(ordinary.structuredContent?.['records'])).not.toContain('vendor-call');
+    const episodes = await call(client, 'recall_episodes', { message: 'zebrafish licence discount' });
+    expect((episodes.structuredContent?.['records'] as { evidence_key: string }[])[0]?.evidence_key).toMatch(/^ev1:private:episode:vendor-call/);
+  });
+
+  it('hands out an asset ticket whose status follows the file: ok, changed, missing; content inline on request', async () => {
+    const { writeFileSync, rmSync } = await import('node:fs');
+    const file = join(data.path, 'diagram.txt');
+    writeFileSync(file, 'boxes and arrows');
+    const reg = await call(client, 'register_asset', { id: 'diagram', path: file, description: 'The billing architecture diagram', mime: 'text/plain' });
+    expect(reg.structuredContent).toMatchObject({ id: 'diagram', size: 16 });
+    expect((await call(client, 'get_asset', { id: 'diagram', include_content: true })).structuredContent).toMatchObject({
+      status: 'ok',
+      bytes: 16,
+      content: { encoding: 'utf8', data: 'boxes and arrows', truncated: false },
+    });
+    expect((await call(client, 'get_asset', { id: 'diagram', include_content: true, max_bytes: 5 })).structuredContent).toMatchObject({
+      content: { data: 'boxes', truncated: true },
+    });
+    writeFileSync(file, 'boxes and arrows, redrawn');
+    expect((await call(client, 'get_asset', { id: 'diagram' })).structuredContent).toMatchObject({ status: 'changed' });
+    rmSync(file);
+    expect((await call(client, 'get_asset', { id: 'diagram' })).structuredContent).toMatchObject({ status: 'missing' });
+    expect((await call(client, 'stats', {})).structuredContent).toMatchObject({ namespace: 'private', items: { by_layer: { asset: 1 } } });
+  });
+
+  it('answers the org tools empty in single-user mode, and refuses what would need another member', async () => {
+    expect((await call(client, 'inbox', {})).structuredContent).toMatchObject({ notices: [], single_user: true });
+    expect((await call(client, 'list_members', {})).structuredContent).toMatchObject({ members: [] });
+    expect(await call(client, 'notify', { to: 'bob', text: 'hi' })).toMatchObject({ isError: true, structuredContent: { error: { code: 'KIOKU_FORBIDDEN' } } });
+    expect(await call(client, 'ack', { notice_id: 'n1' })).toMatchObject({ isError: true });
   });
 
   it('refuses bad input with a clear error the agent can act on, and changes nothing', async () => {

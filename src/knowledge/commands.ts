@@ -59,7 +59,7 @@ const noteSchema = z.strictObject({
   source_path: z.string().max(4_096).optional(),
 });
 
-const episodeSchema = z.strictObject({
+export const episodeSchema = z.strictObject({
   ns,
   episode_id: itemIdSchema.optional(),
   session_id: itemIdSchema.optional(),
@@ -69,7 +69,7 @@ const episodeSchema = z.strictObject({
     .max(10_000),
 });
 
-const assetSchema = z.strictObject({
+export const assetSchema = z.strictObject({
   ns,
   id: itemIdSchema.optional(),
   path: z.string().min(1).refine(isAbsolute, 'path must be absolute'),

@@ -274,5 +274,132 @@ export function createMcpServer(options: McpOptions): McpServer {
     (a) => run((k) => items(k, { session_id: a.session_id, limit: a.limit ?? 50 }, `No session ${a.session_id} here.`)),
   );
 
+  server.registerTool(
+    'log_episodes',
+    {
+      description:
+        'Keep a dialogue verbatim when its exact words matter later (a negotiation, an incident call). Episodes are cold: recall_episodes finds them, ordinary recall does not.',
+      inputSchema: {
+        episode_id: z.string().min(1).max(512).optional(),
+        session_id: z.string().min(1).max(512).optional(),
+        messages: z
+          .array(z.object({ role: z.enum(['user', 'assistant', 'system', 'tool']), text: z.string().max(100_000), at: z.string().optional() }))
+          .min(1)
+          .max(10_000),
+      },
+    },
+    (a) =>
+      run(async (k) => {
+        const r = await k.logEpisode({ ...ns, ...a } as never);
+        return { text: `kept episode ${r.episode_id} (${a.messages.length} messages)`, data: r };
+      }),
+  );
+
+  server.registerTool(
+    'recall_episodes',
+    {
+      description: 'Search the verbatim dialogues kept with log_episodes (only those), when the exact words of an earlier conversation are needed.',
+      inputSchema: { message: z.string().min(1).max(20_000), limit: z.number().int().min(1).max(50).optional() },
+    },
+    (a) =>
+      run(async (k) => {
+        const off = { cards: false, wiki: false, memories: false, notes: false, conversations: false, assets: false };
+        const packet = await k.candidates({ ...ns, query: a.message, ...(a.limit ? { limit: a.limit } : {}), options: { ...off, episodes: true } as never });
+        const list = packet.records.map((r) => ({ evidence_key: r.evidence_key, title: r.title, text: r.excerpt, score: r.score }));
+        return {
+          text: list.length ? list.map((r) => `- [${r.evidence_key}] ${r.text.slice(0, 400)}`).join('\n') : 'No kept dialogue matches.',
+          data: { records: list },
+        };
+      }),
+  );
+
+  server.registerTool(
+    'register_asset',
+    {
+      description: 'Register a file by reference (absolute path) with a description: the description is what later searches find; the file stays where it is.',
+      inputSchema: {
+        id: z.string().min(1).max(512).optional(),
+        path: z.string().min(1).max(4_096),
+        description: z.string().min(1).max(10_000),
+        tags: z.array(z.string()).max(100).optional(),
+        mime: z.string().max(200).optional(),
+      },
+    },
+    (a) =>
+      run(async (k) => {
+        const r = await k.registerAsset({ ...ns, ...a });
+        return { text: `asset ${r.id}: ${r.size} bytes${r.changed ? '' : ' (unchanged)'}`, data: r };
+      }),
+  );
+
+  server.registerTool(
+    'get_asset',
+    {
+      description:
+        "An asset's claim ticket (id, mime, bytes, description, path) and whether the file is still as registered (ok, changed, missing); with include_content, the content inline (text or base64), cut at 256 KB.",
+      inputSchema: { id: z.string().min(1).max(512), include_content: z.boolean().optional(), max_bytes: z.number().int().min(1).max(262_144).optional() },
+    },
+    (a) =>
+      run(async (k) => {
+        const r = await k.asset(a.id, { ...ns, ...(a.include_content ? { include_content: true } : {}), ...(a.max_bytes ? { max_bytes: a.max_bytes } : {}) });
+        return {
+          text: `${r.id}: ${r.path} (${r.mime ?? 'unknown type'}, ${r.bytes} bytes) — ${r.status}${r.content ? `\n${r.content.encoding === 'utf8' ? r.content.data : '(base64 in structured content)'}` : ''}`,
+          data: r as unknown as Record<string, unknown>,
+        };
+      }),
+  );
+
+  server.registerTool(
+    'stats',
+    {
+      description: 'What the library holds (items by layer, active and retired) and the log head: to tell whether Kioku knows anything yet.',
+      inputSchema: {},
+    },
+    () =>
+      run(async (k) => {
+        const r = await k.stats({ ...ns });
+        return {
+          text: `${r.items.active} active of ${r.items.total} items in ${r.namespace} (${JSON.stringify(r.items.by_layer)}); log head ${r.head.seq}`,
+          data: r as unknown as Record<string, unknown>,
+        };
+      }),
+  );
+
+  // Single-user Kioku has no other members: the org tools answer empty and say why, and anything
+  // that would need another member is refused, never silently dropped.
+  const alone = 'Kioku runs for a single user here: there are no other members, spaces or notices.';
+  for (const [name, description, key] of [
+    ['inbox', 'Notices other members sent you (none in single-user mode).', 'notices'],
+    ['outbox', 'Notices you sent to other members (none in single-user mode).', 'notices'],
+    ['list_spaces', 'The shared spaces you belong to (none in single-user mode).', 'spaces'],
+    ['list_members', 'The members of a space (none in single-user mode).', 'members'],
+  ] as const) {
+    server.registerTool(name, { description, inputSchema: {} }, async () => ({
+      content: [{ type: 'text' as const, text: alone }],
+      structuredContent: { [key]: [], single_user: true, explanation: alone },
+    }));
+  }
+  server.registerTool(
+    'ack',
+    { description: 'Acknowledge a notice from your inbox (there are none in single-user mode).', inputSchema: { notice_id: z.string().min(1).max(512) } },
+    async (a) => ({
+      content: [{ type: 'text' as const, text: `KIOKU_NOT_FOUND: no notice ${a.notice_id}. ${alone}` }],
+      structuredContent: { error: { code: 'KIOKU_NOT_FOUND', message: `no notice ${a.notice_id}` } },
+      isError: true,
+    }),
+  );
+  server.registerTool(
+    'notify',
+    {
+      description: 'Send a notice to another member (refused in single-user mode).',
+      inputSchema: { to: z.string().min(1).max(200), text: z.string().min(1).max(10_000) },
+    },
+    async (a) => ({
+      content: [{ type: 'text' as const, text: `KIOKU_FORBIDDEN: there is no member "${a.to}" to notify. ${alone}` }],
+      structuredContent: { error: { code: 'KIOKU_FORBIDDEN', message: `no member "${a.to}" in single-user mode` } },
+      isError: true,
+    }),
+  );
+
   return server;
 }

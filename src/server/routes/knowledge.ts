@@ -1,10 +1,11 @@
 // Knowledge routes: writes, lookups and reports, each a call of the facade (src/kioku.ts)
 // once the caller's scope and namespace are settled.
+import { KiokuError } from '../../errors.js';
 import { parseEvidenceKey } from '../../knowledge/evidence.js';
 import type { ServerState } from '../state.js';
 import { namespaceFor, requireScope } from '../context.js';
 import { wire } from '../schemas.js';
-import type { AudienceInput, ImportInput, ItemsInput, SupersedeInput, WriteMemoriesInput } from '../../wire.js';
+import type { AssetInput, AudienceInput, EpisodeInput, ImportInput, ItemsInput, SupersedeInput, WriteMemoriesInput } from '../../wire.js';
 import { doc, plugin, queryAccess, ready, scopedBody, unvalidated } from './common.js';
 
 export const knowledgeRoutes = (state: ServerState) =>
@@ -82,6 +83,38 @@ export const knowledgeRoutes = (state: ServerState) =>
     app.post('/v1/items/query', doc('items by kinds, tags, entity, time range or session, newest first', wire.items, ['knowledge']), async (req) => {
       const { ns, rest, context } = scopedBody(req, 'memory:read');
       return ready(state).kioku.items(unvalidated<ItemsInput>({ ...rest, namespace: ns }), context);
+    });
+
+    app.post('/v1/episodes', doc('keep a dialogue verbatim (cold: recalled only on request)', wire.episode, ['knowledge']), async (req) => {
+      const { ns, rest, context } = scopedBody(req, 'memory:write', 'required');
+      return ready(state).kioku.logEpisode(unvalidated<EpisodeInput>({ ...rest, namespace: ns }), context);
+    });
+
+    app.post('/v1/assets', doc('register a file by reference (its description is its search text)', wire.asset, ['knowledge']), async (req) => {
+      const { ns, rest, context } = scopedBody(req, 'memory:write', 'required');
+      return ready(state).kioku.registerAsset(unvalidated<AssetInput>({ ...rest, namespace: ns }), context);
+    });
+
+    app.get<{ Params: { id: string } }>(
+      '/v1/assets/:id',
+      doc("an asset's claim ticket and status; ?include_content=1 inlines it", undefined, ['knowledge']),
+      async (req) => {
+        const { namespace, access } = queryAccess(req, 'memory:read');
+        const q = req.query as { include_content?: string; max_bytes?: string };
+        const maxBytes = q.max_bytes === undefined ? undefined : Number(q.max_bytes);
+        if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || maxBytes < 1))
+          throw new KiokuError('KIOKU_INPUT_INVALID', 'max_bytes must be a positive integer', { details: { field: 'max_bytes' } });
+        return ready(state).kioku.asset(
+          req.params.id,
+          { namespace, include_content: q.include_content === '1' || q.include_content === 'true', ...(maxBytes ? { max_bytes: maxBytes } : {}) },
+          access,
+        );
+      },
+    );
+
+    app.get('/v1/stats', doc('what the library holds: items by layer, the log head', undefined, ['knowledge']), async (req) => {
+      const { namespace, access } = queryAccess(req, 'memory:read');
+      return ready(state).kioku.stats({ namespace }, access);
     });
 
     app.get('/v1/knowledge/cold', doc('evidence considered at least min_considered times and never judged relevant', undefined, ['knowledge']), async (req) => {
