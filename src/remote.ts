@@ -3,6 +3,7 @@
 // KiokuError (src/client.ts); the bearer token goes to that server only, never across
 // a redirect. The server resolves the namespace from the token, so `access` is not sent.
 import { requestKioku } from './client.js';
+import { isKiokuError, KiokuError } from './errors.js';
 import type {
   Access,
   AssetAnswer,
@@ -55,13 +56,20 @@ export class RemoteKioku implements Kioku {
     private readonly options: RemoteOptions = {},
   ) {}
 
-  private call<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
-    return requestKioku<T>(this.url, route, {
-      method,
-      ...(body !== undefined ? { body } : {}),
-      token: this.options.token,
-      timeoutMs: this.options.timeoutMs ?? 120_000,
-    });
+  private async call<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+    try {
+      return await requestKioku<T>(this.url, route, {
+        method,
+        ...(body !== undefined ? { body } : {}),
+        token: this.options.token,
+        timeoutMs: this.options.timeoutMs ?? 120_000,
+      });
+    } catch (err) {
+      if (isKiokuError(err)) throw err;
+      // unreachable, timed out, redirected (never followed: it could carry the token elsewhere), or not HTTP at all
+      const cause = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+      throw new KiokuError('KIOKU_SERVICE_UNAVAILABLE', `no Kioku service answers at ${this.url} (${cause})`, { cause: err, details: { url: this.url } });
+    }
   }
 
   openSession(input: OpenSessionInput, _access?: Access) {

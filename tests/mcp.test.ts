@@ -216,13 +216,43 @@ describe('several MCP clients on one data dir', () => {
   }, 120_000);
 });
 
+describe('kioku doctor', () => {
+  it('reports a working connection (degraded without vectors) and fails a broken one', async () => {
+    const { runCli } = await import('./helpers.js');
+    const data = tempDir();
+    try {
+      const ok = await runCli(['doctor', '--data', data.path, '--json'], { KIOKU_EMBEDDER: 'hash', HOME: data.path });
+      expect(ok.code).toBe(0);
+      expect(ok.json).toMatchObject({
+        status: 'degraded',
+        service: { mode: 'local', started_by_this_check: true },
+        checks: [
+          { name: 'initialize', ok: true },
+          { name: 'tools', ok: true },
+          { name: 'recall', ok: true },
+        ],
+      });
+      const expecting = await runCli(['doctor', '--data', data.path, '--expect-id', 'nothing-here', '--json'], { KIOKU_EMBEDDER: 'hash', HOME: data.path });
+      expect(expecting.code).toBe(1);
+      expect(expecting.json).toMatchObject({ status: 'failed', problems: ['expected nothing-here among the results'] });
+      const broken = await runCli(['doctor', '--json'], { KIOKU_URL: 'http://127.0.0.1:9', HOME: data.path });
+      expect(broken.code).toBe(1);
+      expect(broken.json).toMatchObject({ status: 'failed', service: { mode: 'remote' }, checks: [{ ok: true }, { ok: true }, { name: 'recall', ok: false }] });
+    } finally {
+      stopService(data.path);
+      await new Promise((r) => setTimeout(r, 500));
+      data.cleanup();
+    }
+  }, 120_000);
+});
+
 describe('remote mode', () => {
   it('talks only to KIOKU_URL and says so when it does not answer', async () => {
     const data = tempDir();
     const client = await mcpClient(data.path, { KIOKU_URL: 'http://127.0.0.1:9' });
     try {
       const r = await call(client, 'recall', { message: 'anything' });
-      expect(r.isError).toBe(true);
+      expect(r).toMatchObject({ isError: true, structuredContent: { error: { code: 'KIOKU_SERVICE_UNAVAILABLE' } } });
       expect(readRunFile(data.path)).toBeUndefined();
     } finally {
       await client.close();

@@ -11,6 +11,7 @@ import type { importCommand, reembedCommand } from './commands/import.js';
 import type { coldReportCommand, deliveryReportCommand, recallCommand, replayCommand } from './commands/recall.js';
 import type { serveCommand } from './commands/serve.js';
 import type { mcpCommand } from './commands/mcp.js';
+import type { doctorCommand } from './commands/doctor.js';
 import type { evalCommand } from './commands/eval.js';
 
 const dataOption = (): Option => new Option('--data <dir>', 'data directory (default $KIOKU_DATA_DIR or ~/.kioku)');
@@ -48,6 +49,17 @@ export function buildProgram(): Command {
     .description('the MCP tool set over stdio (finds or starts the service that owns the data dir; KIOKU_URL for a remote one)')
     .addOption(dataOption())
     .action(action((flags: Parameters<typeof mcpCommand>[0]) => import('./commands/mcp.js').then((m) => m.mcpCommand(flags))));
+
+  program
+    .command('doctor')
+    .description('check a real connection: start kioku mcp, handshake, list tools, run a recall (exit 0 ready or degraded, 1 failed)')
+    .addOption(dataOption())
+    .addOption(jsonOption())
+    .option('--query <text>', 'the recall to run')
+    .option('--expect-id <id>', 'fail unless this id or evidence key is among the results')
+    .option('--require-semantic', 'fail unless the vector lane was used')
+    .option('--require-judge', 'fail unless the judge completed')
+    .action(action((flags: Parameters<typeof doctorCommand>[0]) => import('./commands/doctor.js').then((m) => m.doctorCommand(flags))));
 
   program
     .command('verify')

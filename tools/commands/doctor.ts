@@ -1,0 +1,101 @@
+// kioku doctor [--data DIR] [--query Q] [--expect-id ID] [--require-semantic] [--require-judge] [--json]
+// Checks a real connection the way an agent makes it: starts `kioku mcp` as a fresh
+// subprocess, does the MCP handshake, discovers the tools and runs a real recall. Exit 0 for
+// a working connection (degraded included), 1 when it fails.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { resolvePaths, type PathOverrides } from '../../src/config.js';
+import { readRunFile } from '../../src/run-file.js';
+import { EXIT, emit, type OutputOptions } from '../cli-util.js';
+
+export interface DoctorFlags extends OutputOptions, PathOverrides {
+  query?: string;
+  expectId?: string;
+  requireSemantic?: boolean;
+  requireJudge?: boolean;
+}
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export async function doctorCommand(flags: DoctorFlags): Promise<number> {
+  const started = performance.now();
+  const dataDir = resolvePaths(flags).dataDir;
+  const remote = process.env['KIOKU_URL'];
+  const checks: Check[] = [];
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  let packet: Record<string, unknown> | undefined;
+  const args = [...process.execArgv, process.argv[1] as string, 'mcp', ...(flags.data ? ['--data', flags.data] : [])];
+  const transport = new StdioClientTransport({ command: process.execPath, args, env: process.env as Record<string, string>, stderr: 'pipe' });
+  let serviceLog = '';
+  transport.stderr?.on('data', (d: Buffer) => (serviceLog += d.toString()));
+  const client = new Client({ name: 'kioku-doctor', version: '1' });
+  try {
+    const t0 = performance.now();
+    await client.connect(transport);
+    checks.push({ name: 'initialize', ok: true, detail: `${Math.round(performance.now() - t0)} ms` });
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    const hasRecall = names.includes('recall');
+    checks.push({ name: 'tools', ok: hasRecall, detail: `${names.length} tools${hasRecall ? '' : ', no recall'}` });
+    const t1 = performance.now();
+    const result = (await client.callTool({ name: 'recall', arguments: { message: flags.query ?? 'kioku doctor: is the library reachable?' } })) as {
+      isError?: boolean;
+      structuredContent?: Record<string, unknown>;
+      content: { text: string }[];
+    };
+    if (result.isError) {
+      checks.push({ name: 'recall', ok: false, detail: result.content[0]?.text ?? 'error' });
+    } else {
+      packet = result.structuredContent;
+      checks.push({ name: 'recall', ok: true, detail: `${Math.round(performance.now() - t1)} ms` });
+    }
+  } catch (err) {
+    checks.push({ name: checks.length === 0 ? 'initialize' : 'tools', ok: false, detail: (err as Error).message });
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+  const records = (packet?.['records'] as { id: string; evidence_key: string }[] | undefined) ?? [];
+  const mode = packet?.['retrieval_mode'] as string | undefined;
+  const judge = (packet?.['judge'] as { status?: string } | undefined)?.status;
+  for (const w of (packet?.['warnings'] as string[] | undefined) ?? []) warnings.push(w);
+  if (flags.expectId && !records.some((r) => r.id === flags.expectId || r.evidence_key === flags.expectId))
+    problems.push(`expected ${flags.expectId} among the results`);
+  if (packet && mode !== 'hybrid') (flags.requireSemantic ? problems : warnings).push(`retrieval mode is ${mode}: the vector lane was not used`);
+  if (packet && judge !== 'complete') (flags.requireJudge ? problems : warnings).push(`judge status is ${judge}`);
+  const failed = checks.some((c) => !c.ok) || problems.length > 0;
+  const status = failed ? 'failed' : warnings.length ? 'degraded' : 'ready';
+  const service = remote ? { mode: 'remote', url: remote } : { mode: 'local', data_dir: dataDir, url: readRunFile(dataDir)?.url ?? null };
+  const started_service = /started one/.test(serviceLog);
+  const report = {
+    status,
+    service: { ...service, started_by_this_check: started_service },
+    namespace: (packet?.['namespace'] as string | undefined) ?? null,
+    retrieval_mode: mode ?? null,
+    judge: judge ?? null,
+    result_ids: records.slice(0, 10).map((r) => r.evidence_key),
+    checks,
+    problems,
+    warnings,
+    elapsed_ms: Math.round(performance.now() - started),
+  };
+  emit(
+    flags,
+    () =>
+      [
+        `kioku doctor: ${status}`,
+        `  service: ${service.mode === 'remote' ? service.url : `${service.data_dir} at ${service.url ?? '(none)'}`}${started_service ? ' (started by this check)' : ''}`,
+        ...checks.map((c) => `  ${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`),
+        `  namespace ${report.namespace ?? '?'} · retrieval ${mode ?? '?'} · judge ${judge ?? '?'} · ${records.length} result(s)`,
+        ...problems.map((p) => `  problem: ${p}`),
+        ...warnings.map((w) => `  warning: ${w}`),
+        `  ${report.elapsed_ms} ms`,
+      ].join('\n'),
+    report,
+  );
+  return failed ? EXIT.problem : EXIT.ok;
+}
