@@ -223,6 +223,60 @@ describe('scoring a packet against its labels', () => {
     expect(r.failures).toEqual(['expected mode keyword, got hybrid']);
   });
 
+  it('takes a delivered item outside the records by its key, with the verdict the delivery carries', () => {
+    const carried = packet([record('a')], ['a']);
+    (carried.delivery as { evidence_key: string; verdict: number }[]).push({ evidence_key: 'private:memory:z', verdict: 0.77 });
+    const r = scoreCase(quoted, carried, 1);
+    expect(r.delivered).toEqual(['a', 'private:memory:z']);
+    expect(r.failures).toEqual(['delivered private:memory:z (verdict 0.77), which is not allowed']);
+  });
+
+  it('names the best verdict over sections and allowed items, and none when nothing was judged', () => {
+    const section = (id: string, n: number, verdict: number | undefined, held?: string): PacketRecord =>
+      ({
+        id,
+        evidence_key: `private:card:${id}#${n}`,
+        provenance: { ns: 'private', seq: 1 },
+        why: { delivered: false, ...(verdict !== undefined ? { verdict } : {}), ...(held ? { held_back: held } : {}) },
+      }) as unknown as PacketRecord;
+    const wanted = evalCaseSchema.parse({
+      id: 'w',
+      query: 'q',
+      need: 'n',
+      expected_delivery: 'deliver',
+      expected_ids: ['b', 'a'],
+      expected_any_ids: [['x', 'y']],
+    });
+    const none = scoreCase(
+      wanted,
+      packet([section('b', 1, 0.3, 'below_floor'), section('a', 1, 0.2, 'below_floor'), section('a', 2, 0.6, 'history_floor')], []),
+      1,
+    );
+    expect(none.failures).toEqual(['none of x | y recalled', 'expected a delivery, got none; best allowed: a (verdict 0.60, held: history_floor)']);
+    const unjudged = scoreCase(wanted, packet([section('b', 1, undefined), section('a', 1, undefined)], []), 1);
+    expect(unjudged.failures).toEqual(['none of x | y recalled', 'expected a delivery, got none']);
+  });
+
+  it('lists every delivery of a quiet case, and counts duplicate keys', () => {
+    const quiet = evalCaseSchema.parse({ id: 'q', query: 'q', need: 'n', expected_delivery: 'quiet', allowed_ids: ['a', 'b'] });
+    expect(scoreCase(quiet, packet([record('a'), record('b')], ['a', 'b']), 1).failures).toEqual(['expected quiet, delivered a, b']);
+    const twice = scoreCase(quoted, packet([record('a'), record('a')], []), 1);
+    expect(twice).toMatchObject({ duplicates: 1, failures: ['1 duplicate evidence key(s)'] });
+  });
+
+  it('counts no-answer success over substantive quiet cases only, and ignores results of unknown cases', () => {
+    const cases = [
+      evalCaseSchema.parse({ id: 'ack', query: 'ok', need: 'n', expected_delivery: 'quiet', expected_mode: 'skipped' }),
+      evalCaseSchema.parse({ id: 'wifi', query: 'wifi password?', need: 'n', expected_delivery: 'quiet' }),
+    ];
+    const results = [
+      scoreCase(cases[0]!, { ...packet([], []), retrieval_mode: 'skipped' } as unknown as RecallPacket, 1),
+      scoreCase(cases[1]!, packet([record('a')], ['a']), 1),
+      { ...scoreCase(cases[1]!, packet([], []), 1), id: 'not-a-case' },
+    ];
+    expect(summarise(cases, results)).toMatchObject({ quiet_turn_success: 0.5, no_answer_success: 0, acknowledgement_cases: { cases: 1, passed: 1 } });
+  });
+
   it('fails any record from another namespace, labelled or not', () => {
     const r = scoreCase(quoted, packet([record('a'), record('secret', 'team', 'below_floor')], []), 1);
     expect(r.pass).toBe(false);

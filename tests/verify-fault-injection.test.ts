@@ -367,6 +367,30 @@ describe('verify in process: head meta, progress, exact details', () => {
     }
   });
 
+  it('checks an anchor in process: the probe reads the hash at the anchored seq', async () => {
+    const paths = resolvePaths({ data: dir.path });
+    const files = { anchorsFile: paths.anchorsFile, anchorKeyFile: paths.anchorKeyFile };
+    const written = await withStore(dir.path, (db) => verifyStore(db, { ...files, writeAnchor: true }));
+    expect(written).toMatchObject({ ok: true, anchors: { written: { seq: 5 } } });
+    const checked = await withStore(dir.path, (db) => verifyStore(db, files));
+    expect(checked).toMatchObject({ ok: true, anchors: { total: 1, checked: 1 } });
+  });
+
+  it('reports a chain source that fails mid-walk as unreadable at the first record it could not read', async () => {
+    const { levelChainSource, verifySource } = await import('../src/log/index.js');
+    const report = await withStore(dir.path, (db) => {
+      const real = levelChainSource(db);
+      let calls = 0;
+      return verifySource({
+        readHead: () => real.readHead(),
+        // the first chunk is read, the next one fails as a damaged table would
+        nextChunk: (size) => (++calls === 1 ? real.nextChunk(2) : Promise.reject(new Error('checksum mismatch in block 7'))),
+        close: () => real.close(),
+      });
+    });
+    expect(report).toMatchObject({ ok: false, checked: 2, damage: { seq: 3, kind: 'unreadable', detail: 'checksum mismatch in block 7' } });
+  });
+
   it('reports an empty store as clean at genesis', async () => {
     const empty = tempDir();
     try {
