@@ -54,7 +54,7 @@ describe('kioku mcp over stdio', () => {
       [
         ...['ack', 'forget', 'get_asset', 'get_memory', 'inbox', 'list_members', 'list_spaces', 'log_episodes', 'notify', 'outbox', 'recall'],
         ...['recall_constraints', 'recall_directives', 'recall_episodes', 'recall_session', 'recall_timeline', 'recall_topic'],
-        ...['register_asset', 'set_memory_audience', 'stats', 'supersede', 'write_memory'],
+        ...['register_asset', 'search_memory', 'set_memory_audience', 'stats', 'supersede', 'write_memory'],
       ].sort(),
     );
     for (const t of tools) expect(t.description?.length ?? 0).toBeGreaterThan(40);
@@ -121,6 +121,20 @@ describe('kioku mcp over stdio', () => {
     expect((timeline.structuredContent?.['items'] as { id: string }[]).map((i) => i.id).sort()).toEqual(['db-new', 'no-prod', 'tabs']);
     const session = await call(client, 'recall_session', { session_id: 'no-such-session' });
     expect(session.structuredContent).toMatchObject({ items: [], total: 0 });
+  });
+
+  it('searches with the sentence and the expansion terms kept apart', async () => {
+    await call(client, 'write_memory', {
+      memories: [{ id: 'pgbouncer', kind: 'fact', text: 'Connection pooling for the ledger runs through pgbouncer on port 6432.', terms: ['PGB-7'] }],
+    });
+    // a literal id only the terms carry: found by the lexical lanes though the sentence never says it
+    const byTerm = await call(client, 'search_memory', { sentence: 'how do we pool database connections', terms: ['PGB-7'], semantic: false });
+    expect((byTerm.structuredContent?.['records'] as { evidence_key: string }[])[0]?.evidence_key).toBe('ev1:private:memory:pgbouncer');
+    // the terms replace the sentence for the lexical lanes: a term nothing has finds nothing without the model
+    const miss = await call(client, 'search_memory', { sentence: 'pgbouncer port ledger', terms: ['zzqx'], semantic: false });
+    expect(miss.structuredContent).toMatchObject({ records: [] });
+    const plain = await call(client, 'search_memory', { sentence: 'pgbouncer port ledger', semantic: false, layers: ['memories'] });
+    expect((plain.structuredContent?.['records'] as { evidence_key: string }[])[0]?.evidence_key).toBe('ev1:private:memory:pgbouncer');
   });
 
   it('keeps episodes cold, and finds them only when asked', async () => {

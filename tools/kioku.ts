@@ -111,6 +111,13 @@ export function buildProgram(): Command {
     .addOption(jsonOption())
     .option('--ns <namespace>', 'namespace to read')
     .option('--limit <n>', 'records to return (1–50)', '10')
+    .option('--no-wiki', 'leave wiki topics out')
+    .option('--no-cards', 'leave cards out')
+    .option('--no-memories', 'leave memories out')
+    .option('--no-conversations', 'leave earlier conversations (traces) out')
+    .option('--no-semantic', 'keyword lanes only (no model)')
+    .option('--max-wiki <n>', 'at most N wiki sections')
+    .option('--max-cards <n>', 'at most N card sections')
     .action(action((query: string, flags: Parameters<typeof recallCommand>[1]) => import('./commands/recall.js').then((m) => m.recallCommand(query, flags))));
 
   const report = program.command('report').description('reports from the usage counters');

@@ -124,6 +124,49 @@ export function createMcpServer(options: McpOptions): McpServer {
   );
 
   server.registerTool(
+    'search_memory',
+    {
+      description:
+        'Search the library directly, ranked and bounded, without the judge or delivery: give the sentence you are looking for (read by meaning) and, apart, the expansion words (ids, synonyms, other languages) matched literally. Use it to look something up mid-task or when recall delivered nothing.',
+      inputSchema: {
+        sentence: z.string().min(1).max(2_000).describe('what you are looking for, as a sentence'),
+        terms: z.array(z.string().min(1).max(200)).max(50).optional().describe('literal expansion words, searched apart from the sentence'),
+        limit: z.number().int().min(1).max(50).optional(),
+        semantic: z.boolean().optional().describe('false: lexical only (faster)'),
+        layers: z
+          .array(z.enum(['cards', 'wiki', 'memories', 'notes', 'conversations', 'assets', 'episodes']))
+          .min(1)
+          .optional(),
+      },
+    },
+    (a) =>
+      run(async (k) => {
+        const only = a.layers
+          ? Object.fromEntries(['cards', 'wiki', 'memories', 'notes', 'conversations', 'assets', 'episodes'].map((l) => [l, a.layers!.includes(l as never)]))
+          : {};
+        const packet = await k.candidates({
+          ...ns,
+          query: a.sentence,
+          ...(a.terms?.length ? { terms: a.terms } : {}),
+          limit: a.limit ?? 10,
+          options: { ...only, ...(a.semantic === false ? { semantic: false } : {}) } as never,
+        });
+        const list = packet.records.map((r) => ({
+          evidence_key: r.evidence_key,
+          layer: r.layer,
+          title: r.title,
+          excerpt: r.excerpt,
+          score: r.score,
+          occurred_at: r.occurred_at,
+        }));
+        return {
+          text: list.length ? list.map((r) => `- [${r.evidence_key}] ${r.excerpt.slice(0, 300)}`).join('\n') : 'Nothing matches.',
+          data: { retrieval_mode: packet.retrieval_mode, records: list, warnings: packet.warnings },
+        };
+      }),
+  );
+
+  server.registerTool(
     'write_memory',
     {
       description:

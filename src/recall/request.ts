@@ -37,6 +37,11 @@ export const recallRequestSchema = z.strictObject({
   namespace: namespaceSchema.optional(),
   session_id: z.string().min(1).max(512).optional(),
   context_since: z.iso.datetime({ offset: true }).optional(),
+  /**
+   * expansion terms kept apart from the sentence (MCP search_memory): with them, the lexical
+   * lanes search the terms and only the dense lane reads the sentence
+   */
+  terms: z.array(z.string().trim().min(1).max(200)).min(1).max(50).optional(),
 });
 export type RecallRequest = z.input<typeof recallRequestSchema>;
 export type ParsedRecallRequest = z.output<typeof recallRequestSchema>;

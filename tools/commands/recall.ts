@@ -19,11 +19,29 @@ import { askServer, connectKioku, withStoreOrServer } from '../server-client.js'
 export interface RecallFlags extends OutputOptions, PathOverrides {
   ns?: string;
   limit?: string;
+  /** commander's --no-… switches: false when given */
+  wiki?: boolean;
+  cards?: boolean;
+  memories?: boolean;
+  conversations?: boolean;
+  semantic?: boolean;
+  maxWiki?: string;
+  maxCards?: string;
+}
+
+/** The layer switches and caps of `kioku recall` as recall options (the core validates the values and names the field). */
+function recallOptionsOf(flags: RecallFlags): Record<string, boolean | number> {
+  const options: Record<string, boolean | number> = {};
+  for (const key of ['wiki', 'cards', 'memories', 'conversations', 'semantic'] as const) if (flags[key] === false) options[key] = false;
+  if (flags.maxWiki !== undefined) options['max_wiki'] = Number(flags.maxWiki);
+  if (flags.maxCards !== undefined) options['max_cards'] = Number(flags.maxCards);
+  return options;
 }
 
 export async function recallCommand(query: string, flags: RecallFlags): Promise<number> {
   const limit = flags.limit === undefined ? 10 : Number(flags.limit);
-  const request = { query, limit, ...(flags.ns ? { namespace: flags.ns } : {}) };
+  const options = recallOptionsOf(flags);
+  const request = { query, limit, ...(flags.ns ? { namespace: flags.ns } : {}), ...(Object.keys(options).length ? { options } : {}) };
   const { kioku, via } = await connectKioku(flags);
   let packet: RecallPacket;
   try {

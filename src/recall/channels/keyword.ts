@@ -1,5 +1,6 @@
 // The lexical channel: BM25 over the searchable text of every enabled layer (lane
-// `keyword`), and over memories' expansion terms (lane `terms`), once per planned query.
+// `keyword`), and over memories' expansion terms (lane `terms`), once per planned query —
+// or, when the request gives expansion terms apart from its sentence, over those terms only.
 import type { Channel } from './channel.js';
 
 export const keywordChannel: Channel = {
@@ -7,7 +8,10 @@ export const keywordChannel: Channel = {
   dense: false,
   run({ core, config, plan }) {
     const keyword = core.projections.views.keyword;
-    const { ns, queries, searchLayers } = plan;
+    const { ns, searchLayers } = plan;
+    // expansion terms given apart from the sentence are what the lexical lanes search
+    const terms = plan.request.terms;
+    const queries = terms ? [{ kind: 'utterance' as const, text: terms.join(' ') }] : plan.queries;
     const lanes: [string, { key: string; score: number }[]][] = [];
     let keywordHits = 0;
     let termHits = 0;
