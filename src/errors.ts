@@ -24,6 +24,7 @@ export const ERROR_REGISTRY = {
   KIOKU_RETIRED: { status: 409, summary: 'The memory was forgotten or superseded and cannot be changed that way.' },
   KIOKU_EMBEDDER_FAILED: { status: 502, summary: 'The embedding model or provider failed or timed out.' },
   KIOKU_EMBEDDER_UNAVAILABLE: { status: 503, summary: 'The configured embedder cannot be loaded (missing package, bad configuration).' },
+  KIOKU_LLM_FAILED: { status: 502, summary: 'The answering model (kioku ask) failed, timed out or gave no answer text.' },
   KIOKU_FORBIDDEN: { status: 403, summary: 'The credentials do not allow this namespace or operation.' },
   KIOKU_UNAUTHORIZED: { status: 401, summary: 'A token is required (or the one given is unknown, or was not sent in the Authorization header).' },
   KIOKU_RATE_LIMITED: { status: 429, summary: 'Too many requests for this token; retry after the time given.' },

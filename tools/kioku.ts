@@ -12,6 +12,7 @@ import type { coldReportCommand, deliveryReportCommand, recallCommand, replayCom
 import type { serveCommand } from './commands/serve.js';
 import type { mcpCommand } from './commands/mcp.js';
 import type { doctorCommand } from './commands/doctor.js';
+import type { askCommand } from './commands/ask.js';
 import type { evalCommand } from './commands/eval.js';
 
 const dataOption = (): Option => new Option('--data <dir>', 'data directory (default $KIOKU_DATA_DIR or ~/.kioku)');
@@ -119,6 +120,15 @@ export function buildProgram(): Command {
     .option('--max-wiki <n>', 'at most N wiki sections')
     .option('--max-cards <n>', 'at most N card sections')
     .action(action((query: string, flags: Parameters<typeof recallCommand>[1]) => import('./commands/recall.js').then((m) => m.recallCommand(query, flags))));
+
+  program
+    .command('ask')
+    .description('recall, then answer with the configured model (KIOKU_LLM_URL, _MODEL, _API_KEY) from the delivered evidence, citing it')
+    .argument('<question>', 'what to ask')
+    .addOption(dataOption())
+    .addOption(jsonOption())
+    .option('--ns <namespace>', 'namespace to read')
+    .action(action((question: string, flags: Parameters<typeof askCommand>[1]) => import('./commands/ask.js').then((m) => m.askCommand(question, flags))));
 
   const report = program.command('report').description('reports from the usage counters');
   report

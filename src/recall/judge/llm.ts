@@ -2,6 +2,7 @@
 // Batched so each request body stays ≤ 32 KiB; dialogue capped at 4,096 characters;
 // every batch shares one deadline; per-item verdicts in [0, 1]; anything missing or
 // malformed is unknown, never negative.
+import { chatCompletionsUrl } from '../../llm/chat.js';
 import { statusOf, type Judge, type JudgeCandidate, type JudgeRequest, type JudgeResult } from './types.js';
 
 export const MAX_REQUEST_BYTES = 32 * 1024;
@@ -62,10 +63,7 @@ export class LlmJudge implements Judge {
     const verdicts = new Map<string, number | null>(request.candidates.map((c) => [c.key, null]));
     const tokens = { prompt: 0, completion: 0 };
     const batches = this.batches(request);
-    const url = new URL(
-      /\/v1\/?$/.test(this.options.url) ? 'chat/completions' : 'v1/chat/completions',
-      this.options.url.endsWith('/') ? this.options.url : `${this.options.url}/`,
-    ).toString();
+    const url = chatCompletionsUrl(this.options.url);
     const errors: string[] = [];
     await Promise.all(
       batches.map(async (b) => {
