@@ -82,13 +82,30 @@ export class RemoteKioku implements Kioku {
     return this.call<Record<string, unknown>>('POST', `/v1/turns/${path(turnId)}/complete`, input);
   }
   recall(input: RecallInput, _access?: Access) {
-    return this.call<RecallPacket>('POST', '/v1/recall', input);
+    return this.call<RecallPacket>('POST', '/v1/recall', input).then((p) => this.echoed(input, p));
   }
   context(input: RecallInput, _access?: Access) {
-    return this.call<RecallPacket & { context: string }>('POST', '/v1/context', input);
+    return this.call<RecallPacket & { context: string }>('POST', '/v1/context', input).then((p) => this.echoed(input, p));
   }
   candidates(input: RecallInput, _access?: Access) {
-    return this.call<RecallPacket>('POST', '/v1/candidates/query', input);
+    return this.call<RecallPacket>('POST', '/v1/candidates/query', input).then((p) => this.echoed(input, p));
+  }
+
+  /** A service that drops the conversation or the options (an older or a foreign one) would answer a different question: refuse its answer. */
+  private echoed<P extends RecallPacket>(input: RecallInput, packet: P): P {
+    const dropped =
+      typeof packet !== 'object' || packet === null || !Array.isArray(packet.records)
+        ? 'a recall packet'
+        : input.options && (typeof packet.options !== 'object' || packet.options === null)
+          ? 'the options'
+          : input.conversation?.length && typeof packet.conversation_messages !== 'number'
+            ? 'the conversation'
+            : undefined;
+    if (dropped)
+      throw new KiokuError('KIOKU_SERVICE_UNAVAILABLE', `the service at ${this.url} did not echo ${dropped}: it is not a Kioku this client can use`, {
+        details: { url: this.url },
+      });
+    return packet;
   }
   writeMemories(input: WriteMemoriesInput, _access?: Access) {
     return this.call<MemoryWriteAnswer>('POST', '/v1/memories', input);

@@ -195,15 +195,15 @@ describe('kioku mcp over stdio', () => {
 });
 
 describe('several MCP clients on one data dir', () => {
-  it('start exactly one service and lose no acknowledged write', async () => {
+  it('4 clients × 100 concurrent writes with no service running: exactly one service starts, no acknowledged write is lost', async () => {
     const data = tempDir();
-    const clients = await Promise.all([1, 2, 3].map(() => mcpClient(data.path)));
+    const clients = await Promise.all([1, 2, 3, 4].map(() => mcpClient(data.path)));
     try {
       const acknowledged = await Promise.all(
         clients.map(async (c, n) => {
           const ids: string[] = [];
           await Promise.all(
-            Array.from({ length: 20 }, async (_, i) => {
+            Array.from({ length: 100 }, async (_, i) => {
               const r = await call(c, 'write_memory', { memories: [{ id: `c${n}-m${i}`, kind: 'fact', text: `Client ${n} fact ${i}.` }] });
               if (!r.isError) ids.push(...((r.structuredContent?.['written'] as string[]) ?? []));
             }),
@@ -211,7 +211,7 @@ describe('several MCP clients on one data dir', () => {
           return ids;
         }),
       );
-      expect(acknowledged.flat()).toHaveLength(60);
+      expect(acknowledged.flat()).toHaveLength(400);
       // every client may have started a service; exactly one listens, the others found the store locked
       const { readFileSync } = await import('node:fs');
       const log = readFileSync(join(data.path, 'kioku-serve.log'), 'utf8');
@@ -221,6 +221,8 @@ describe('several MCP clients on one data dir', () => {
         const r = await fetch(`${run?.url}/v1/evidence/${encodeURIComponent(`ev1:private:memory:${id}`)}`);
         expect(r.status).toBe(200);
       }
+      const stats = (await (await fetch(`${run?.url}/v1/stats`)).json()) as { items: { by_layer: { memory: number } } };
+      expect(stats.items.by_layer.memory).toBe(400);
     } finally {
       await Promise.all(clients.map((c) => c.close()));
       stopService(data.path);
@@ -255,6 +257,52 @@ describe('kioku doctor', () => {
     } finally {
       stopService(data.path);
       await new Promise((r) => setTimeout(r, 500));
+      data.cleanup();
+    }
+  }, 120_000);
+});
+
+describe('remote mode, refusals', () => {
+  it('names a missing token, a forbidden namespace, a redirect and a service that ignores options', async () => {
+    const { createServer } = await import('node:http');
+    const { startTestServer } = await import('./server-helpers.js');
+    const token = 'mcp-remote-token-0123456789';
+    const server = await startTestServer({ tokens: { tokens: [{ name: 'agent', token, namespace: 'team', scopes: ['memory:read', 'memory:write'] }] } });
+    // a redirector (never followed: it could carry the token elsewhere) and a service that answers without echoing
+    const other = createServer((req, res) => {
+      if (req.url?.startsWith('/redirect')) return void res.writeHead(302, { location: `${server.url}${req.url.slice('/redirect'.length)}` }).end();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ records: [], delivery: [] }));
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const otherUrl = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
+    const data = tempDir();
+    const ask = async (env: Record<string, string>, args: Record<string, unknown> = { message: 'anything', options: { wiki: false } }) => {
+      const c = await mcpClient(data.path, env);
+      try {
+        return await call(c, 'recall', args);
+      } finally {
+        await c.close();
+      }
+    };
+    try {
+      expect(await ask({ KIOKU_URL: server.url })).toMatchObject({ isError: true, structuredContent: { error: { code: 'KIOKU_UNAUTHORIZED' } } });
+      expect(await ask({ KIOKU_URL: server.url, KIOKU_TOKEN: token, KIOKU_NAMESPACE: 'private' })).toMatchObject({
+        isError: true,
+        structuredContent: { error: { code: 'KIOKU_FORBIDDEN' } },
+      });
+      expect((await ask({ KIOKU_URL: server.url, KIOKU_TOKEN: token })).isError).toBeFalsy();
+      expect(await ask({ KIOKU_URL: `${otherUrl}/redirect`, KIOKU_TOKEN: token })).toMatchObject({
+        isError: true,
+        structuredContent: { error: { code: 'KIOKU_SERVICE_UNAVAILABLE' } },
+      });
+      const ignored = await ask({ KIOKU_URL: otherUrl, KIOKU_TOKEN: token });
+      expect(ignored).toMatchObject({ isError: true, structuredContent: { error: { code: 'KIOKU_SERVICE_UNAVAILABLE' } } });
+      expect(ignored.content[0]?.text).toMatch(/did not echo the options/);
+      expect(readRunFile(data.path)).toBeUndefined();
+    } finally {
+      await new Promise((r) => other.close(r));
+      await server.stop();
       data.cleanup();
     }
   }, 120_000);
