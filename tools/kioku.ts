@@ -13,6 +13,7 @@ import type { serveCommand } from './commands/serve.js';
 import type { mcpCommand } from './commands/mcp.js';
 import type { doctorCommand } from './commands/doctor.js';
 import type { askCommand } from './commands/ask.js';
+import type { hookRunCommand } from './commands/hook.js';
 import type { evalCommand } from './commands/eval.js';
 
 const dataOption = (): Option => new Option('--data <dir>', 'data directory (default $KIOKU_DATA_DIR or ~/.kioku)');
@@ -61,6 +62,14 @@ export function buildProgram(): Command {
     .option('--require-semantic', 'fail unless the vector lane was used')
     .option('--require-judge', 'fail unless the judge completed')
     .action(action((flags: Parameters<typeof doctorCommand>[0]) => import('./commands/doctor.js').then((m) => m.doctorCommand(flags))));
+
+  const hook = program.command('hook').description('the agent hook for Claude Code and Codex');
+  hook
+    .command('run')
+    .description("handle one hook event: the host's JSON on stdin, the host's output on stdout (always exit 0)")
+    .addOption(dataOption())
+    .option('--host <host>', 'claude (default) or codex', 'claude')
+    .action(action((flags: Parameters<typeof hookRunCommand>[0]) => import('./commands/hook.js').then((m) => m.hookRunCommand(flags))));
 
   program
     .command('verify')

@@ -1,0 +1,46 @@
+// What the agent sees: a short header, then each delivered item with its evidence key, the
+// whole block bounded (hosts silently cut long hook output), excerpts cut at paragraph boundaries.
+import { excerpt } from '../recall/delivery.js';
+import type { RecallPacket } from '../recall/index.js';
+
+export const HOOK_HEADER =
+  'Kioku recalled these from earlier work. Use what applies to this message and ignore the rest without mentioning it. Ask get_memory (MCP) or `kioku recall` with an evidence key for more.';
+
+export function renderDelivery(packet: Pick<RecallPacket, 'delivery'>, maxChars: number): string {
+  if (packet.delivery.length === 0) return '';
+  const parts: string[] = [HOOK_HEADER];
+  let used = HOOK_HEADER.length;
+  // an equal share each, but never so thin that nothing fits: then fewer items, whole enough to use
+  const share = Math.max(Math.floor((maxChars - used) / packet.delivery.length), 300);
+  for (const d of packet.delivery) {
+    const head = `\n\n### ${d.title.slice(0, 200)}\n[${d.evidence_key}]\n`;
+    const room = Math.min(share, maxChars - used) - head.length;
+    if (room < 60) break;
+    const body = excerpt(d.text, room);
+    const part = `${head}${body.text}${body.excerpt ? '\n(excerpt)' : ''}`;
+    if (used + part.length > maxChars) break;
+    parts.push(part);
+    used += part.length;
+  }
+  return parts.length > 1 ? parts.join('') : '';
+}
+
+/** Standing instructions and constraints for the start of a session, with the authoritative time. */
+export function renderStanding(
+  now: Date,
+  directives: { evidence_key: string; text: string }[],
+  constraints: { evidence_key: string; text: string }[],
+  maxChars: number,
+): string {
+  const lines = [`Kioku: the current time is ${now.toISOString()}.`];
+  const add = (title: string, items: { evidence_key: string; text: string }[]): void => {
+    if (items.length === 0) return;
+    lines.push('', title);
+    for (const i of items) lines.push(`- ${excerpt(i.text, 600).text} [${i.evidence_key}]`);
+  };
+  add("The user's standing instructions and preferences:", directives);
+  add('Hard constraints recorded for this work:', constraints);
+  let out = lines.join('\n');
+  if (out.length > maxChars) out = `${out.slice(0, maxChars - 1)}…`;
+  return out;
+}

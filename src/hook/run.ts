@@ -1,0 +1,170 @@
+// One hook call from Claude Code or Codex: the host's JSON on stdin, Kioku's answer on stdout in
+// the host's format. UserPromptSubmit → start a turn (recall once) and inject the delivery;
+// Stop → complete the turn with the final answer (it becomes evidence); SessionStart → the
+// standing directives, constraints and the time. Reads fail open: whatever goes wrong, the
+// prompt is never blocked (exit 0, nothing injected, one line on stderr and in the hook log).
+// A capture that fails is spooled and sent with the next successful call.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { resolvePaths, type PathOverrides } from '../config.js';
+import type { Kioku } from '../kioku.js';
+import { connectKioku } from '../mcp/connect.js';
+import { renderDelivery, renderStanding } from './render.js';
+import { readTranscriptTail, type TranscriptTail } from './transcript.js';
+
+export type Host = 'claude' | 'codex';
+
+const hookInputSchema = z.looseObject({
+  hook_event_name: z.string(),
+  session_id: z.string().min(1).max(512),
+  transcript_path: z.string().optional(),
+  prompt: z.string().optional(),
+  cwd: z.string().optional(),
+});
+export type HookInput = z.infer<typeof hookInputSchema>;
+
+export interface HookOptions extends PathOverrides {
+  host: Host;
+  env?: NodeJS.ProcessEnv;
+  /** the facade to use (tests); default: the service that owns the data dir, found or started */
+  kioku?: () => Promise<Kioku>;
+  now?: () => Date;
+}
+
+export interface HookResult {
+  /** what to print on stdout ('' = nothing) */
+  stdout: string;
+  /** one line for stderr and the hook log, when something went wrong */
+  problem?: string;
+}
+
+const DEFAULT_MAX_CHARS = 6_000;
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took more than ${ms} ms`)), ms)))]).finally(
+    () => clearTimeout(timer),
+  );
+}
+
+/** Claude Code rejects the whole object when it holds keys it does not know: exactly these. */
+export function hostOutput(event: 'UserPromptSubmit' | 'SessionStart', text: string): string {
+  return text ? JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }) : '';
+}
+
+export async function runHook(raw: string, options: HookOptions): Promise<HookResult> {
+  const env = options.env ?? process.env;
+  const dataDir = resolvePaths(options).dataDir;
+  const hookDir = join(dataDir, 'hook');
+  const log = (line: string): void => {
+    try {
+      mkdirSync(hookDir, { recursive: true });
+      appendFileSync(join(hookDir, 'hook.log'), `${new Date().toISOString()} ${options.host} ${line}\n`);
+    } catch {
+      // the log is a courtesy; the hook never fails because of it
+    }
+  };
+  let input: HookInput;
+  try {
+    input = hookInputSchema.parse(JSON.parse(raw));
+  } catch (err) {
+    const problem = `kioku hook: not a hook event on stdin (${(err as Error).message.slice(0, 200)})`;
+    log(problem);
+    return { stdout: '', problem };
+  }
+  // scheduled, unattended runs neither recall nor capture
+  if (env['CLAUDE_CODE_SESSION_ATTENDED'] === '0') return { stdout: '' };
+  const recallTimeout = Number(env['KIOKU_HOOK_RECALL_TIMEOUT'] ?? env['KIOKU_HOOK_TIMEOUT'] ?? 40_000);
+  const timeout = Number(env['KIOKU_HOOK_TIMEOUT'] ?? 6_000);
+  const maxChars = Number(env['KIOKU_HOOK_MAX_CHARS'] ?? DEFAULT_MAX_CHARS);
+  const kioku = options.kioku ?? (async () => (await connectKioku({ ...options, env, startTimeoutMs: timeout })).kioku);
+  const sessionId = `${options.host}-${input.session_id}`.slice(0, 512);
+  const stateFile = join(hookDir, `${sessionId.replace(/[^A-Za-z0-9._-]/g, '_')}.turn`);
+  const spool = join(hookDir, 'spool.jsonl');
+  const tail = (): TranscriptTail => {
+    try {
+      return input.transcript_path && existsSync(input.transcript_path) ? readTranscriptTail(input.transcript_path) : { dialogue: [] };
+    } catch {
+      return { dialogue: [] };
+    }
+  };
+  const flushSpool = async (k: Kioku): Promise<void> => {
+    if (!existsSync(spool)) return;
+    const pending = readFileSync(spool, 'utf8').split('\n').filter(Boolean);
+    const left: string[] = [];
+    for (const line of pending) {
+      try {
+        const { turn_id, answer } = JSON.parse(line) as { turn_id: string; answer: string };
+        await withTimeout(k.completeTurn(turn_id, { answer }), timeout, 'a spooled capture');
+      } catch {
+        left.push(line);
+      }
+    }
+    if (left.length) writeFileSync(`${spool}.tmp`, `${left.join('\n')}\n`);
+    if (left.length) renameSync(`${spool}.tmp`, spool);
+    else rmSync(spool, { force: true });
+  };
+
+  try {
+    const k = await withTimeout(kioku(), timeout, 'finding the Kioku service');
+    await flushSpool(k).catch(() => undefined);
+    const event = input.hook_event_name;
+    if (event === 'UserPromptSubmit') {
+      const prompt = input.prompt ?? '';
+      if (!prompt.trim()) return { stdout: '' };
+      const t = tail();
+      await withTimeout(k.openSession({ agent: options.host === 'claude' ? 'claude-code' : 'codex', session_id: sessionId }), timeout, 'opening the session');
+      const packet = await withTimeout(
+        k.startTurn({
+          session_id: sessionId,
+          query: prompt.slice(0, 20_000),
+          ...(t.dialogue.length ? { conversation: t.dialogue } : {}),
+          ...(t.context_since ? { context_since: t.context_since } : {}),
+        }),
+        recallTimeout,
+        'recall',
+      );
+      mkdirSync(hookDir, { recursive: true });
+      writeFileSync(stateFile, packet.turn_id);
+      return { stdout: hostOutput('UserPromptSubmit', renderDelivery(packet, maxChars)) };
+    }
+    if (event === 'Stop') {
+      if (!existsSync(stateFile)) return { stdout: '' };
+      const turnId = readFileSync(stateFile, 'utf8').trim();
+      const answer = tail().last_answer;
+      if (!answer) return { stdout: '' };
+      try {
+        await withTimeout(k.completeTurn(turnId, { answer: answer.slice(0, 1_000_000) }), timeout, 'capturing the answer');
+      } catch (err) {
+        appendFileSync(spool, `${JSON.stringify({ turn_id: turnId, answer })}\n`);
+        throw err;
+      }
+      rmSync(stateFile, { force: true });
+      return { stdout: '' };
+    }
+    if (event === 'SessionStart') {
+      const [directives, constraints] = await Promise.all([
+        withTimeout(k.items({ layers: ['memory'], kinds: ['directive', 'preference'], limit: 30 }), timeout, 'directives'),
+        withTimeout(k.items({ layers: ['memory'], kinds: ['constraint'], limit: 30 }), timeout, 'constraints'),
+      ]);
+      const view = (a: typeof directives) => a.items.map((e) => ({ evidence_key: e.key, text: e.text }));
+      const now = (options.now ?? (() => new Date()))();
+      return { stdout: hostOutput('SessionStart', renderStanding(now, view(directives), view(constraints), Math.min(maxChars, 4_000))) };
+    }
+    // PreCompact, PostCompact and anything else: nothing to do (context_since covers compaction)
+    return { stdout: '' };
+  } catch (err) {
+    const problem = `kioku hook: ${input.hook_event_name} for ${options.host}: ${(err as Error).message.slice(0, 300)} (the prompt goes on without Kioku)`;
+    log(problem);
+    if (input.hook_event_name === 'Stop' && existsSync(stateFile)) {
+      // the turn's answer was spooled above when the capture itself failed; when the service was not reachable at all, spool it here
+      const answer = tail().last_answer;
+      const turnId = readFileSync(stateFile, 'utf8').trim();
+      const spooled = existsSync(spool) && readFileSync(spool, 'utf8').includes(`"turn_id":${JSON.stringify(turnId)}`);
+      if (answer && !spooled) appendFileSync(spool, `${JSON.stringify({ turn_id: turnId, answer })}\n`);
+      rmSync(stateFile, { force: true });
+    }
+    return { stdout: '', problem };
+  }
+}
