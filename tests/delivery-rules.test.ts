@@ -206,6 +206,7 @@ describe('title repair and excerpts, case by case', () => {
   it.each([
     // [title, repaired?] — each row separates the two "prefix + hash" patterns from their near misses
     ['Note abcd more words', false], // a hex word inside a title is not a hash title
+    ['Note abcd ', true], // a short hash after a word, trailing space and all
     ['v2 — build deadbeef', false], // the short prefix must start the title
     ['build abcd1234...', true], // an elided hash
     ['build abcd1234 ', true], // surrounding space does not hide it

@@ -310,6 +310,18 @@ describe('usage counters, exactly', () => {
     expect(u.get('p', 'b')).toMatchObject({ judged: 1 });
   });
 
+  it('breaks ties between equally cold keys by key, whatever order they were first seen in', () => {
+    const u = new UsageProjection();
+    for (let i = 0; i < 3; i++)
+      u.apply(
+        performed(
+          `t${i}`,
+          ['c', 'a', 'd', 'b'].map((k) => ({ evidence_key: k, score: 1 })),
+        ),
+      );
+    expect(u.cold('p', 3).map((c) => c.key)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
   it('lists cold evidence by how often it was considered, then by key', () => {
     const u = new UsageProjection();
     for (let i = 0; i < 3; i++)
@@ -397,6 +409,17 @@ describe('auth, exactly', () => {
         expect(a.authenticate(bad), String(bad)).toBeUndefined();
       expect(a.isToken?.(token)).toBe(true);
       expect(a.isToken?.(`${token}x`)).toBe(false);
+    });
+  });
+
+  it('refuses a token with whitespace inside it and a malformed hash, saying which rule', async () => {
+    const { loadAuth, tokenDigest } = await import('../src/server/auth.js');
+    const entry = (e: Record<string, unknown>) => JSON.stringify({ tokens: [{ name: 'n', namespace: 'team', scopes: ['memory:read'], ...e }] });
+    await withFile(entry({ token: 'abcdefghij klmnopqrst' }), (file) => {
+      expect(() => loadAuth(file)).toThrow(/a token may not contain whitespace/);
+    });
+    await withFile(entry({ token_sha256: tokenDigest('x'.repeat(20)).toUpperCase() }), (file) => {
+      expect(() => loadAuth(file)).toThrow(/token_sha256 must be 64 lowercase hex characters/);
     });
   });
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Scope } from '../auth.js';
-import { namespaceFor, requireScope, withoutNamespace } from '../context.js';
+import { resolveAccess } from '../../access.js';
+import { requireScope, withoutNamespace } from '../context.js';
 import type { z } from 'zod';
 import type { LocalKioku } from '../../kioku.js';
 import type { KiokuStore } from '../../store.js';
@@ -20,10 +21,6 @@ export function doc(summary: string, body?: z.ZodType, tags: string[] = []): { s
   return { schema: { summary, tags, security: [{ bearer: [] }], ...(body ? { body: jsonSchema(body) } : {}) } };
 }
 
-export function recallContext(req: FastifyRequest, namespace: string): RecallContext {
-  return { namespaces: [namespace], actor: req.principal.anonymous ? 'http' : `http:${req.principal.name}` };
-}
-
 export function plugin(fn: (app: FastifyInstance) => void | Promise<void>): FastifyPluginAsync {
   return async (app) => {
     await fn(app);
@@ -36,10 +33,10 @@ export function scopedBody(
   scope: Scope,
   body: 'optional' | 'required' = 'optional',
 ): { ns: string; rest: Record<string, unknown>; context: RecallContext } {
-  requireScope(req, scope);
+  requireScope(req, scope); // before the body is read: a token without the scope learns nothing about its shape
   const { namespace, rest } = withoutNamespace(body === 'required' ? req.body : (req.body ?? {}));
-  const ns = namespaceFor(req, namespace);
-  return { ns, rest, context: recallContext(req, ns) };
+  const resolved = resolveAccess(req.principal, namespace, scope);
+  return { ns: resolved.namespace, rest, context: resolved.access };
 }
 
 /** A body handed on as the facade's input type: the core parses every input with its zod schema and names the failing field. */
@@ -49,7 +46,5 @@ export function unvalidated<T>(body: Record<string, unknown>): T {
 
 /** The common start of a GET route: check the scope and resolve `?namespace=` (the token's when absent). */
 export function queryAccess(req: FastifyRequest, scope: Scope): { namespace: string; access: RecallContext } {
-  requireScope(req, scope);
-  const namespace = namespaceFor(req, (req.query as { namespace?: string }).namespace);
-  return { namespace, access: recallContext(req, namespace) };
+  return resolveAccess(req.principal, (req.query as { namespace?: string }).namespace, scope);
 }
