@@ -14,6 +14,7 @@ import type { mcpCommand } from './commands/mcp.js';
 import type { doctorCommand } from './commands/doctor.js';
 import type { askCommand } from './commands/ask.js';
 import type { hookRunCommand } from './commands/hook.js';
+import type { hookInstallCommand } from './commands/hook-install.js';
 import type { evalCommand } from './commands/eval.js';
 
 const dataOption = (): Option => new Option('--data <dir>', 'data directory (default $KIOKU_DATA_DIR or ~/.kioku)');
@@ -70,6 +71,24 @@ export function buildProgram(): Command {
     .addOption(dataOption())
     .option('--host <host>', 'claude (default) or codex', 'claude')
     .action(action((flags: Parameters<typeof hookRunCommand>[0]) => import('./commands/hook.js').then((m) => m.hookRunCommand(flags))));
+
+  for (const [name, description, run] of [
+    ['install', 'add the hook to Claude Code (settings.json) and/or Codex (hooks.json); idempotent, atomic, backed up', 'hookInstallCommand'],
+    ['uninstall', 'remove exactly what install added', 'hookUninstallCommand'],
+    ['status', 'what is installed where', 'hookStatusCommand'],
+  ] as const) {
+    hook
+      .command(name)
+      .description(description)
+      .addOption(dataOption())
+      .addOption(jsonOption())
+      .option('--claude', 'Claude Code (the default when neither is named)')
+      .option('--codex', 'Codex')
+      .option('--project <dir>', "a project's settings instead of the user's")
+      .option('--url <url>', 'a remote Kioku service for the hook to use')
+      .option('--token <token>', 'its bearer token')
+      .action(action((flags: Parameters<typeof hookInstallCommand>[0]) => import('./commands/hook-install.js').then((m) => m[run](flags))));
+  }
 
   program
     .command('verify')
