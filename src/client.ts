@@ -1,7 +1,11 @@
 // A Kioku HTTP client for Kioku's own tools (the CLI while a server holds the store, the
-// eval harness against a running service): one place that sends the bearer token, refuses
-// redirects (a redirect could carry the token elsewhere) and turns an error body back into
-// the typed error the core raised.
+// eval harness, RemoteKioku, MCP and the hook): one place that sends the bearer token, never
+// follows a redirect (a redirect could carry the token elsewhere) and turns an error body back
+// into the typed error the core raised. Built on node:http, not fetch: the hook starts a process
+// per prompt, and fetch's first use costs ~100 ms of loading; no keep-alive either, so a
+// short-lived client never waits on an idle socket.
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { ERROR_REGISTRY, KiokuError, type ErrorCode } from './errors.js';
 
 export interface KiokuRequest {
@@ -11,25 +15,56 @@ export interface KiokuRequest {
   timeoutMs?: number;
 }
 
+/** Thrown for what is not an answer from a Kioku service: unreachable, timed out, redirected. */
+export class TransportError extends Error {
+  override name = 'TransportError';
+}
+
 /**
  * The JSON answer of `base + path`. A non-2xx answer throws its `KiokuError` (code kept when
- * known); an unreachable server rejects with fetch's own error, for the caller to name.
+ * known); an unreachable server, a timeout or a redirect rejects with a TransportError.
  */
-export async function requestKioku<T>(base: string, path: string, request: KiokuRequest): Promise<T> {
-  const res = await fetch(`${base}${path}`, {
-    method: request.method,
-    headers: {
-      ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...(request.token ? { authorization: `Bearer ${request.token}` } : {}),
-    },
-    ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
-    redirect: 'error',
-    signal: AbortSignal.timeout(request.timeoutMs ?? 30_000),
+export function requestKioku<T>(base: string, path: string, request: KiokuRequest): Promise<T> {
+  const url = new URL(`${base}${path}`);
+  const body = request.body !== undefined ? Buffer.from(JSON.stringify(request.body)) : undefined;
+  const timeoutMs = request.timeoutMs ?? 30_000;
+  return new Promise<T>((resolve, reject) => {
+    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+      url,
+      {
+        method: request.method,
+        agent: false,
+        headers: {
+          accept: 'application/json',
+          ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}),
+          ...(request.token ? { authorization: `Bearer ${request.token}` } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (err) => reject(new TransportError(err.message)));
+        res.on('end', () => {
+          clearTimeout(timer);
+          const status = res.statusCode ?? 0;
+          if (status >= 300 && status < 400) return reject(new TransportError(`redirected (${status}) to ${res.headers.location ?? '?'}; not followed`));
+          let json: { error?: { code?: string; message?: string } } = {};
+          try {
+            json = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof json;
+          } catch {
+            if (status < 300) return reject(new TransportError(`${base}: ${status} with a body that is not JSON`));
+          }
+          if (status >= 200 && status < 300) return resolve(json as T);
+          const code = (json.error?.code && json.error.code in ERROR_REGISTRY ? json.error.code : 'KIOKU_INTERNAL') as ErrorCode;
+          reject(new KiokuError(code, `${base}: ${status} ${json.error?.message ?? res.statusMessage ?? ''}`.trim()));
+        });
+      },
+    );
+    const timer = setTimeout(() => req.destroy(new TransportError(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err instanceof TransportError ? err : new TransportError(err.message));
+    });
+    req.end(body);
   });
-  const json = (await res.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
-  if (!res.ok) {
-    const code = (json.error?.code && json.error.code in ERROR_REGISTRY ? json.error.code : 'KIOKU_INTERNAL') as ErrorCode;
-    throw new KiokuError(code, `${base}: ${res.status} ${json.error?.message ?? res.statusText}`);
-  }
-  return json as T;
 }

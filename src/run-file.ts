@@ -3,12 +3,22 @@
 // clean stop removes it; a file whose process is gone is stale and ignored.
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
 
 export const RUN_FILE = 'kioku.run.json';
 
-const runFileSchema = z.object({ url: z.string().url(), pid: z.number().int().positive(), started_at: z.string() });
-export type RunInfo = z.infer<typeof runFileSchema>;
+export interface RunInfo {
+  url: string;
+  pid: number;
+  started_at: string;
+}
+
+// checked by hand, not with zod: clients (the hook) read this on every call and load fast
+function asRunInfo(v: unknown): RunInfo | undefined {
+  const r = v as Partial<RunInfo> | null;
+  if (!r || typeof r !== 'object' || typeof r.url !== 'string' || !/^https?:\/\/\S+$/.test(r.url)) return undefined;
+  if (typeof r.pid !== 'number' || !Number.isSafeInteger(r.pid) || r.pid <= 0 || typeof r.started_at !== 'string') return undefined;
+  return { url: r.url, pid: r.pid, started_at: r.started_at };
+}
 
 export function runFilePath(dataDir: string): string {
   return join(dataDir, RUN_FILE);
@@ -39,12 +49,13 @@ function alive(pid: number): boolean {
 export function readRunFile(dataDir: string, options: { includeStale?: boolean } = {}): RunInfo | undefined {
   const file = runFilePath(dataDir);
   if (!existsSync(file)) return undefined;
-  let parsed: RunInfo;
+  let parsed: RunInfo | undefined;
   try {
-    parsed = runFileSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+    parsed = asRunInfo(JSON.parse(readFileSync(file, 'utf8')));
   } catch {
     return undefined;
   }
+  if (!parsed) return undefined;
   if (!options.includeStale && !alive(parsed.pid)) return undefined;
   return parsed;
 }

@@ -1,7 +1,7 @@
 // What the agent sees: a short header, then each delivered item with its evidence key, the
 // whole block bounded (hosts silently cut long hook output), excerpts cut at paragraph boundaries.
-import { excerpt } from '../recall/delivery.js';
-import type { RecallPacket } from '../recall/index.js';
+import type { RecallPacket } from '../recall/packet.js';
+import { excerpt } from '../text/excerpt.js';
 
 export const HOOK_HEADER =
   'Kioku recalled these from earlier work. Use what applies to this message and ignore the rest without mentioning it. Ask get_memory (MCP) or `kioku recall` with an evidence key for more.';

@@ -3,6 +3,7 @@
 // answering agent, knowledge first, never repeating what it can still see.
 import { KiokuError } from '../errors.js';
 import { documentKey, normaliseBody } from '../knowledge/evidence.js';
+import { excerpt } from '../text/excerpt.js';
 import { matchedTerms } from './terms.js';
 
 export const HOLD_REASONS = [
@@ -202,26 +203,7 @@ export function repairTitle(title: string, body: string): string {
   return sentence.length > 120 ? `${sentence.slice(0, 119)}…` : sentence;
 }
 
-/** Cut a long body at paragraph boundaries (then sentence boundaries) to fit `max` characters. */
-export function excerpt(text: string, max: number): { text: string; excerpt: boolean } {
-  if (text.length <= max) return { text, excerpt: false };
-  const paragraphs = text.split(/\n\s*\n/);
-  let out = '';
-  for (const p of paragraphs) {
-    const next = out ? `${out}\n\n${p}` : p;
-    if (next.length > max) break;
-    out = next;
-  }
-  if (!out) {
-    // one huge paragraph: whole sentences, each with the space after it (kept, so sentences never run together)
-    for (const s of (paragraphs[0] ?? text).match(/[^.!?。！？]+[.!?。！？]*\s*|[.!?。！？]+\s*/gu) ?? []) {
-      if ((out + s).trimEnd().length > max) break;
-      out += s;
-    }
-    out = out.trimEnd();
-  }
-  return { text: out || text.slice(0, max), excerpt: true };
-}
+export { excerpt } from '../text/excerpt.js';
 
 function present(c: DeliveryCandidate, rules: DeliveryRules): DeliveredItem {
   const cut = excerpt(c.text, rules.excerpt_chars);
