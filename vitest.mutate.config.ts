@@ -26,6 +26,7 @@ export default defineConfig({
       'tests/eval-harness.test.ts',
       'tests/keyword-search.test.ts',
       'tests/local-judge.test.ts',
+      'tests/access.test.ts',
     ],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -51,3 +51,20 @@ describe('evidence keys', () => {
     expect(Object.keys(parseEvidenceKey('ev1:p:memory:a') ?? {})).toEqual(['ns', 'layer', 'id']);
   });
 });
+
+describe('a write-only token over HTTP', () => {
+  it('reads nothing, on every kind of read route', async () => {
+    const { startTestServer } = await import('./server-helpers.js');
+    const token = 'w'.repeat(24);
+    const s = await startTestServer({ tokens: { tokens: [{ name: 'drop-box', token, namespace: 'team', scopes: ['memory:write'] }] } });
+    try {
+      expect((await s.call('POST', '/v1/memories', { memories: [{ id: 'x', kind: 'fact', text: 'a fact' }] }, token)).status).toBe(200);
+      for (const path of ['/v1/evidence/ev1:team:memory:x', '/v1/pipeline/jobs', '/v1/ingest/status', '/v1/stats', '/v1/knowledge/cold'])
+        expect((await s.call('GET', path, undefined, token)).body, path).toMatchObject({
+          error: { code: 'KIOKU_FORBIDDEN', details: { scope: 'memory:read' } },
+        });
+    } finally {
+      await s.stop();
+    }
+  });
+});

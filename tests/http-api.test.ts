@@ -196,6 +196,20 @@ describe('with tokens', () => {
     expect((await s.call('POST', '/v1/recall', { query: 'team', namespace: 'private' }, read)).status).toBe(403);
     expect((await s.call('POST', '/v1/sessions/open', { agent: 'a', namespace: 'team' }, write)).body).toMatchObject({ namespace: 'team' });
   });
+
+  it("refuses lookups in another namespace, whether by evidence key or by ?namespace=, and records the token's name as the actor", async () => {
+    await s.call('POST', '/v1/memories', { memories: [{ id: 'tm2', kind: 'fact', text: 'team fact two' }] }, write);
+    expect((await s.call('GET', '/v1/evidence/ev1:team:memory:tm2', undefined, read)).status).toBe(200);
+    expect((await s.call('GET', '/v1/evidence/ev1:private:memory:tm2', undefined, read)).body).toMatchObject({
+      error: { code: 'KIOKU_FORBIDDEN', details: { field: 'namespace' } },
+    });
+    expect((await s.call('GET', '/v1/knowledge/cold?namespace=private', undefined, read)).status).toBe(403);
+    expect((await s.call('GET', '/v1/stats', undefined, read)).body).toMatchObject({ namespace: 'team' });
+    await s.call('POST', '/v1/recall', { query: 'team fact' }, read);
+    let actor = '';
+    for await (const r of s.state.store!.log.read({ types: ['recall.performed'] })) actor = r.actor;
+    expect(actor).toMatch(/^http:/);
+  });
 });
 
 describe('start-up refusals', () => {
