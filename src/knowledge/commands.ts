@@ -19,7 +19,8 @@ const ns = namespaceSchema.default(DEFAULT_NAMESPACE);
 const isoTime = z.iso.datetime({ offset: true });
 const words = z.array(z.string().trim().min(1).max(200)).max(100).default([]);
 
-export const MEMORY_KINDS = ['fact', 'decision', 'commitment', 'preference', 'directive', 'constraint', 'procedure', 'event', 'observation', 'note'] as const;
+export { MEMORY_KINDS } from './kinds.js';
+import { MEMORY_KINDS } from './kinds.js';
 
 export const memoryInputSchema = z.strictObject({
   id: itemIdSchema.optional(),

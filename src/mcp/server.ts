@@ -7,9 +7,9 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { isKiokuError } from '../errors.js';
 import type { Kioku } from '../kioku.js';
-import { MEMORY_KINDS } from '../knowledge/commands.js';
+import { MEMORY_KINDS } from '../knowledge/kinds.js';
 import { renderContext } from '../recall/render.js';
-import type { RecallPacket } from '../recall/index.js';
+import type { RecallPacket } from '../recall/packet.js';
 import { packageVersion } from '../package-root.js';
 
 export interface McpOptions {

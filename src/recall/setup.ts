@@ -1,6 +1,7 @@
 // Building the recall core from configuration: the embedder (KIOKU_EMBEDDER …) and
 // the judge (KIOKU_JUDGE = local | llm | disabled). HTTP, MCP, the hook and the CLI
 // all build their core here.
+import { clockFromEnv } from './clock.js';
 import { createEmbedder, embedderConfigFromEnv, type Embedder } from '../embed/index.js';
 import { KiokuError } from '../errors.js';
 import { EmbeddingIndexer } from '../indexer/embedding-job.js';
@@ -28,21 +29,7 @@ export function judgeFromEnv(env: NodeJS.ProcessEnv = process.env): Judge {
   }
 }
 
-/**
- * The clock recall resolves time phrases against ("last week", "九月那阵子"): the system
- * clock, or a fixed instant from KIOKU_CLOCK (ISO 8601) so that an evaluation or a replay
- * gives the same figures on any day.
- */
-export function clockFromEnv(env: NodeJS.ProcessEnv = process.env): (() => Date) | undefined {
-  const fixed = env['KIOKU_CLOCK'];
-  if (fixed === undefined || fixed === '') return undefined;
-  const at = Date.parse(fixed);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(fixed) || Number.isNaN(at))
-    throw new KiokuError('KIOKU_USAGE', `KIOKU_CLOCK must be an ISO 8601 instant such as 2026-11-29T12:00:00Z (got "${fixed}")`, {
-      details: { field: 'KIOKU_CLOCK' },
-    });
-  return () => new Date(at);
-}
+export { clockFromEnv } from './clock.js';
 
 export interface CoreOptions {
   embedder?: Embedder;

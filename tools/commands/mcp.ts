@@ -5,7 +5,7 @@ import type { PathOverrides } from '../../src/config.js';
 import type { Kioku } from '../../src/kioku.js';
 import { connectKioku, type Connection } from '../../src/mcp/connect.js';
 import { createMcpServer } from '../../src/mcp/server.js';
-import { clockFromEnv } from '../../src/recall/index.js';
+import { clockFromEnv } from '../../src/recall/clock.js';
 
 export async function mcpCommand(flags: PathOverrides): Promise<number> {
   let connecting: Promise<Connection> | undefined;
