@@ -84,7 +84,10 @@ describe('kioku hook install', () => {
     expect(installed.code).toBe(0);
     expect(installed.json).toMatchObject({ installed: [{ file: join(project, '.claude', 'settings.json') }, { file: join(project, '.codex', 'hooks.json') }] });
     const status = await runCli(['hook', 'status', '--project', project, '--json'], env);
-    expect(status.json).toMatchObject({ hooks: [{ host: 'claude', events: ['UserPromptSubmit', 'Stop', 'SessionStart'] }, { host: 'codex' }] });
+    expect(status.json).toMatchObject({
+      hooks: [{ host: 'claude', events: ['UserPromptSubmit', 'Stop', 'SessionStart'] }, { host: 'codex' }],
+      service: { url: null, recall_ok: false },
+    });
     expect((await runCli(['hook', 'uninstall', '--claude', '--codex', '--project', project], env)).code).toBe(0);
     expect(existsSync(join(project, '.claude', 'settings.json'))).toBe(false);
   }, 60_000);

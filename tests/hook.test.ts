@@ -152,6 +152,13 @@ describe('kioku hook run against a real server', () => {
     expect((await server.call('GET', `/v1/artifacts/${turnId}`)).body).toMatchObject({ completed: true });
   });
 
+  it('reports in hook status that the service answers a real recall', async () => {
+    const { runCli } = await import('./helpers.js');
+    const r = await runCli(['hook', 'status', '--data', server.dir, '--json'], { HOME: server.dir });
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ service: { url: server.url, recall_ok: true } });
+  }, 60_000);
+
   it('says what is wrong with input that is not a hook event, and still exits quietly', async () => {
     const r = await runHook('not json', { data: server.dir, host: 'codex', env: env() });
     expect(r.stdout).toBe('');

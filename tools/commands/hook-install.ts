@@ -1,8 +1,10 @@
 // kioku hook install|uninstall|status [--claude] [--codex] [--project DIR] [--url U --token T] [--json]
 import { join, resolve } from 'node:path';
-import type { PathOverrides } from '../../src/config.js';
+import { resolvePaths, type PathOverrides } from '../../src/config.js';
 import { hookCommand, hookStatus, hookTarget, installHook, uninstallHook, type HookHost } from '../../src/hook/install.js';
 import { packageRoot } from '../../src/package-root.js';
+import { RemoteKioku } from '../../src/remote.js';
+import { readRunFile } from '../../src/run-file.js';
 import { EXIT, emit, type OutputOptions } from '../cli-util.js';
 
 export interface HookInstallFlags extends OutputOptions, PathOverrides {
@@ -47,14 +49,31 @@ export async function hookStatusCommand(flags: HookInstallFlags): Promise<number
   const all: HookHost[] = ['claude', 'codex'];
   const targets = flags.claude || flags.codex ? targetsOf(flags) : all.map((h) => hookTarget(h, flags.project ? resolve(flags.project) : undefined));
   const status = targets.map((t) => ({ host: t.host, ...hookStatus(t) }));
+  const service = await probeService(flags);
   emit(
     flags,
     () =>
       [
         ...status.map((s) => `${s.host}: ${s.events.length ? `installed (${s.events.join(', ')})` : 'not installed'} in ${s.file}`),
-        'check the service with: kioku doctor',
+        `service: ${service.answer}`,
       ].join('\n'),
-    { ok: true, hooks: status },
+    { ok: true, hooks: status, service },
   );
   return EXIT.ok;
+}
+
+/** Whether the service the hook would use answers a real recall (never starts one: the first hook call does). */
+async function probeService(flags: HookInstallFlags): Promise<{ url: string | null; recall_ok: boolean; answer: string }> {
+  const url = process.env['KIOKU_URL'] ?? readRunFile(resolvePaths(flags).dataDir)?.url;
+  if (!url) return { url: null, recall_ok: false, answer: 'no service runs for this library yet (the first hook call starts one)' };
+  try {
+    const started = performance.now();
+    const packet = await new RemoteKioku(url, { token: process.env['KIOKU_TOKEN'], timeoutMs: 10_000 }).candidates({
+      query: 'kioku hook status check',
+      limit: 1,
+    });
+    return { url, recall_ok: true, answer: `${url} answered a recall in ${Math.round(performance.now() - started)} ms (${packet.retrieval_mode})` };
+  } catch (err) {
+    return { url, recall_ok: false, answer: `${url} did not answer a recall: ${(err as Error).message}` };
+  }
 }
