@@ -103,6 +103,15 @@ const search = async (semantic: boolean) => {
     records_per_answer: Math.round((hits / SEARCHES) * 10) / 10,
   };
 };
+// measure the searches once the service has embedded what was written (it does so in the background)
+const settle = performance.now();
+for (;;) {
+  const r = await call('search_memory', { sentence: 'settle', limit: 1, semantic: true });
+  const warnings = (r.answer.structuredContent?.['warnings'] as string[] | undefined) ?? [];
+  if (!warnings.some((w) => w.startsWith('vectors_pending')) || performance.now() - settle > 120_000) break;
+  await new Promise((done) => setTimeout(done, 500));
+}
+const settleMs = Math.round(performance.now() - settle);
 const lexical = await search(false);
 const semantic = await search(true);
 const stats = (await call('stats', {})).answer.structuredContent as { items: { by_layer: Record<string, number> } };
@@ -119,6 +128,7 @@ const report = {
   embedder: env.KIOKU_EMBEDDER,
   tools: tools.length,
   handshake_ms: handshakeMs,
+  indexing_settled_ms: settleMs,
   first_call_ms: Math.round(first.ms),
   writes_per_s: { single_sequential: singleRate, single_32_in_flight: concurrentRate, single_calls: singles + concurrentCalls, batch_50: batchRate },
   search_memory: { semantic_false: lexical, semantic_true: semantic },
