@@ -109,6 +109,8 @@ export interface Kioku {
   asset(id: string, input: { namespace?: string; include_content?: boolean; max_bytes?: number }, access?: Access): Promise<AssetAnswer>;
   /** what the library holds: items by layer, the log head */
   stats(input: { namespace?: string }, access?: Access): Promise<StatsAnswer>;
+  /** what an item is connected to: supersede edges, card references, session neighbours, shared entities */
+  related(key: string, input: { limit?: number }, access?: Access): Promise<RelatedAnswer>;
   /** record a job event (stored, never executed) */
   recordJobEvent(input: JobEventInput, access?: Access): Promise<{ seq: number; hash: string }>;
   close(): Promise<void>;
@@ -122,6 +124,21 @@ export interface DocumentAnswer {
   tags: string[];
   source_path: string | null;
   sections: { evidence_key: string; section: string | null; heading: string | null; text: string; status: string; meta?: true; fingerprint?: string }[];
+}
+
+export interface RelatedEdge {
+  evidence_key: string;
+  /** supersedes / superseded_by (memory chains), references / referenced_by (cards), before / after (a session's turns), shares_entity */
+  relation: 'supersedes' | 'superseded_by' | 'references' | 'referenced_by' | 'before' | 'after' | 'shares_entity';
+  title: string;
+  status: string;
+  /** the entity shared, for shares_entity */
+  entity?: string;
+}
+
+export interface RelatedAnswer {
+  evidence_key: string;
+  edges: RelatedEdge[];
 }
 
 export interface AssetAnswer {
@@ -438,6 +455,47 @@ export class LocalKioku implements Kioku {
   async stats(input: { namespace?: string }, access: Access = {}): Promise<StatsAnswer> {
     const ns = namespaceOf(input.namespace, access);
     return { namespace: ns, items: this.records.counts(ns), head: this.store.log.head() };
+  }
+
+  async related(key: string, input: { limit?: number }, access: Access = {}): Promise<RelatedAnswer> {
+    const ref = parseEvidenceKey(key);
+    if (!ref) throw new KiokuError('KIOKU_INPUT_INVALID', 'not an evidence key (ev1:<ns>:<layer>:<id>[#section])', { details: { field: 'key' } });
+    const ns = namespaceOf(ref.ns, access);
+    const e = this.records.get(key);
+    if (!e) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
+    const limit = Math.min(Math.max(input.limit ?? 20, 1), 100);
+    const edges: RelatedEdge[] = [];
+    const seen = new Set<string>([key]);
+    const add = (other: RecordEntry | undefined, relation: RelatedEdge['relation'], entity?: string): void => {
+      if (!other || seen.has(other.key) || other.ns !== ns) return;
+      seen.add(other.key);
+      edges.push({ evidence_key: other.key, relation, title: other.title, status: other.status, ...(entity ? { entity } : {}) });
+    };
+    if (e.layer === 'memory') {
+      const chain = this.records.memoryChain(ns, e.id);
+      for (const h of chain.history) {
+        if (h.key === key) continue;
+        // older links of the chain are what this one (or its successors) superseded; newer ones superseded it
+        add(h, h.seq < e.seq ? 'supersedes' : 'superseded_by');
+      }
+    }
+    if (e.layer === 'card') {
+      for (const id of e.relations ?? [])
+        add(
+          this.records.document(ns, 'card', id).find((x) => x.status === 'active'),
+          'references',
+        );
+      for (const id of this.records.relatedFrom(ns, e.id))
+        add(
+          this.records.document(ns, 'card', id).find((x) => x.status === 'active'),
+          'referenced_by',
+        );
+    }
+    const { before, after } = this.records.turnNeighbours(key);
+    add(before ? this.records.get(before) : undefined, 'before');
+    add(after ? this.records.get(after) : undefined, 'after');
+    for (const entity of e.entities) for (const other of this.records.byEntityName(ns, entity)) add(other, 'shares_entity', entity);
+    return { evidence_key: key, edges: edges.slice(0, limit) };
   }
 
   async recordJobEvent(input: JobEventInput, access: Access = {}): Promise<{ seq: number; hash: string }> {

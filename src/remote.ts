@@ -6,6 +6,7 @@ import { requestKioku } from './client.js';
 import { isKiokuError, KiokuError } from './errors.js';
 import type {
   Access,
+  RelatedAnswer,
   AssetAnswer,
   StatsAnswer,
   ColdAnswer,
@@ -160,6 +161,9 @@ export class RemoteKioku implements Kioku {
   }
   stats(input: { namespace?: string }, _access?: Access) {
     return this.call<StatsAnswer>('GET', `/v1/stats${query({ namespace: input.namespace })}`);
+  }
+  related(key: string, input: { limit?: number }, _access?: Access) {
+    return this.call<RelatedAnswer>('GET', `/v1/evidence/${path(key)}/related${query({ limit: input.limit })}`);
   }
   recordJobEvent(input: JobEventInput, _access?: Access) {
     return this.call<{ seq: number; hash: string }>('POST', '/v1/pipeline/jobs/events', input);

@@ -52,7 +52,7 @@ describe('kioku mcp over stdio', () => {
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
-        ...['ack', 'forget', 'get_asset', 'get_memory', 'inbox', 'list_members', 'list_spaces', 'log_episodes', 'notify', 'outbox', 'recall'],
+        ...['ack', 'forget', 'get_asset', 'get_memory', 'get_related', 'inbox', 'list_members', 'list_spaces', 'log_episodes', 'notify', 'outbox', 'recall'],
         ...['recall_constraints', 'recall_directives', 'recall_episodes', 'recall_session', 'recall_timeline', 'recall_topic'],
         ...['register_asset', 'search_memory', 'set_memory_audience', 'stats', 'supersede', 'write_memory'],
       ].sort(),
@@ -82,6 +82,13 @@ describe('kioku mcp over stdio', () => {
     expect((await call(client, 'supersede', { id: 'db-new', superseded_ids: ['db-old'] })).isError).toBeFalsy();
     const old = await call(client, 'get_memory', { evidence_key: 'ev1:private:memory:db-old' });
     expect(old.structuredContent).toMatchObject({ status: 'superseded', head_id: 'db-new' });
+    // the supersede edge, both ways
+    expect((await call(client, 'get_related', { evidence_key: 'ev1:private:memory:db-new' })).structuredContent).toMatchObject({
+      edges: [{ evidence_key: 'ev1:private:memory:db-old', relation: 'supersedes', status: 'superseded' }],
+    });
+    expect((await call(client, 'get_related', { evidence_key: 'ev1:private:memory:db-old' })).structuredContent).toMatchObject({
+      edges: [{ evidence_key: 'ev1:private:memory:db-new', relation: 'superseded_by' }],
+    });
 
     const recalled = await call(client, 'recall', { message: 'how do I roll back the billing service?' });
     expect(recalled.isError).toBeFalsy();

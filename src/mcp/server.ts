@@ -242,6 +242,25 @@ export function createMcpServer(options: McpOptions): McpServer {
   );
 
   server.registerTool(
+    'get_related',
+    {
+      description:
+        'Follow the edges from one item (by evidence key) when you need its context: what it superseded or was superseded by, the cards it references or that reference it, the turns before and after it in its session, and items about the same entities.',
+      inputSchema: { evidence_key: z.string().min(1).max(8_192), limit: z.number().int().min(1).max(100).optional() },
+    },
+    (a) =>
+      run(async (k) => {
+        const r = await k.related(a.evidence_key, a.limit ? { limit: a.limit } : {});
+        return {
+          text: r.edges.length
+            ? r.edges.map((e) => `- ${e.relation}${e.entity ? ` (${e.entity})` : ''}: [${e.evidence_key}] ${e.title}`).join('\n')
+            : 'No related items.',
+          data: r as unknown as Record<string, unknown>,
+        };
+      }),
+  );
+
+  server.registerTool(
     'recall_directives',
     {
       description:

@@ -52,6 +52,18 @@ export const knowledgeRoutes = (state: ServerState) =>
       return ready(state).kioku.evidence(req.params.key, ns ? { namespaces: [ns] } : {});
     });
 
+    app.get<{ Params: { key: string } }>(
+      '/v1/evidence/:key/related',
+      doc('what an item is connected to: supersede edges, card references, session neighbours, shared entities', undefined, ['knowledge']),
+      async (req) => {
+        requireScope(req, 'memory:read');
+        const ref = parseEvidenceKey(req.params.key);
+        const ns = ref ? namespaceFor(req, ref.ns) : undefined;
+        const limit = (req.query as { limit?: string }).limit;
+        return ready(state).kioku.related(req.params.key, limit !== undefined ? { limit: Number(limit) } : {}, ns ? { namespaces: [ns] } : {});
+      },
+    );
+
     app.get<{ Params: { id: string } }>('/v1/cards/:id', doc('a card and its sections', undefined, ['knowledge']), async (req) => {
       const { namespace, access } = queryAccess(req, 'memory:read');
       return ready(state).kioku.document('card', req.params.id, { namespace }, access);
