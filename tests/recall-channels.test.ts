@@ -1,19 +1,16 @@
 // recall, stage 2 (channels) and the request around it: options, namespaces and quotas, the
 // lexical and dense lanes, and what happens when the embedder fails.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HashedEmbedder } from '../src/embed/index.js';
 import { recall, type RecallCore } from '../src/recall/index.js';
 import { DoubleJudge } from './doubles/judge.js';
-import { openRecallLibrary, type LibraryStore } from './fixtures/recall-library.js';
+import { type LibraryStore, useRecallLibrary } from './fixtures/recall-library.js';
 import { recordsOfType } from './helpers.js';
 
 let store: LibraryStore;
 let embedder: HashedEmbedder;
 let core: RecallCore;
-beforeEach(async () => {
-  ({ store, embedder, core } = await openRecallLibrary());
-});
-afterEach(async () => store.close());
+useRecallLibrary((lib) => ({ store, embedder, core } = lib));
 
 describe('options, ACL and quotas', () => {
   it('validates options and limit, naming the field', async () => {

@@ -1,19 +1,16 @@
 // recall, stages 4–6 (judge, deliver, record): judged positives delivered, partial and failed
 // judgements, the events recorded, and the lanes behind them.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HashedEmbedder, type Embedder } from '../src/embed/index.js';
 import { LocalJudge, recall, type RecallCore } from '../src/recall/index.js';
 import { DoubleJudge } from './doubles/judge.js';
-import { openRecallLibrary, seed, stable, type LibraryStore } from './fixtures/recall-library.js';
+import { type LibraryStore, seed, stable, useRecallLibrary } from './fixtures/recall-library.js';
 import { memoryStore } from './helpers.js';
 
 let store: LibraryStore;
 let embedder: HashedEmbedder;
 let core: RecallCore;
-beforeEach(async () => {
-  ({ store, embedder, core } = await openRecallLibrary());
-});
-afterEach(async () => store.close());
+useRecallLibrary((lib) => ({ store, embedder, core } = lib));
 
 describe('judging and delivery', () => {
   it('delivers judged positives, explains every record, and records the turn as events', async () => {

@@ -1,19 +1,16 @@
 // recall, stage 1 (plan): acknowledgements skip everything; the queries planned from the
 // utterance and a bounded dialogue.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HashedEmbedder, type Embedder } from '../src/embed/index.js';
 import { isAcknowledgement, isTopicChange, planQueries, recall, type RecallCore, withoutTopicChange } from '../src/recall/index.js';
 import { DoubleJudge } from './doubles/judge.js';
-import { openRecallLibrary, type LibraryStore } from './fixtures/recall-library.js';
+import { type LibraryStore, useRecallLibrary } from './fixtures/recall-library.js';
 import { recordsOfType } from './helpers.js';
 
 let store: LibraryStore;
 let embedder: HashedEmbedder;
 let core: RecallCore;
-beforeEach(async () => {
-  ({ store, embedder, core } = await openRecallLibrary());
-});
-afterEach(async () => store.close());
+useRecallLibrary((lib) => ({ store, embedder, core } = lib));
 
 describe('acknowledgements', () => {
   it.each(['好', '好,收到', '好的。', '谢谢', '早安', 'ok', 'thanks!', 'sounds good', '👍', 'ok thanks', 'Thank you!'])(

@@ -1,5 +1,5 @@
 // recall, stage 3 (rank): fusion, cue boosts, neighbours, and how a recall explains itself.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HashedEmbedder } from '../src/embed/index.js';
 import {
   DEFAULT_RECALL_CONFIG,
@@ -13,16 +13,13 @@ import {
   type RecallCore,
 } from '../src/recall/index.js';
 import { DoubleJudge } from './doubles/judge.js';
-import { openRecallLibrary, type LibraryStore } from './fixtures/recall-library.js';
+import { type LibraryStore, useRecallLibrary } from './fixtures/recall-library.js';
 import { memoryStore } from './helpers.js';
 
 let store: LibraryStore;
 let embedder: HashedEmbedder;
 let core: RecallCore;
-beforeEach(async () => {
-  ({ store, embedder, core } = await openRecallLibrary());
-});
-afterEach(async () => store.close());
+useRecallLibrary((lib) => ({ store, embedder, core } = lib));
 
 describe('fusion and cues', () => {
   const lists = new Map([

@@ -1,16 +1,13 @@
 // turns: captured, recalled once, never repeating a delivery, completed idempotently.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HashedEmbedder } from '../src/embed/index.js';
 import { completeTurn, openSession, recall, type RecallCore, startTurn } from '../src/recall/index.js';
-import { openRecallLibrary, type LibraryStore } from './fixtures/recall-library.js';
+import { type LibraryStore, useRecallLibrary } from './fixtures/recall-library.js';
 
 let store: LibraryStore;
 let embedder: HashedEmbedder;
 let core: RecallCore;
-beforeEach(async () => {
-  ({ store, embedder, core } = await openRecallLibrary());
-});
-afterEach(async () => store.close());
+useRecallLibrary((lib) => ({ store, embedder, core } = lib));
 
 describe('turns', () => {
   it('starts a turn (captured, recalled once), never repeats a delivery in the session, and completes idempotently', async () => {

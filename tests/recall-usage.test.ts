@@ -1,17 +1,14 @@
 // recall and usage accounting: demotion after decisive negatives, one observation per call.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HashedEmbedder } from '../src/embed/index.js';
 import { recall, type RecallCore } from '../src/recall/index.js';
 import { DoubleJudge } from './doubles/judge.js';
-import { openRecallLibrary, type LibraryStore } from './fixtures/recall-library.js';
+import { type LibraryStore, useRecallLibrary } from './fixtures/recall-library.js';
 
 let store: LibraryStore;
 let embedder: HashedEmbedder;
 let core: RecallCore;
-beforeEach(async () => {
-  ({ store, embedder, core } = await openRecallLibrary());
-});
-afterEach(async () => store.close());
+useRecallLibrary((lib) => ({ store, embedder, core } = lib));
 
 describe('usage and demotion', () => {
   it('demotes after five decisive negative observations, and one positive lifts it', async () => {

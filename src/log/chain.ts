@@ -1,7 +1,7 @@
 // The chain rules every store shares: how a write becomes frames, when an expected head
 import type { EventEmitter } from 'node:events';
 // matches, and how a stored frame reads back. Stores differ only in where the bytes go.
-import { KiokuError } from '../errors.js';
+import { KiokuError, LogConflictError } from '../errors.js';
 import { upcast, validateEvent, type AppendInput, type LogRecord, type ValidatedEvent } from '../events/index.js';
 import { GENESIS_HASH_HEX, decodeBody, encodeBody, encodeFrame, splitFrame } from './codec.js';
 import type { Appended, AppendOptions, ExpectedHead } from './port.js';
@@ -96,6 +96,46 @@ export class LastOfType {
     for (const t of types) max = Math.max(max, this.last.get(t) ?? 0);
     return max;
   }
+}
+
+/**
+ * Plan one group commit from `start`: refuse each write whose expected head no longer holds and
+ * each that cannot be encoded (alone), encode the rest contiguously. `lastOf(types, planned)` is
+ * the last seq of any of `types` in the store, counting the records planned so far. The store
+ * then persists `records` and resolves `accepted`, or rejects them all if the write fails.
+ */
+export function planGroup(
+  group: readonly PendingWrite[],
+  start: ChainPosition,
+  lastOf: (types: readonly string[], planned: readonly EncodedRecord[]) => number,
+  now: number,
+): { records: EncodedRecord[]; accepted: { write: PendingWrite; appended: Appended[] }[]; end: ChainPosition } {
+  let at = start;
+  const records: EncodedRecord[] = [];
+  const accepted: { write: PendingWrite; appended: Appended[] }[] = [];
+  for (const write of group) {
+    if (write.expected && !headMatches(write.expected, at.seq, at.prev, (types) => lastOf(types, records))) {
+      write.reject(new LogConflictError(write.expected, { seq: at.seq, hash: hexHead(at.seq, at.prev) }));
+      continue;
+    }
+    let encoded: ReturnType<typeof encodeWrite>;
+    try {
+      encoded = encodeWrite(write.events, at, now);
+    } catch (cause) {
+      write.reject(new KiokuError('KIOKU_EVENT_INVALID', `event cannot be encoded: ${(cause as Error).message}`, { cause }));
+      continue;
+    }
+    records.push(...encoded.records);
+    accepted.push({ write, appended: encoded.records.map((r) => ({ seq: r.seq, hash: r.hash.toString('hex') })) });
+    at = encoded.end;
+  }
+  return { records, accepted, end: at };
+}
+
+/** The last seq among `records` holding any of `types` (0 when none). */
+export function lastIn(records: readonly EncodedRecord[], types: readonly string[]): number {
+  for (let i = records.length - 1; i >= 0; i--) if (types.includes((records[i] as EncodedRecord).type)) return (records[i] as EncodedRecord).seq;
+  return 0;
 }
 
 export interface PendingWrite {

@@ -1,8 +1,8 @@
 // The hash-chained event log: one writer, group commit, durable appends.
 import { EventEmitter } from 'node:events';
-import { KiokuError, LogConflictError } from '../errors.js';
+import { KiokuError } from '../errors.js';
 import type { AppendInput, LogRecord } from '../events/index.js';
-import { CommitQueue, LastOfType, decodeRecord, type PendingWrite, encodeWrite, headMatches, hexHead, follow } from './chain.js';
+import { CommitQueue, LastOfType, decodeRecord, follow, hexHead, lastIn, planGroup, type PendingWrite } from './chain.js';
 import { GENESIS_PREV, decodeBody, seqKey, splitFrame } from './codec.js';
 import { DURABLE, HEAD_KEY, logSublevels, parseHeadMeta, type LevelStore, type LogSublevels } from './level.js';
 import type { Appended, AppendOptions, EventStore, Head, ReadOptions, TailOptions } from './port.js';
@@ -23,7 +23,7 @@ export class EventLog implements EventStore {
   private readonly queue = new CommitQueue((group) => this.commitGroup(group));
   private closed = false;
   private readonly commits = new EventEmitter();
-  private lastOfType = new LastOfType();
+  private readonly lastOfType = new LastOfType();
   /** Whether close() should also close the Level store (true when the log opened it). */
   private readonly ownsStore: boolean;
 
@@ -81,32 +81,16 @@ export class EventLog implements EventStore {
 
   private async commitGroup(group: PendingWrite[]): Promise<void> {
     await this.learnTypes(group);
-    let at = { seq: this.headSeq, prev: this.headHash, ts: this.lastTs };
-    const records: { type: 'put'; key: string; value: Uint8Array }[] = [];
-    const index: { type: 'put'; key: string; value: string }[] = [];
-    const accepted: { write: PendingWrite; appended: Appended[] }[] = [];
-    const now = Date.now();
-    for (const write of group) {
-      if (write.expected && !headMatches(write.expected, at.seq, at.prev, (types) => this.lastOfType.of(types))) {
-        write.reject(new LogConflictError(write.expected, { seq: at.seq, hash: hexHead(at.seq, at.prev) }));
-        continue;
-      }
-      // Encode the whole write first: one that cannot be encoded is refused alone.
-      let encoded: ReturnType<typeof encodeWrite>;
-      try {
-        encoded = encodeWrite(write.events, at, now);
-      } catch (cause) {
-        write.reject(new KiokuError('KIOKU_EVENT_INVALID', `event cannot be encoded: ${(cause as Error).message}`, { cause }));
-        continue;
-      }
-      for (const r of encoded.records) {
-        records.push({ type: 'put', key: seqKey(r.seq), value: r.frame });
-        index.push({ type: 'put', key: `${r.type}!${seqKey(r.seq)}`, value: '' });
-      }
-      accepted.push({ write, appended: encoded.records.map((r) => ({ seq: r.seq, hash: r.hash.toString('hex') })) });
-      for (const r of encoded.records) this.lastOfType.learn(r.type, r.seq); // later writes of this group see them
-      at = encoded.end;
-    }
+    const plan = planGroup(
+      group,
+      { seq: this.headSeq, prev: this.headHash, ts: this.lastTs },
+      (types, planned) => Math.max(this.lastOfType.of(types), lastIn(planned, types)),
+      Date.now(),
+    );
+    const { accepted } = plan;
+    const records = plan.records.map((r) => ({ type: 'put' as const, key: seqKey(r.seq), value: r.frame }));
+    const index = plan.records.map((r) => ({ type: 'put' as const, key: `${r.type}!${seqKey(r.seq)}`, value: '' }));
+    const at = plan.end;
     const { seq, prev, ts } = at;
     if (accepted.length === 0) return;
     const headValue = JSON.stringify({ seq, hash: prev.toString('hex'), ts });
@@ -120,12 +104,12 @@ export class EventLog implements EventStore {
         DURABLE,
       );
     } catch (cause) {
-      this.lastOfType = new LastOfType(); // it learned seqs that never landed: reload from the index when next asked
       const err = new KiokuError('KIOKU_LOG_WRITE_FAILED', `the batch of ${records.length} events could not be written`, { cause });
       for (const { write } of accepted) write.reject(err);
       return;
     }
     const from = this.headSeq + 1;
+    for (const r of plan.records) this.lastOfType.learn(r.type, r.seq);
     this.headSeq = seq;
     this.headHash = prev;
     this.lastTs = ts;

@@ -4,9 +4,9 @@
 // it, and extends it; every log on the chain hears of every commit. Nothing survives the
 // process: tests, and the model the PostgreSQL store follows.
 import { EventEmitter } from 'node:events';
-import { KiokuError, LogConflictError } from '../errors.js';
+import { KiokuError } from '../errors.js';
 import type { AppendInput, LogRecord } from '../events/index.js';
-import { CommitQueue, decodeRecord, encodeWrite, headMatches, hexHead, follow, type PendingWrite, type ChainPosition, type EncodedRecord } from './chain.js';
+import { CommitQueue, decodeRecord, follow, hexHead, lastIn, planGroup, type ChainPosition, type EncodedRecord, type PendingWrite } from './chain.js';
 import { GENESIS_PREV, seqKey } from './codec.js';
 import type { Appended, AppendOptions, EventStore, Head, ReadOptions, TailOptions } from './port.js';
 import { verifySource, type ChainReport, type ChainSource, type VerifyChainOptions } from './verify.js';
@@ -36,8 +36,9 @@ export class MemoryChain {
 
   /** The last seq holding any of `types`, up to `upTo`, counting records not yet stored. */
   lastOf(types: readonly string[], upTo: number, unstored: readonly EncodedRecord[]): number {
+    const planned = lastIn(unstored, types);
+    if (planned > 0) return planned;
     const wanted = new Set(types);
-    for (let i = unstored.length - 1; i >= 0; i--) if (wanted.has((unstored[i] as EncodedRecord).type)) return (unstored[i] as EncodedRecord).seq;
     for (let seq = Math.min(upTo, this.types.length); seq >= 1; seq--) if (wanted.has(this.types[seq - 1] as string)) return seq;
     return 0;
   }
@@ -85,26 +86,7 @@ export class MemoryEventLog implements EventStore {
 
   private commitGroup(group: PendingWrite[]): void {
     const start = this.chain.position; // the real head, read under the lock
-    let at = start;
-    const stored: EncodedRecord[] = [];
-    const accepted: { write: PendingWrite; appended: Appended[] }[] = [];
-    const now = Date.now();
-    for (const write of group) {
-      if (write.expected && !headMatches(write.expected, at.seq, at.prev, (types) => this.chain.lastOf(types, at.seq, stored))) {
-        write.reject(new LogConflictError(write.expected, { seq: at.seq, hash: hexHead(at.seq, at.prev) }));
-        continue;
-      }
-      let encoded: ReturnType<typeof encodeWrite>;
-      try {
-        encoded = encodeWrite(write.events, at, now);
-      } catch (cause) {
-        write.reject(new KiokuError('KIOKU_EVENT_INVALID', `event cannot be encoded: ${(cause as Error).message}`, { cause }));
-        continue;
-      }
-      stored.push(...encoded.records);
-      accepted.push({ write, appended: encoded.records.map((r) => ({ seq: r.seq, hash: r.hash.toString('hex') })) });
-      at = encoded.end;
-    }
+    const { records: stored, accepted, end: at } = planGroup(group, start, (types, planned) => this.chain.lastOf(types, start.seq, planned), Date.now());
     if (accepted.length === 0) return;
     this.chain.store(stored, at);
     for (const { write, appended } of accepted) write.resolve(appended);
