@@ -13,6 +13,10 @@ export const ERROR_REGISTRY = {
   KIOKU_STORE_MISSING: { status: 404, summary: 'There is no Kioku store in the data directory (and the command does not create one).' },
   KIOKU_STORE_LOCKED: { status: 503, summary: 'Another process holds the LevelDB lock on this data directory.' },
   KIOKU_SERVICE_UNAVAILABLE: { status: 503, summary: 'No Kioku service answers for this library (it did not start, or the remote one is unreachable).' },
+  KIOKU_STORE_UNAVAILABLE: {
+    status: 503,
+    summary: 'The shared event store (PostgreSQL) cannot be reached: writes are refused, reads answer from this node (stale).',
+  },
   KIOKU_RECORD_NOT_FOUND: { status: 404, summary: 'No log record with the requested sequence number.' },
   KIOKU_ANCHOR_KEY_INVALID: { status: 500, summary: 'The anchor signing key file exists but cannot be used.' },
   KIOKU_ANCHOR_FILE_INVALID: { status: 500, summary: 'The anchors file is not valid JSON lines of signed checkpoints.' },

@@ -60,7 +60,7 @@ runLogContract({
       async writeRaw(frames, head) {
         await log.close();
         chain.store(
-          frames.map((f) => ({ ...f, hash: Buffer.alloc(32) })),
+          frames.map((f) => ({ ...f, ns: '', ts: 0, hash: Buffer.alloc(32) })),
           { seq: head.seq, prev: head.hash, ts: head.ts },
         );
         return (log = new MemoryEventLog(chain));

@@ -17,6 +17,8 @@ export interface ChainPosition {
 export interface EncodedRecord {
   seq: number;
   type: string;
+  ns: string;
+  ts: number;
   frame: Buffer;
   hash: Buffer;
 }
@@ -30,7 +32,7 @@ export function encodeWrite(events: readonly ValidatedEvent[], at: ChainPosition
     ts = Math.max(ts, now);
     const body = encodeBody({ seq, ts, type: e.type, v: e.v, ns: e.ns, actor: e.actor, data: e.data });
     const { frame, hash } = encodeFrame(prev, body);
-    records.push({ seq, type: e.type, frame, hash });
+    records.push({ seq, type: e.type, ns: e.ns, ts, frame, hash });
     prev = hash;
   }
   return { records, end: { seq, prev, ts } };

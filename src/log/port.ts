@@ -49,7 +49,24 @@ export interface TailOptions {
   signal?: AbortSignal;
 }
 
-export type StoreKind = 'leveldb' | 'memory';
+export type StoreKind = 'leveldb' | 'memory' | 'postgres';
+
+/** How a shared store looks from this node (reported by /v1/health and `kioku doctor`). */
+export interface StoreHealth {
+  kind: StoreKind;
+  /** whether the store answered the last time it was asked */
+  connected: boolean;
+  /** the last seq this node knows committed */
+  node_head: number;
+  /** the last seq the store itself reported */
+  table_head: number;
+  /** table_head − node_head */
+  replication_lag: number;
+  disconnected_ms?: number;
+  error?: string;
+  /** where the store is, without secrets */
+  where: string;
+}
 
 export interface EventStore {
   readonly kind: StoreKind;
@@ -71,6 +88,13 @@ export interface EventStore {
   onCommit(listener: (range: { from: number; to: number }) => void): () => void;
   /** Walk the stored chain and report the first damage. */
   verify(options?: VerifyChainOptions): Promise<ChainReport>;
+  /** A shared store's connection and lag (absent for embedded stores: always connected). */
+  health?(): StoreHealth;
+  /**
+   * Whether this process holds `role` among every process writing the store (one embedding
+   * job per shared library). Absent: the process is alone, so it always does.
+   */
+  holdsRole?(role: string): Promise<boolean>;
   /** Wait for queued appends to become durable, then close. */
   close(): Promise<void>;
   readonly isClosed: boolean;

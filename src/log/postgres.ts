@@ -1,0 +1,477 @@
+// The PostgreSQL event store: one append-only table holding the same frames as the LevelDB
+// log (prev, hash and the exact msgpack body), so verify, anchors, rebuild and replay work
+// unchanged. Several nodes append to one table: each commit takes a transaction-scoped
+// advisory lock, reads the real head, plans the group with the shared chain rules and
+// inserts it; an append is acknowledged after COMMIT. Every node follows the table with
+// LISTEN/NOTIFY plus a periodic head read (notifications can be lost; reads cannot).
+// See docs/architecture.md §chain and docs/deployment.md.
+import { EventEmitter } from 'node:events';
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { KiokuError } from '../errors.js';
+import type { AppendInput, LogRecord } from '../events/index.js';
+import { CommitQueue, decodeRecord, follow, hexHead, lastIn, planGroup, type ChainPosition, type PendingWrite } from './chain.js';
+import { FRAME_FORMAT, GENESIS_PREV, seqKey } from './codec.js';
+import type { Appended, AppendOptions, EventStore, Head, ReadOptions, StoreHealth, TailOptions } from './port.js';
+import { verifySource, type ChainReport, type ChainSource, type VerifyChainOptions } from './verify.js';
+import { schemaStatements, type TableNames } from './postgres-schema.js';
+
+export interface PostgresLogOptions {
+  /** postgres:// URL; a `schema` query parameter selects the schema (default public) */
+  url: string;
+  /** how often the head is read when no notification came (default 250 ms) */
+  pollMs?: number;
+  /** connections for appends and reads (default 4) */
+  poolSize?: number;
+  /** create the table, index and triggers when missing (default true; needs CREATE on the schema) */
+  createSchema?: boolean;
+  onWarning?: (message: string) => void;
+}
+
+const READ_CHUNK = 2000;
+/** SQLSTATE classes that mean "the database is not there", not "the request was wrong". */
+const UNAVAILABLE_STATES = /^(08|57P|53)/;
+const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+interface Row {
+  seq: string;
+  prev: Buffer;
+  hash: Buffer;
+  body: Buffer;
+}
+
+/** The stored frame, rebuilt from its columns byte for byte (format, hash, prev, body). */
+function frameOf(row: Row): Buffer {
+  return Buffer.concat([Buffer.of(FRAME_FORMAT), row.hash, row.prev, row.body]);
+}
+
+/** A stable 63-bit advisory lock key for a name (lock keys are bigint). */
+function lockKey(name: string): string {
+  return createHash('sha256').update(name).digest().readBigInt64BE(0).toString();
+}
+
+export function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | undefined;
+  if (!e) return false;
+  if (typeof e.code === 'string' && (UNAVAILABLE_STATES.test(e.code) || UNAVAILABLE_ERRNO.has(e.code))) return true;
+  const message = typeof e.message === 'string' ? e.message : '';
+  return /Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|timeout exceeded when trying to connect|the database system is (starting up|shutting down)/i.test(
+    message,
+  );
+}
+
+function unavailable(err: unknown, what: string, extra: Record<string, unknown> = {}): KiokuError {
+  return new KiokuError('KIOKU_STORE_UNAVAILABLE', `the PostgreSQL event store cannot be reached (${what}): ${(err as Error).message}`, {
+    cause: err,
+    details: extra,
+  });
+}
+
+/** Split `?schema=` off a URL (node-postgres would pass unknown parameters to the server). */
+function parseUrl(url: string): { connectionString: string; schema: string } {
+  const u = new URL(url);
+  const schema = u.searchParams.get('schema') ?? 'public';
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new KiokuError('KIOKU_USAGE', `schema "${schema.slice(0, 63)}" must be a lower-case SQL identifier`);
+  u.searchParams.delete('schema');
+  return { connectionString: u.toString(), schema };
+}
+
+export class PostgresEventLog implements EventStore {
+  readonly kind = 'postgres' as const;
+  private readonly pool: pg.Pool;
+  private readonly names: TableNames;
+  private readonly lock: string;
+  private readonly options: PostgresLogOptions;
+  private readonly connectionString: string;
+  /** the highest committed position this node knows of (its own commits, notifications, head reads) */
+  private known: ChainPosition = { seq: 0, prev: Buffer.from(GENESIS_PREV), ts: 0 };
+  private readonly queue = new CommitQueue((group) => this.commitGroup(group));
+  private readonly commits = new EventEmitter().setMaxListeners(0);
+  private closed = false;
+  private listener: pg.Client | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  private connected = true;
+  private disconnectedSince: number | undefined;
+  private tableHead = 0;
+  private lastError: string | undefined;
+  private readonly roles = new Set<string>();
+
+  private constructor(options: PostgresLogOptions) {
+    this.options = options;
+    const { connectionString, schema } = parseUrl(options.url);
+    this.connectionString = connectionString;
+    this.names = { schema, table: `"${schema}".kioku_events`, channel: `kioku_events_${schema}` };
+    this.lock = lockKey(`kioku:append:${schema}`);
+    this.pool = new pg.Pool({ connectionString, max: options.poolSize ?? 4, connectionTimeoutMillis: 3_000, idleTimeoutMillis: 30_000 });
+    // an idle client losing its server must not crash the process; the next query reports it
+    this.pool.on('error', (err) => this.markDown(err));
+  }
+
+  static async open(options: PostgresLogOptions): Promise<PostgresEventLog> {
+    const log = new PostgresEventLog(options);
+    try {
+      if (options.createSchema ?? true) await log.ensureSchema();
+      const head = await log.readTableHead();
+      if (!head)
+        throw new KiokuError(
+          'KIOKU_STORE_MISSING',
+          `no Kioku event table ${log.names.table} in this database (create it with a role that may, or run once with createSchema)`,
+        );
+      log.advance(head);
+      await log.listen();
+    } catch (err) {
+      await log.pool.end().catch(() => undefined);
+      if (err instanceof KiokuError) throw err;
+      if (isUnavailable(err)) throw unavailable(err, 'open');
+      throw new KiokuError('KIOKU_STORE_UNREADABLE', `the PostgreSQL event store cannot be opened: ${(err as Error).message}`, { cause: err });
+    }
+    log.schedulePoll();
+    return log;
+  }
+
+  private async ensureSchema(): Promise<void> {
+    const exists = await this.pool.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [this.names.table]);
+    if (exists.rows[0]?.t) return;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // nodes starting together create the schema once
+      await client.query(`SELECT pg_advisory_xact_lock(${lockKey(`kioku:schema:${this.names.schema}`)})`);
+      for (const statement of schemaStatements(this.names)) await client.query(statement);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** The last row of the table (seq 0 when empty); undefined when the table does not exist. */
+  private async readTableHead(): Promise<ChainPosition | undefined> {
+    const exists = await this.pool.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [this.names.table]);
+    if (!exists.rows[0]?.t) return undefined;
+    const res = await this.pool.query<{ seq: string; hash: Buffer; ts: string }>(`SELECT seq, hash, ts FROM ${this.names.table} ORDER BY seq DESC LIMIT 1`);
+    const row = res.rows[0];
+    return row ? { seq: Number(row.seq), prev: row.hash, ts: Number(row.ts) } : { seq: 0, prev: Buffer.from(GENESIS_PREV), ts: 0 };
+  }
+
+  /** Move the known head forward (never back) and tell the tails. */
+  private advance(to: ChainPosition): void {
+    this.tableHead = Math.max(this.tableHead, to.seq);
+    if (to.seq <= this.known.seq) return;
+    const from = this.known.seq + 1;
+    this.known = to;
+    this.commits.emit('commit', { from, to: to.seq });
+  }
+
+  private markDown(err: unknown): void {
+    if (this.closed) return;
+    this.lastError = (err as Error).message;
+    if (this.connected) {
+      this.connected = false;
+      this.disconnectedSince = Date.now();
+      this.options.onWarning?.(`postgres event store unreachable: ${this.lastError}`);
+    }
+  }
+
+  private markUp(): void {
+    if (!this.connected) this.options.onWarning?.('postgres event store reachable again');
+    this.connected = true;
+    this.disconnectedSince = undefined;
+    this.lastError = undefined;
+  }
+
+  // --- following other nodes ---
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: 3_000 });
+    client.on('error', (err) => {
+      this.markDown(err);
+      this.dropListener(client);
+    });
+    client.on('end', () => this.dropListener(client));
+    client.on('notification', (n) => {
+      if (n.channel !== this.names.channel || !n.payload) return;
+      try {
+        const p = JSON.parse(n.payload) as { seq: number; hash: string; ts: number };
+        this.advance({ seq: p.seq, prev: Buffer.from(p.hash, 'hex'), ts: p.ts });
+      } catch {
+        void this.poll(); // a payload we cannot read: read the head instead
+      }
+    });
+    await client.connect();
+    await client.query(`LISTEN ${this.names.channel}`);
+    this.listener = client;
+    this.roles.clear(); // session locks died with the old connection
+  }
+
+  private dropListener(client: pg.Client): void {
+    if (this.listener !== client) return;
+    this.listener = undefined;
+    this.roles.clear();
+    client.end().catch(() => undefined);
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.reconnectTimer) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.listen()
+        .then(() => this.poll())
+        .catch((err: unknown) => {
+          this.markDown(err);
+          this.scheduleReconnect();
+        });
+    }, 500);
+    this.reconnectTimer.unref();
+  }
+
+  private schedulePoll(): void {
+    if (this.closed) return;
+    this.pollTimer = setTimeout(() => {
+      void this.poll().finally(() => this.schedulePoll());
+    }, this.options.pollMs ?? 250);
+    this.pollTimer.unref();
+  }
+
+  /** Read the table head: catches up on lost notifications and tells whether the database answers. */
+  private poll(): Promise<void> {
+    this.polling ??= (async () => {
+      try {
+        const head = await this.readTableHead();
+        this.markUp();
+        if (head) this.advance(head);
+        if (!this.listener) this.scheduleReconnect();
+      } catch (err) {
+        this.markDown(err);
+      } finally {
+        this.polling = undefined;
+      }
+    })();
+    return this.polling;
+  }
+
+  // --- the port ---
+
+  head(): Head {
+    return { seq: this.known.seq, hash: hexHead(this.known.seq, this.known.prev) };
+  }
+
+  async append(event: AppendInput, options: AppendOptions = {}): Promise<Appended> {
+    const [appended] = await this.appendAll([event], options);
+    return appended as Appended;
+  }
+
+  appendAll(events: readonly AppendInput[], options: AppendOptions = {}): Promise<Appended[]> {
+    if (this.closed) return Promise.reject(new KiokuError('KIOKU_LOG_CLOSED', 'the event log is closed'));
+    return this.queue.submit(events, options);
+  }
+
+  /** One transaction per group: lock, read the real head, plan, insert, notify, COMMIT. */
+  private async commitGroup(group: PendingWrite[]): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      this.markDown(err);
+      for (const w of group) w.reject(unavailable(err, 'connect'));
+      return;
+    }
+    let committing = false;
+    let accepted: ReturnType<typeof planGroup>['accepted'] = [];
+    try {
+      const begun = (await client.query(
+        `BEGIN; SELECT pg_advisory_xact_lock(${this.lock}); SELECT seq, hash, ts FROM ${this.names.table} ORDER BY seq DESC LIMIT 1`,
+      )) as unknown as pg.QueryResult<{ seq: string; hash: Buffer; ts: string }>[];
+      const last = begun[2]?.rows[0];
+      const start: ChainPosition = last ? { seq: Number(last.seq), prev: last.hash, ts: Number(last.ts) } : { seq: 0, prev: Buffer.from(GENESIS_PREV), ts: 0 };
+      const lastOfType = await this.lastOfTypes(client, group);
+      const plan = planGroup(group, start, (types, planned) => Math.max(lastIn(planned, types), ...types.map((t) => lastOfType.get(t) ?? 0)), Date.now());
+      accepted = plan.accepted;
+      if (accepted.length === 0) {
+        await client.query('ROLLBACK');
+        client.release();
+        return;
+      }
+      const r = plan.records;
+      await client.query(
+        `INSERT INTO ${this.names.table} (seq, prev, hash, body, type, ns, ts)
+         SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::bytea[], $4::bytea[], $5::text[], $6::text[], $7::bigint[])`,
+        [
+          r.map((x) => x.seq),
+          r.map((x) => x.frame.subarray(33, 65)),
+          r.map((x) => x.hash),
+          r.map((x) => x.frame.subarray(65)),
+          r.map((x) => x.type),
+          r.map((x) => x.ns),
+          r.map((x) => x.ts),
+        ],
+      );
+      const end = plan.end;
+      const payload = JSON.stringify({ seq: end.seq, hash: end.prev.toString('hex'), ts: end.ts });
+      committing = true;
+      await client.query(`SELECT pg_notify('${this.names.channel}', '${payload}'); COMMIT`);
+      client.release();
+      this.markUp();
+      for (const { write, appended } of accepted) write.resolve(appended);
+      this.advance(end);
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release(true); // never reuse a connection in an unknown state
+      const down = isUnavailable(err);
+      if (down) this.markDown(err);
+      const e = down
+        ? unavailable(err, committing ? 'commit' : 'append', committing ? { outcome: 'unknown' } : {})
+        : new KiokuError('KIOKU_LOG_WRITE_FAILED', `PostgreSQL refused the batch: ${(err as Error).message}`, { cause: err });
+      // writes refused by the plan were rejected already; a second reject is a no-op
+      for (const w of group) w.reject(e);
+    }
+  }
+
+  /** The last seq of each type a type-scoped expected head in `group` asks about, read under the lock. */
+  private async lastOfTypes(client: pg.PoolClient, group: readonly PendingWrite[]): Promise<Map<string, number>> {
+    const types = new Set<string>();
+    for (const w of group) for (const t of w.expected?.types ?? []) types.add(t);
+    const out = new Map<string, number>();
+    if (types.size === 0) return out;
+    const res = await client.query<{ type: string; last: string }>(
+      `SELECT t.type, (SELECT max(seq) FROM ${this.names.table} e WHERE e.type = t.type) AS last FROM unnest($1::text[]) AS t(type)`,
+      [[...types]],
+    );
+    for (const row of res.rows) out.set(row.type, Number(row.last ?? 0));
+    return out;
+  }
+
+  onCommit(listener: (range: { from: number; to: number }) => void): () => void {
+    this.commits.on('commit', listener);
+    return () => this.commits.off('commit', listener);
+  }
+
+  async get(seq: number): Promise<LogRecord | undefined> {
+    if (!Number.isSafeInteger(seq) || seq < 1) return undefined;
+    const res = await this.query<Row>(`SELECT seq, prev, hash, body FROM ${this.names.table} WHERE seq = $1`, [seq], 'read');
+    const row = res.rows[0];
+    return row ? decodeRecord(frameOf(row)) : undefined;
+  }
+
+  async *read(options: ReadOptions = {}): AsyncGenerator<LogRecord> {
+    let from = Math.max(1, options.from ?? 1);
+    const to = options.to ?? this.known.seq;
+    const types = options.types && options.types.length > 0 ? [...options.types] : undefined;
+    let remaining = options.limit ?? Infinity;
+    while (from <= to && remaining > 0) {
+      const params: unknown[] = [from, to, Math.min(READ_CHUNK, remaining)];
+      let where = 'seq >= $1 AND seq <= $2';
+      if (types) where += ` AND type = ANY($${params.push(types)}::text[])`;
+      if (options.ns !== undefined) where += ` AND ns = $${params.push(options.ns)}`;
+      const res = await this.query<Row>(`SELECT seq, prev, hash, body FROM ${this.names.table} WHERE ${where} ORDER BY seq LIMIT $3`, params, 'read');
+      if (res.rows.length === 0) return;
+      for (const row of res.rows) {
+        remaining -= 1;
+        yield decodeRecord(frameOf(row));
+      }
+      from = Number((res.rows[res.rows.length - 1] as Row).seq) + 1;
+      if (res.rows.length < READ_CHUNK) return;
+    }
+  }
+
+  private async query<R extends pg.QueryResultRow>(sql: string, params: unknown[], what: string): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(sql, params);
+    } catch (err) {
+      if (!isUnavailable(err)) throw err;
+      this.markDown(err);
+      throw unavailable(err, what);
+    }
+  }
+
+  async *tail(options: TailOptions = {}): AsyncGenerator<LogRecord> {
+    const self = this;
+    yield* follow(
+      {
+        head: () => this.known.seq,
+        readFrom: (from) => this.read({ from }),
+        get closed() {
+          return self.closed;
+        },
+        commits: this.commits,
+      },
+      options,
+    );
+  }
+
+  /** The table as verify walks it: the last row as the head, then every row in seq order. */
+  chainSource(): ChainSource {
+    let next = 1;
+    return {
+      readHead: async () => {
+        const res = await this.pool.query<{ seq: string; hash: Buffer; ts: string }>(`SELECT seq, hash, ts FROM ${this.names.table} ORDER BY seq DESC LIMIT 1`);
+        const row = res.rows[0];
+        return row ? JSON.stringify({ seq: Number(row.seq), hash: row.hash.toString('hex'), ts: Number(row.ts) }) : undefined;
+      },
+      nextChunk: async (size) => {
+        const res = await this.pool.query<Row>(`SELECT seq, prev, hash, body FROM ${this.names.table} WHERE seq >= $1 ORDER BY seq LIMIT $2`, [next, size]);
+        const chunk = res.rows.map((row): [string, Uint8Array] => [seqKey(Number(row.seq)), frameOf(row)]);
+        if (res.rows.length > 0) next = Number((res.rows[res.rows.length - 1] as Row).seq) + 1;
+        return chunk;
+      },
+      close: async () => undefined,
+    };
+  }
+
+  verify(options: VerifyChainOptions = {}): Promise<ChainReport> {
+    return verifySource(this.chainSource(), options);
+  }
+
+  health(): StoreHealth {
+    return {
+      kind: this.kind,
+      connected: this.connected,
+      node_head: this.known.seq,
+      table_head: this.tableHead,
+      replication_lag: Math.max(0, this.tableHead - this.known.seq),
+      ...(this.disconnectedSince !== undefined ? { disconnected_ms: Date.now() - this.disconnectedSince } : {}),
+      ...(this.lastError ? { error: this.lastError } : {}),
+      where: this.options.url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@'),
+    };
+  }
+
+  /**
+   * Whether this node holds `role` among all nodes on the table (a session advisory lock on
+   * the listening connection: it passes to another node when this one dies or disconnects).
+   */
+  async holdsRole(role: string): Promise<boolean> {
+    if (this.roles.has(role)) return true;
+    const client = this.listener;
+    if (!client || this.closed) return false;
+    try {
+      const res = await client.query<{ got: boolean }>(`SELECT pg_try_advisory_lock(${lockKey(`kioku:role:${this.names.schema}:${role}`)}) AS got`);
+      if (res.rows[0]?.got && this.listener === client) this.roles.add(role);
+    } catch (err) {
+      this.markDown(err);
+    }
+    return this.roles.has(role);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue.settled();
+    clearTimeout(this.pollTimer);
+    clearTimeout(this.reconnectTimer);
+    await this.polling;
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+    await this.pool.end().catch(() => undefined);
+    this.commits.emit('close');
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+}
