@@ -49,6 +49,8 @@ export class ProjectionRunner {
   private unsubscribe: (() => void) | undefined;
   private waiters: { seq: number; resolve: () => void }[] = [];
   private opened = false;
+  private retry: NodeJS.Timeout | undefined;
+  private lastFailure: string | undefined;
 
   constructor(log: EventStore, projections: readonly Projection[], options: RunnerOptions = {}) {
     this.log = log;
@@ -71,7 +73,7 @@ export class ProjectionRunner {
   /** Load usable snapshots, replay the tail, then follow the log. */
   async open(onProgress?: ProgressFn): Promise<ProjectionStatus[]> {
     for (const slot of this.slots.values()) await this.loadSnapshot(slot);
-    this.unsubscribe = this.log.onCommit(() => void this.schedule(() => this.catchUp()));
+    this.unsubscribe = this.log.onCommit(() => this.schedule(() => this.catchUp()).catch(() => undefined));
     await this.schedule(() => this.catchUp(onProgress));
     this.opened = true;
     return this.status();
@@ -110,10 +112,26 @@ export class ProjectionRunner {
     slot.hasSnapshot = true;
   }
 
-  // All reads and applies run one at a time, in seq order.
+  // All reads and applies run one at a time, in seq order. A read that fails (a shared store
+  // out of reach) is retried while the runner follows the log, so waiters and tails resume
+  // when the store comes back, with no new commit needed to wake them.
   private schedule(task: () => Promise<void>): Promise<void> {
     const run = this.queue.then(task);
-    this.queue = run.catch((err: unknown) => this.warn(`projection runner: ${(err as Error).message}`));
+    this.queue = run.catch((err: unknown) => {
+      const message = `projection runner: ${(err as Error).message}`;
+      if (message !== this.lastFailure) this.warn(message);
+      this.lastFailure = message;
+      if (this.unsubscribe && !this.retry) {
+        this.retry = setTimeout(() => {
+          this.retry = undefined;
+          void this.schedule(() => this.catchUp()).then(
+            () => (this.lastFailure = undefined),
+            () => undefined,
+          );
+        }, 500);
+        this.retry.unref();
+      }
+    });
     return run;
   }
 
@@ -211,7 +229,7 @@ export class ProjectionRunner {
     if (this.minSeq() >= seq) return Promise.resolve();
     return new Promise((resolve) => {
       this.waiters.push({ seq, resolve });
-      void this.schedule(() => this.catchUp());
+      this.schedule(() => this.catchUp()).catch(() => undefined); // retried (schedule)
     });
   }
 
@@ -275,6 +293,8 @@ export class ProjectionRunner {
   async close(): Promise<void> {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    clearTimeout(this.retry);
+    this.retry = undefined;
     if (this.opened) await this.snapshotAll();
     this.opened = false;
   }

@@ -1,7 +1,7 @@
 // The run file: a running `kioku serve` writes <data>/kioku.run.json (URL, pid, start
 // time) so that any client (CLI, MCP, hook) finds the service that owns the library. A
 // clean stop removes it; a file whose process is gone is stale and ignored.
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const RUN_FILE = 'kioku.run.json';
@@ -26,6 +26,7 @@ export function runFilePath(dataDir: string): string {
 
 export function writeRunFile(dataDir: string, info: RunInfo): void {
   const file = runFilePath(dataDir);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 }); // a node of a shared store has no local log to create it
   writeFileSync(`${file}.tmp`, `${JSON.stringify(info)}\n`, { mode: 0o600 });
   renameSync(`${file}.tmp`, file);
 }

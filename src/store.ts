@@ -3,7 +3,7 @@
 // (rebuild, log export, benches) use it directly.
 import { defaultProjections, ProjectionRunner, type ProgressFn, type Projection } from '../projections/index.js';
 import { resolvePaths, type KiokuPaths, type PathOverrides } from './config.js';
-import { openLog, type EventStore } from './log/index.js';
+import { openEventStore, type EventStore } from './log/index.js';
 
 export interface KiokuStore {
   paths: KiokuPaths;
@@ -24,7 +24,12 @@ export interface OpenStoreOptions extends PathOverrides {
 
 export async function openStore(options: OpenStoreOptions = {}): Promise<KiokuStore> {
   const paths = resolvePaths(options);
-  const log = options.log ?? (await openLog(paths.dataDir, { createIfMissing: options.createIfMissing ?? true }));
+  const log =
+    options.log ??
+    (await openEventStore(paths, {
+      createIfMissing: options.createIfMissing ?? true,
+      ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+    }));
   const projections = new ProjectionRunner(log, options.projections ?? defaultProjections(), {
     // a store that is not the one under the data dir must not share its snapshots
     ...(options.log ? {} : { snapshotDir: paths.projectionsDir }),

@@ -18,6 +18,7 @@ import type { hookInstallCommand } from './commands/hook-install.js';
 import type { evalCommand } from './commands/eval.js';
 
 const dataOption = (): Option => new Option('--data <dir>', 'data directory (default $KIOKU_DATA_DIR or ~/.kioku)');
+const storeOption = (): Option => new Option('--store <url>', 'event store: leveldb (default, the log in the data dir) or postgres://… (default $KIOKU_STORE)');
 const jsonOption = (): Option => new Option('--json', 'print one JSON object as the last line');
 
 function action<A extends unknown[]>(run: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
     .command('serve')
     .description('run the HTTP service (loopback, port 18972 by default)')
     .addOption(dataOption())
+    .addOption(storeOption())
     .option('--host <host>', 'address to listen on (default $KIOKU_HOST or 127.0.0.1)')
     .option('--port <port>', 'port (default $KIOKU_PORT or 18972)')
     .option('--quiet', 'no request log, even with --log-requests')
@@ -94,6 +96,7 @@ export function buildProgram(): Command {
     .command('verify')
     .description('verify the hash chain and every signed anchor (exit 0 clean, 1 damaged)')
     .addOption(dataOption())
+    .addOption(storeOption())
     .addOption(jsonOption())
     .option('--write-anchor', 'after a clean verify, sign the head and append it to the anchors file')
     .option('--key <file>', 'anchor key file (default $KIOKU_ANCHOR_KEY or <data>/keys/anchor-ed25519.pem)')
@@ -104,6 +107,7 @@ export function buildProgram(): Command {
     .command('rebuild')
     .description('rebuild projections from genesis (all, or the named ones)')
     .addOption(dataOption())
+    .addOption(storeOption())
     .addOption(jsonOption())
     .option('--projection <name...>', 'only these projections')
     .action(action((flags: Parameters<typeof rebuildCommand>[0]) => import('./commands/rebuild.js').then((m) => m.rebuildCommand(flags))));
@@ -114,6 +118,7 @@ export function buildProgram(): Command {
     .argument('<kind>', 'cards | wiki | notes')
     .argument('<dir>', 'directory of markdown files (searched recursively)')
     .addOption(dataOption())
+    .addOption(storeOption())
     .addOption(jsonOption())
     .option('--ns <namespace>', 'namespace to import into', 'private')
     .option('--prune', 'remove documents whose files were deleted')
@@ -128,6 +133,7 @@ export function buildProgram(): Command {
     .command('reembed')
     .description('embed every item that has no vector from the model yet (resumable: run again to continue)')
     .addOption(dataOption())
+    .addOption(storeOption())
     .addOption(jsonOption())
     .option('--model <kind>', 'embedder: use-lite | ollama | openai | local-onnx | hash (default $KIOKU_EMBEDDER or use-lite)')
     .action(action((flags: Parameters<typeof reembedCommand>[0]) => import('./commands/import.js').then((m) => m.reembedCommand(flags))));
@@ -137,6 +143,7 @@ export function buildProgram(): Command {
     .description('recall what the store knows about QUERY (the same core as HTTP and MCP)')
     .argument('<query>', 'what to recall')
     .addOption(dataOption())
+    .addOption(storeOption())
     .addOption(jsonOption())
     .option('--ns <namespace>', 'namespace to read')
     .option('--limit <n>', 'records to return (1–50)', '10')
@@ -154,6 +161,7 @@ export function buildProgram(): Command {
     .description('recall, then answer with the configured model (KIOKU_LLM_URL, _MODEL, _API_KEY) from the delivered evidence, citing it')
     .argument('<question>', 'what to ask')
     .addOption(dataOption())
+    .addOption(storeOption())
     .addOption(jsonOption())
     .option('--ns <namespace>', 'namespace to read')
     .action(action((question: string, flags: Parameters<typeof askCommand>[1]) => import('./commands/ask.js').then((m) => m.askCommand(question, flags))));
@@ -163,6 +171,7 @@ export function buildProgram(): Command {
     .command('cold')
     .description('evidence considered at least N times and never judged relevant')
     .addOption(dataOption())
+    .addOption(storeOption())
     .addOption(jsonOption())
     .option('--ns <namespace>', 'namespace', 'private')
     .option('--min-considered <n>', 'minimum times considered', '5')
@@ -172,6 +181,7 @@ export function buildProgram(): Command {
     .command('delivery')
     .description('delivery outcomes of the last N days and the least-used repeated items (a lexical proxy)')
     .addOption(dataOption())
+    .addOption(storeOption())
     .addOption(jsonOption())
     .option('--days <n>', 'days back', '7')
     .option('--ns <namespace>', 'only this namespace')
@@ -181,6 +191,7 @@ export function buildProgram(): Command {
     .command('replay')
     .description('re-run recorded turns through the current delivery rules, or changed ones (no judge, no model, nothing appended)')
     .addOption(dataOption())
+    .addOption(storeOption())
     .addOption(jsonOption())
     .option('--from <time>', 'ISO date or time (default: the beginning)')
     .option('--to <time>', 'ISO date or time (default: now)')
@@ -214,6 +225,7 @@ export function buildProgram(): Command {
     .command('stats')
     .description('event counts and bytes per type and namespace')
     .addOption(dataOption())
+    .addOption(storeOption())
     .addOption(jsonOption())
     .action(action((flags: Parameters<typeof logStatsCommand>[0]) => import('./commands/log.js').then((m) => m.logStatsCommand(flags))));
   log
@@ -221,6 +233,7 @@ export function buildProgram(): Command {
     .description('print one record')
     .argument('<seq>', 'sequence number')
     .addOption(dataOption())
+    .addOption(storeOption())
     .addOption(jsonOption())
     .action(action((seq: string, flags: Parameters<typeof logShowCommand>[1]) => import('./commands/log.js').then((m) => m.logShowCommand(seq, flags))));
 

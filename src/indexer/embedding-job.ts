@@ -49,6 +49,8 @@ export interface JobSummary {
   skipped_cjk: number;
   error?: string;
   seconds: number;
+  /** on a shared store, another node holds the embedding role: it embeds, this node reads its vectors */
+  follower?: boolean;
 }
 
 export interface IndexerStore {
@@ -59,6 +61,9 @@ export interface IndexerStore {
 const DEFAULT_LAYERS: readonly Layer[] = ['card', 'wiki', 'memory', 'note', 'trace', 'asset'];
 /** Neighbours on each side that make up a trace's context window (LoCoMo dev R@10: radius 1 0.731, 2 0.746, 3 0.730). */
 const WINDOW_RADIUS = 2;
+/** A follower's pause before it answers (so waiting for vectors never spins) and its retry period (to take over from a leader that died). */
+const FOLLOWER_PAUSE_MS = 200;
+const FOLLOWER_RETRY_MS = 3_000;
 
 export class EmbeddingIndexer {
   private running: Promise<JobSummary> | undefined;
@@ -200,6 +205,11 @@ export class EmbeddingIndexer {
       seconds: 0,
     };
     if (tasks.length === 0) return (this.last = summary);
+    // one embedding job per shared library: the others would append the same vectors again
+    if (this.store.log.holdsRole && !(await this.store.log.holdsRole('embedding'))) {
+      await new Promise((r) => setTimeout(r, FOLLOWER_PAUSE_MS));
+      return (this.last = { ...summary, follower: true, seconds: (performance.now() - started) / 1000 });
+    }
     const actor = this.options.actor ?? 'indexer';
     const job = (
       status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled',
@@ -279,11 +289,11 @@ export class EmbeddingIndexer {
     this.cancelled = false;
     const schedule = (): void => {
       if (this.timer) clearTimeout(this.timer);
-      const backoff = this.failures ? Math.min(300_000, 1_000 * 2 ** this.failures) : debounceMs;
+      const backoff = this.failures ? Math.min(300_000, 1_000 * 2 ** this.failures) : this.last?.follower ? FOLLOWER_RETRY_MS : debounceMs;
       this.timer = setTimeout(() => {
         this.timer = undefined;
         void this.run().then((s) => {
-          if (s.status === 'failed') schedule();
+          if (s.status === 'failed' || s.follower) schedule();
         });
       }, backoff);
       this.timer.unref();

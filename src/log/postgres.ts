@@ -104,7 +104,7 @@ export class PostgresEventLog implements EventStore {
     this.connectionString = connectionString;
     this.names = { schema, table: `"${schema}".kioku_events`, channel: `kioku_events_${schema}` };
     this.lock = lockKey(`kioku:append:${schema}`);
-    this.pool = new pg.Pool({ connectionString, max: options.poolSize ?? 4, connectionTimeoutMillis: 3_000, idleTimeoutMillis: 30_000 });
+    this.pool = new pg.Pool({ connectionString, max: options.poolSize ?? 4, connectionTimeoutMillis: 3_000, idleTimeoutMillis: 30_000, query_timeout: 15_000 });
     // an idle client losing its server must not crash the process; the next query reports it
     this.pool.on('error', (err) => this.markDown(err));
   }

@@ -155,6 +155,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       throw new KiokuError('KIOKU_NOT_READY', 'the store is still opening; retry shortly', { details: { progress: options.state.progress ?? null } });
   });
 
+  // a node cut off from its shared store answers from its projections; every answer says so
+  app.addHook('onRequest', async (_req, reply) => {
+    const shared = options.state.store?.log.health?.();
+    if (shared && !shared.connected) void reply.header('kioku-stale', `disconnected_ms=${shared.disconnected_ms ?? 0}; node_head=${shared.node_head}`);
+  });
+
   app.get('/docs/json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes(options));
   await app.register(turnRoutes(options.state));

@@ -8,7 +8,7 @@ import { defaultProjections, ProjectionRunner } from '../../projections/index.js
 import { resolvePaths } from '../config.js';
 import type { Embedder } from '../embed/index.js';
 import { KiokuError } from '../errors.js';
-import { openLog } from '../log/index.js';
+import { openEventStore } from '../log/index.js';
 import { LocalKioku } from '../kioku.js';
 import { removeRunFile, writeRunFile } from '../run-file.js';
 import type { Judge } from '../recall/index.js';
@@ -17,6 +17,8 @@ import { loadAuth, type AuthConfig } from './auth.js';
 
 export interface ServeOptions {
   data?: string | undefined;
+  /** the event store (default $KIOKU_STORE or the LevelDB log under the data dir) */
+  store?: string | undefined;
   host?: string | undefined;
   port?: number | undefined;
   authFile?: string | undefined;
@@ -58,7 +60,7 @@ export function isLoopback(host: string): boolean {
 }
 
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
-  const paths = resolvePaths({ data: options.data });
+  const paths = resolvePaths({ data: options.data, store: options.store });
   const auth = loadAuth(options.authFile ?? process.env['KIOKU_AUTH_FILE'] ?? join(paths.dataDir, 'auth.json'));
   const host = options.host ?? process.env['KIOKU_HOST'] ?? '127.0.0.1';
   const port = options.port ?? portFromEnv(process.env['KIOKU_PORT']);
@@ -72,7 +74,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       );
     }
   }
-  const log = await openLog(paths.dataDir);
+  const log = await openEventStore(paths, { onWarning: (m) => process.stderr.write(`kioku: ${m}\n`) });
   const state: ServerState = { ready: false, startedAt: Date.now() };
   let app: FastifyInstance;
   try {

@@ -3,7 +3,7 @@ import { KiokuError } from '../../src/errors.js';
 import type { PathOverrides } from '../../src/config.js';
 import { resolvePaths } from '../../src/config.js';
 import { openKioku } from '../../src/kioku.js';
-import { openLog } from '../../src/log/index.js';
+import { openEventStore } from '../../src/log/index.js';
 import { EXIT, emit, jsonReplacer, shortHash, type OutputOptions } from '../cli-util.js';
 
 export type LogFlags = OutputOptions & PathOverrides;
@@ -39,7 +39,7 @@ export async function logStatsCommand(flags: LogFlags): Promise<number> {
 export async function logShowCommand(seqArg: string, flags: LogFlags): Promise<number> {
   const seq = Number(seqArg);
   if (!Number.isSafeInteger(seq) || seq < 1) throw new KiokuError('KIOKU_USAGE', `SEQ must be a positive integer, got "${seqArg}"`);
-  const log = await openLog(resolvePaths(flags).dataDir, { createIfMissing: false });
+  const log = await openEventStore(resolvePaths(flags), { createIfMissing: false });
   try {
     const record = await log.get(seq);
     if (!record) throw new KiokuError('KIOKU_RECORD_NOT_FOUND', `no record ${seq} (the log ends at ${log.head().seq})`, { details: { seq } });

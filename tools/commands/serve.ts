@@ -15,7 +15,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   if (port !== undefined && (!Number.isSafeInteger(port) || port < 0 || port > 65_535)) throw new KiokuError('KIOKU_USAGE', '--port must be 0–65535');
   // quiet by default: one start-up line, then warnings and errors; request logs (query strings redacted) on request
   const logRequests = Boolean(flags.logRequests) || process.env['KIOKU_LOG_REQUESTS'] === '1';
-  const server = await startServer({ data: flags.data, host: flags.host, port, logger: logRequests && !flags.quiet });
+  const server = await startServer({ data: flags.data, store: flags.store, host: flags.host, port, logger: logRequests && !flags.quiet });
   process.stderr.write(
     `kioku: listening on ${server.url} (data ${server.state.store?.paths.dataDir ?? flags.data ?? process.env['KIOKU_DATA_DIR'] ?? '~/.kioku'}; ${describeAuth(server.auth)})\n`,
   );

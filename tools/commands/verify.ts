@@ -1,7 +1,7 @@
 // kioku verify [--write-anchor]: walk the chain, check anchors, optionally sign the head.
 import { isKiokuError } from '../../src/errors.js';
 import { resolvePaths, type PathOverrides } from '../../src/config.js';
-import { openLevelStore, verifyStore, type VerifyReport } from '../../src/log/index.js';
+import { openChainSource, verifyStore, type VerifyReport } from '../../src/log/index.js';
 import { EXIT, emit, progressBar, shortHash, type OutputOptions } from '../cli-util.js';
 
 export interface VerifyFlags extends OutputOptions, PathOverrides {
@@ -11,9 +11,9 @@ export interface VerifyFlags extends OutputOptions, PathOverrides {
 export async function verifyCommand(flags: VerifyFlags): Promise<number> {
   const paths = resolvePaths(flags);
   const started = performance.now();
-  let db;
+  let chain;
   try {
-    db = await openLevelStore(paths.dataDir, { createIfMissing: false });
+    chain = await openChainSource(paths);
   } catch (err) {
     // Damaged LevelDB files are a finding (exit 1), not a usage error.
     if (isKiokuError(err, 'KIOKU_STORE_UNREADABLE')) {
@@ -26,7 +26,7 @@ export async function verifyCommand(flags: VerifyFlags): Promise<number> {
   const bar = progressBar('verify', flags);
   let report: VerifyReport;
   try {
-    report = await verifyStore(db, {
+    report = await verifyStore(chain.source, {
       anchorsFile: paths.anchorsFile,
       anchorKeyFile: paths.anchorKeyFile,
       writeAnchor: flags.writeAnchor ?? false,
@@ -34,7 +34,7 @@ export async function verifyCommand(flags: VerifyFlags): Promise<number> {
     });
   } finally {
     bar.stop();
-    await db.close().catch(() => undefined);
+    await chain.close().catch(() => undefined);
   }
   const seconds = (performance.now() - started) / 1000;
   emit(flags, () => describe(report, seconds, paths.anchorKeyFile), { ...report, seconds: round(seconds) });

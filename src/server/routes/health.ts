@@ -1,3 +1,4 @@
+import type { KiokuStore } from '../../store.js';
 import type { AppOptions } from '../state.js';
 import { plugin } from './common.js';
 
@@ -12,13 +13,26 @@ export const healthRoutes = (options: AppOptions) =>
       return {
         ...basic,
         uptime_s: Math.round((Date.now() - s.startedAt) / 1000),
-        ...(s.ready && s.store
-          ? {
-              head: s.store.log.head(),
-              projections: s.store.projections.status().map((p) => ({ name: p.name, seq: p.seq, ...(p.failed ? { failed: p.failed } : {}) })),
-            }
-          : { progress: s.progress ?? null }),
+        ...(s.ready && s.store ? { head: s.store.log.head(), ...storeHealth(s.store) } : { progress: s.progress ?? null }),
         ...(s.core?.embedder ? { embedder: s.core.embedder.id, judge: s.core.judge.id } : {}),
       };
     });
   });
+
+/**
+ * The store as this node sees it: kind, connection and replication lag (node head vs the
+ * shared table's head), and projection lag (node head vs the slowest projection). A node cut
+ * off from a shared store is `stale`: it answers reads from its projections, refuses writes.
+ */
+export function storeHealth(store: KiokuStore): Record<string, unknown> {
+  const head = store.log.head().seq;
+  const projections = store.projections.status();
+  const applied = Math.min(head, ...projections.filter((p) => !p.failed).map((p) => p.seq));
+  const shared = store.log.health?.();
+  return {
+    store: shared ?? { kind: store.log.kind, connected: true },
+    stale: shared ? !shared.connected : false,
+    projection_lag: Math.max(0, head - applied),
+    projections: projections.map((p) => ({ name: p.name, seq: p.seq, ...(p.failed ? { failed: p.failed } : {}) })),
+  };
+}
