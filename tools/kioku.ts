@@ -6,7 +6,7 @@ import { EXIT, reportError } from './cli-util.js';
 // Command modules load on use: `kioku replay` never pays for the HTTP server or the model runtime.
 import type { verifyCommand } from './commands/verify.js';
 import type { rebuildCommand } from './commands/rebuild.js';
-import type { logShowCommand, logStatsCommand } from './commands/log.js';
+import type { logExportCommand, logImportCommand, logShowCommand, logStatsCommand } from './commands/log.js';
 import type { importCommand, reembedCommand } from './commands/import.js';
 import type { coldReportCommand, deliveryReportCommand, recallCommand, replayCommand } from './commands/recall.js';
 import type { serveCommand } from './commands/serve.js';
@@ -236,6 +236,23 @@ export function buildProgram(): Command {
     .addOption(storeOption())
     .addOption(jsonOption())
     .action(action((seq: string, flags: Parameters<typeof logShowCommand>[1]) => import('./commands/log.js').then((m) => m.logShowCommand(seq, flags))));
+
+  log
+    .command('export')
+    .description('verify the chain, then write it byte for byte to a file (to move a library to another store)')
+    .addOption(dataOption())
+    .addOption(storeOption())
+    .addOption(jsonOption())
+    .requiredOption('--out <file>', 'the export file')
+    .action(action((flags: Parameters<typeof logExportCommand>[0]) => import('./commands/log.js').then((m) => m.logExportCommand(flags))));
+  log
+    .command('import')
+    .description('write an export into an empty store (every link checked on reading), then verify it')
+    .argument('<file>', 'a file made by kioku log export')
+    .addOption(dataOption())
+    .addOption(storeOption())
+    .addOption(jsonOption())
+    .action(action((file: string, flags: Parameters<typeof logImportCommand>[1]) => import('./commands/log.js').then((m) => m.logImportCommand(file, flags))));
 
   return program;
 }

@@ -6,6 +6,7 @@ import { CommitQueue, LastOfType, decodeRecord, follow, hexHead, lastIn, planGro
 import { GENESIS_PREV, decodeBody, seqKey, splitFrame } from './codec.js';
 import { DURABLE, HEAD_KEY, logSublevels, parseHeadMeta, type LevelStore, type LogSublevels } from './level.js';
 import type { Appended, AppendOptions, EventStore, Head, ReadOptions, TailOptions } from './port.js';
+import type { ChainFrame } from './transfer.js';
 import { verifyChain, type ChainReport, type VerifyChainOptions } from './verify.js';
 
 export type { Appended, AppendOptions, ExpectedHead, Head, ReadOptions, TailOptions } from './port.js';
@@ -130,6 +131,36 @@ export class EventLog implements EventStore {
   }
 
   /** Subscribe to committed ranges; returns an unsubscribe function. */
+  /** Write an exported chain verbatim into this empty log: records and type index in batches, the head last. */
+  async importChain(frames: AsyncIterable<ChainFrame>): Promise<Head> {
+    if (this.headSeq > 0 || this.closed) throw notEmpty(this.headSeq);
+    let last: ChainFrame | undefined;
+    let batch: ChainFrame[] = [];
+    const flush = async (): Promise<void> => {
+      await this.db.batch<string, Uint8Array | string>(
+        [
+          ...batch.map((f) => ({ type: 'put' as const, key: seqKey(f.seq), value: f.frame, sublevel: this.sub.records })),
+          ...batch.map((f) => ({ type: 'put' as const, key: `${f.type}!${seqKey(f.seq)}`, value: '', sublevel: this.sub.byType })),
+        ],
+        DURABLE,
+      );
+      batch = [];
+    };
+    for await (const frame of frames) {
+      batch.push(frame);
+      last = frame;
+      if (batch.length >= 1000) await flush();
+    }
+    if (batch.length > 0) await flush();
+    if (!last) return this.head();
+    await this.sub.meta.put(HEAD_KEY, JSON.stringify({ seq: last.seq, hash: last.hash.toString('hex'), ts: last.ts }), DURABLE);
+    this.headSeq = last.seq;
+    this.headHash = last.hash;
+    this.lastTs = last.ts;
+    this.commits.emit('commit', { from: 1, to: last.seq });
+    return this.head();
+  }
+
   onCommit(listener: (range: { from: number; to: number }) => void): () => void {
     this.commits.on('commit', listener);
     return () => this.commits.off('commit', listener);
@@ -229,3 +260,9 @@ export class EventLog implements EventStore {
 }
 
 export { decodeRecord };
+
+export function notEmpty(seq: number): KiokuError {
+  return new KiokuError('KIOKU_USAGE', `the target store already holds ${seq} events; an import needs an empty store (a new data dir or database)`, {
+    details: { head_seq: seq },
+  });
+}

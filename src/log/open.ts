@@ -2,11 +2,10 @@
 // default) or the PostgreSQL table a team shares (KIOKU_STORE / --store). Every entry point
 // (serve, CLI, benches) opens its store here, so the choice is made in one place.
 import type { StoreLocation } from '../config.js';
-import type { LevelStore } from './level.js';
 import type { EventStore } from './port.js';
 import { PostgresEventLog } from './postgres.js';
 import { openLevelStore, openLog } from './store.js';
-import type { ChainSource } from './verify.js';
+import { levelChainSource, type ChainSource } from './verify.js';
 
 export interface OpenEventStoreOptions {
   /** false: refuse to create a store that is not there (verify, show) */
@@ -26,11 +25,11 @@ export async function openEventStore(where: { dataDir: string; store: StoreLocat
 }
 
 /** What `kioku verify` walks: the raw LevelDB (so a damaged one can be inspected) or the table. */
-export async function openChainSource(where: { dataDir: string; store: StoreLocation }): Promise<{ source: LevelStore | ChainSource; close(): Promise<void> }> {
+export async function openChainSource(where: { dataDir: string; store: StoreLocation }): Promise<{ source(): ChainSource; close(): Promise<void> }> {
   if (where.store.kind === 'postgres') {
     const log = await PostgresEventLog.open({ url: where.store.url, createSchema: false });
-    return { source: log.chainSource(), close: () => log.close() };
+    return { source: () => log.chainSource(), close: () => log.close() };
   }
   const db = await openLevelStore(where.dataDir, { createIfMissing: false });
-  return { source: db, close: () => db.close() };
+  return { source: () => levelChainSource(db), close: () => db.close() };
 }

@@ -3,6 +3,7 @@
 // by any number of logs, the model of a store written by several nodes). Every one
 // passes the contract in tests/contracts/log.ts. See docs/architecture.md.
 import type { AppendInput, LogRecord } from '../events/index.js';
+import type { ChainFrame } from './transfer.js';
 import type { ChainReport, VerifyChainOptions } from './verify.js';
 
 export interface Head {
@@ -95,6 +96,11 @@ export interface EventStore {
    * job per shared library). Absent: the process is alone, so it always does.
    */
   holdsRole?(role: string): Promise<boolean>;
+  /**
+   * Write an exported chain verbatim into this store, which must be empty (kioku log import).
+   * The frames come checked (src/log/transfer.ts); the store keeps them byte for byte.
+   */
+  importChain?(frames: AsyncIterable<ChainFrame>): Promise<Head>;
   /** Wait for queued appends to become durable, then close. */
   close(): Promise<void>;
   readonly isClosed: boolean;

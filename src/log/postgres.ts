@@ -11,7 +11,9 @@ import pg from 'pg';
 import { KiokuError } from '../errors.js';
 import type { AppendInput, LogRecord } from '../events/index.js';
 import { CommitQueue, decodeRecord, follow, hexHead, lastIn, planGroup, type ChainPosition, type PendingWrite } from './chain.js';
-import { FRAME_FORMAT, GENESIS_PREV, seqKey } from './codec.js';
+import { FRAME_FORMAT, GENESIS_PREV, HASH_BYTES, HEADER_BYTES, seqKey } from './codec.js';
+import { notEmpty } from './event-log.js';
+import type { ChainFrame } from './transfer.js';
 import type { Appended, AppendOptions, EventStore, Head, ReadOptions, StoreHealth, TailOptions } from './port.js';
 import { verifySource, type ChainReport, type ChainSource, type VerifyChainOptions } from './verify.js';
 import { schemaStatements, type TableNames } from './postgres-schema.js';
@@ -297,19 +299,9 @@ export class PostgresEventLog implements EventStore {
         client.release();
         return;
       }
-      const r = plan.records;
-      await client.query(
-        `INSERT INTO ${this.names.table} (seq, prev, hash, body, type, ns, ts)
-         SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::bytea[], $4::bytea[], $5::text[], $6::text[], $7::bigint[])`,
-        [
-          r.map((x) => x.seq),
-          r.map((x) => x.frame.subarray(33, 65)),
-          r.map((x) => x.hash),
-          r.map((x) => x.frame.subarray(65)),
-          r.map((x) => x.type),
-          r.map((x) => x.ns),
-          r.map((x) => x.ts),
-        ],
+      await this.insertRows(
+        client,
+        plan.records.map((r) => ({ ...r, prev: r.frame.subarray(1 + HASH_BYTES, HEADER_BYTES), body: r.frame.subarray(HEADER_BYTES) })),
       );
       const end = plan.end;
       const payload = JSON.stringify({ seq: end.seq, hash: end.prev.toString('hex'), ts: end.ts });
@@ -344,6 +336,61 @@ export class PostgresEventLog implements EventStore {
     );
     for (const row of res.rows) out.set(row.type, Number(row.last ?? 0));
     return out;
+  }
+
+  /** Write an exported chain verbatim into the empty table: one transaction under the append lock, all or nothing. */
+  async importChain(frames: AsyncIterable<ChainFrame>): Promise<Head> {
+    const client = await this.pool.connect().catch((err: unknown) => {
+      throw unavailable(err, 'connect');
+    });
+    let last: ChainFrame | undefined;
+    try {
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.lock})`);
+      const count = await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.names.table}`);
+      const existing = Number(count.rows[0]?.seq ?? 0);
+      if (existing > 0) throw notEmpty(existing);
+      let batch: ChainFrame[] = [];
+      const flush = async (): Promise<void> => {
+        await this.insertRows(client, batch);
+        batch = [];
+      };
+      for await (const frame of frames) {
+        batch.push(frame);
+        last = frame;
+        if (batch.length >= 1000) await flush();
+      }
+      if (batch.length > 0) await flush();
+      const payload = last ? JSON.stringify({ seq: last.seq, hash: last.hash.toString('hex'), ts: last.ts }) : '{}';
+      await client.query(`SELECT pg_notify('${this.names.channel}', '${payload}'); COMMIT`);
+      client.release();
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release(true);
+      if (err instanceof KiokuError) throw err;
+      if (isUnavailable(err)) throw unavailable(err, 'import');
+      throw new KiokuError('KIOKU_LOG_WRITE_FAILED', `PostgreSQL refused the import: ${(err as Error).message}`, { cause: err });
+    }
+    if (last) this.advance({ seq: last.seq, prev: last.hash, ts: last.ts });
+    return this.head();
+  }
+
+  private async insertRows(
+    client: pg.PoolClient,
+    rows: readonly { seq: number; prev: Buffer; hash: Buffer; body: Buffer; type: string; ns: string; ts: number }[],
+  ): Promise<void> {
+    await client.query(
+      `INSERT INTO ${this.names.table} (seq, prev, hash, body, type, ns, ts)
+       SELECT * FROM unnest($1::bigint[], $2::bytea[], $3::bytea[], $4::bytea[], $5::text[], $6::text[], $7::bigint[])`,
+      [
+        rows.map((x) => x.seq),
+        rows.map((x) => x.prev),
+        rows.map((x) => x.hash),
+        rows.map((x) => x.body),
+        rows.map((x) => x.type),
+        rows.map((x) => x.ns),
+        rows.map((x) => x.ts),
+      ],
+    );
   }
 
   onCommit(listener: (range: { from: number; to: number }) => void): () => void {

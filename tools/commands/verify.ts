@@ -26,7 +26,7 @@ export async function verifyCommand(flags: VerifyFlags): Promise<number> {
   const bar = progressBar('verify', flags);
   let report: VerifyReport;
   try {
-    report = await verifyStore(chain.source, {
+    report = await verifyStore(chain.source(), {
       anchorsFile: paths.anchorsFile,
       anchorKeyFile: paths.anchorKeyFile,
       writeAnchor: flags.writeAnchor ?? false,
