@@ -148,12 +148,16 @@ export class Knowledge {
           return await task();
         } catch (err) {
           if (!isKiokuError(err, 'KIOKU_LOG_CONFLICT') || tries >= MAX_DECISIONS) throw err;
+          // writers racing on a shared store: a random pause breaks the tie (exponential, capped)
+          await new Promise((r) => setTimeout(r, Math.random() * Math.min(250, 2 ** tries)));
         } finally {
           this.decidedAt = undefined;
         }
       }
     };
-    const run = this.queue.then(attempt, attempt);
+    // on a shared store, nodes take turns on the knowledge stream (optimistic retries alone can starve a node)
+    const turn = (): Promise<T> => (this.store.log.exclusive ? this.store.log.exclusive('knowledge', attempt) : attempt());
+    const run = this.queue.then(turn, turn);
     this.queue = run.catch(() => undefined);
     return run;
   }

@@ -97,6 +97,12 @@ export interface EventStore {
    */
   holdsRole?(role: string): Promise<boolean>;
   /**
+   * Run `task` holding a lock named `name` shared by every process writing the store, with
+   * head() brought up to the store's real head first (commands that decide on the knowledge
+   * stream take turns across nodes instead of racing). Absent: one process, nothing to share.
+   */
+  exclusive?<T>(name: string, task: () => Promise<T>): Promise<T>;
+  /**
    * Write an exported chain verbatim into this store, which must be empty (kioku log import).
    * The frames come checked (src/log/transfer.ts); the store keeps them byte for byte.
    */

@@ -291,6 +291,8 @@ export class PostgresEventLog implements EventStore {
       )) as unknown as pg.QueryResult<{ seq: string; hash: Buffer; ts: string }>[];
       const last = begun[2]?.rows[0];
       const start: ChainPosition = last ? { seq: Number(last.seq), prev: last.hash, ts: Number(last.ts) } : { seq: 0, prev: Buffer.from(GENESIS_PREV), ts: 0 };
+      // what other nodes committed is now known here, so a writer refused below decides again at the real head
+      this.advance(start);
       const lastOfType = await this.lastOfTypes(client, group);
       const plan = planGroup(group, start, (types, planned) => Math.max(lastIn(planned, types), ...types.map((t) => lastOfType.get(t) ?? 0)), Date.now());
       accepted = plan.accepted;
@@ -502,6 +504,46 @@ export class PostgresEventLog implements EventStore {
       this.markDown(err);
     }
     return this.roles.has(role);
+  }
+
+  async exclusive<T>(name: string, task: () => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      this.markDown(err);
+      throw unavailable(err, 'connect');
+    }
+    const key = lockKey(`kioku:lock:${this.names.schema}:${name}`);
+    let locked = false;
+    try {
+      const res = (await client.query(
+        `SELECT pg_advisory_lock(${key}); SELECT seq, hash, ts FROM ${this.names.table} ORDER BY seq DESC LIMIT 1`,
+      )) as unknown as pg.QueryResult<{
+        seq: string;
+        hash: Buffer;
+        ts: string;
+      }>[];
+      locked = true;
+      const last = res[1]?.rows[0];
+      if (last) this.advance({ seq: Number(last.seq), prev: last.hash, ts: Number(last.ts) });
+    } catch (err) {
+      client.release(true);
+      if (!isUnavailable(err)) throw err;
+      this.markDown(err);
+      throw unavailable(err, 'lock');
+    }
+    try {
+      return await task();
+    } finally {
+      if (locked) {
+        // a session lock: released here, or by the server when this connection dies
+        await client.query(`SELECT pg_advisory_unlock(${key})`).then(
+          () => client.release(),
+          () => client.release(true),
+        );
+      }
+    }
   }
 
   async close(): Promise<void> {
