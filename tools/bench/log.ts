@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { AppendInput } from '../../src/events/index.js';
+import { benchEvent } from './event-mix.js';
 import { openKioku } from '../../src/kioku.js';
 import { openLevelStore, openLog, verifyChain } from '../../src/log/index.js';
 
@@ -30,67 +30,6 @@ const keep = values.data !== undefined;
 const dataDir = keep ? resolve(values.data as string) : mkdtempSync(join(tmpdir(), 'kioku-bench-'));
 if (keep) rmSync(join(dataDir, 'log'), { recursive: true, force: true });
 rmSync(join(dataDir, 'projections'), { recursive: true, force: true });
-
-// A realistic mix: a turn's worth of events (start, recall with candidates, verdicts, delivery, completion) plus writes.
-const key = (i: number, j: number): string => `ev1:private:memory:m${(i * 7 + j) % 5000}`;
-function benchEvent(i: number): AppendInput {
-  switch (i % 6) {
-    case 0:
-      return {
-        type: 'turn.started',
-        actor: 'bench',
-        data: { turn_id: `t${i}`, session_id: `s${i % 50}`, query: `how do we roll back release ${i} without losing the migration?` },
-      };
-    case 1:
-      return {
-        type: 'recall.performed',
-        actor: 'bench',
-        data: {
-          recall_id: `r${i}`,
-          turn_id: `t${i - 1}`,
-          retrieval_mode: 'hybrid',
-          queries: [{ kind: 'utterance', text: `roll back release ${i}` }],
-          candidates: Array.from({ length: 8 }, (_, j) => ({
-            evidence_key: key(i, j),
-            layer: 'memory' as const,
-            score: 1 / (j + 1),
-            lanes: { keyword: { rank: j, score: 3 - j / 4 } },
-          })),
-        },
-      };
-    case 2:
-      return {
-        type: 'verdict.recorded',
-        actor: 'bench',
-        data: {
-          recall_id: `r${i - 1}`,
-          judge: 'local',
-          status: 'complete',
-          verdicts: Array.from({ length: 8 }, (_, j) => ({ evidence_key: key(i - 1, j), score: j < 2 ? 0.8 : 0.1 })),
-        },
-      };
-    case 3:
-      return { type: 'delivery.made', actor: 'bench', data: { recall_id: `r${i - 2}`, items: [{ evidence_key: key(i - 2, 0), verdict: 0.8 }] } };
-    case 4:
-      return {
-        type: 'turn.completed',
-        actor: 'bench',
-        data: { turn_id: `t${i - 4}`, session_id: `s${(i - 4) % 50}`, answer: `Run scripts/rollback.sh ${i} then re-apply the migration.` },
-      };
-    default:
-      return {
-        type: 'memory.written',
-        ns: i % 12 === 5 ? 'team' : 'private',
-        actor: 'bench',
-        data: {
-          id: `m${i}`,
-          kind: 'procedure',
-          text: `Release ${i}: rollback is scripts/rollback.sh; the migration must be re-applied by hand.`,
-          terms: ['rollback', 'revert'],
-        },
-      };
-  }
-}
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const rate = (n: number, ms: number): number => Math.round((n / ms) * 1000);
