@@ -35,6 +35,17 @@ const READ_CHUNK = 2000;
 const UNAVAILABLE_STATES = /^(08|57P|53)/;
 const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
 
+/** A frame's parts as the table stores them. */
+interface StoredRow {
+  seq: number;
+  prev: Buffer;
+  hash: Buffer;
+  body: Buffer;
+  type: string;
+  ns: string;
+  ts: number;
+}
+
 interface Row {
   seq: string;
   prev: Buffer;
@@ -301,14 +312,12 @@ export class PostgresEventLog implements EventStore {
         client.release();
         return;
       }
-      await this.insertRows(
-        client,
-        plan.records.map((r) => ({ ...r, prev: r.frame.subarray(1 + HASH_BYTES, HEADER_BYTES), body: r.frame.subarray(HEADER_BYTES) })),
-      );
       const end = plan.end;
       const payload = JSON.stringify({ seq: end.seq, hash: end.prev.toString('hex'), ts: end.ts });
+      const rows = plan.records.map((r) => ({ ...r, prev: r.frame.subarray(1 + HASH_BYTES, HEADER_BYTES), body: r.frame.subarray(HEADER_BYTES) }));
       committing = true;
-      await client.query(`SELECT pg_notify('${this.names.channel}', '${payload}'); COMMIT`);
+      // insert, announce and commit in one round trip: the lock is held through this and the WAL flush only
+      await client.query(`${this.insertStatement(client, rows)}; SELECT pg_notify('${this.names.channel}', '${payload}'); COMMIT`);
       client.release();
       this.markUp();
       for (const { write, appended } of accepted) write.resolve(appended);
@@ -376,6 +385,15 @@ export class PostgresEventLog implements EventStore {
     return this.head();
   }
 
+  /** The rows as one INSERT with literal values (a multi-statement query takes no parameters). */
+  private insertStatement(client: pg.PoolClient, rows: readonly StoredRow[]): string {
+    const hex = (b: Buffer): string => `'\\x${b.toString('hex')}'`;
+    const values = rows.map(
+      (r) => `(${r.seq},${hex(r.prev)},${hex(r.hash)},${hex(r.body)},${client.escapeLiteral(r.type)},${client.escapeLiteral(r.ns)},${r.ts})`,
+    );
+    return `INSERT INTO ${this.names.table} (seq, prev, hash, body, type, ns, ts) VALUES ${values.join(',')}`;
+  }
+
   private async insertRows(
     client: pg.PoolClient,
     rows: readonly { seq: number; prev: Buffer; hash: Buffer; body: Buffer; type: string; ns: string; ts: number }[],
@@ -408,23 +426,28 @@ export class PostgresEventLog implements EventStore {
   }
 
   async *read(options: ReadOptions = {}): AsyncGenerator<LogRecord> {
-    let from = Math.max(1, options.from ?? 1);
     const to = options.to ?? this.known.seq;
     const types = options.types && options.types.length > 0 ? [...options.types] : undefined;
     let remaining = options.limit ?? Infinity;
-    while (from <= to && remaining > 0) {
+    const chunk = (from: number): Promise<Row[]> => {
       const params: unknown[] = [from, to, Math.min(READ_CHUNK, remaining)];
       let where = 'seq >= $1 AND seq <= $2';
       if (types) where += ` AND type = ANY($${params.push(types)}::text[])`;
       if (options.ns !== undefined) where += ` AND ns = $${params.push(options.ns)}`;
-      const res = await this.query<Row>(`SELECT seq, prev, hash, body FROM ${this.names.table} WHERE ${where} ORDER BY seq LIMIT $3`, params, 'read');
-      if (res.rows.length === 0) return;
-      for (const row of res.rows) {
-        remaining -= 1;
-        yield decodeRecord(frameOf(row));
-      }
-      from = Number((res.rows[res.rows.length - 1] as Row).seq) + 1;
-      if (res.rows.length < READ_CHUNK) return;
+      const rows = this.query<Row>(`SELECT seq, prev, hash, body FROM ${this.names.table} WHERE ${where} ORDER BY seq LIMIT $3`, params, 'read').then((r) => r.rows);
+      rows.catch(() => undefined); // awaited below; a reader that stops early must not leave it unhandled
+      return rows;
+    };
+    const from = Math.max(1, options.from ?? 1);
+    let next: Promise<Row[]> | undefined = from <= to && remaining > 0 ? chunk(from) : undefined;
+    while (next) {
+      const rows = await next;
+      const last = rows.at(-1);
+      const more = last !== undefined && rows.length === Math.min(READ_CHUNK, remaining) && Number(last.seq) < to && remaining - rows.length > 0;
+      remaining -= rows.length;
+      // the next chunk is fetched while this one is decoded and applied
+      next = more ? chunk(Number(last.seq) + 1) : undefined;
+      for (const row of rows) yield decodeRecord(frameOf(row));
     }
   }
 
