@@ -58,7 +58,12 @@ describe.runIf(PG_AVAILABLE)('moving a chain between LevelDB and PostgreSQL', ()
 
       const imported = await runCli(['log', 'import', file, '--data', node.path, '--store', url, '--json']);
       expect(imported.code, imported.stderr).toBe(0);
-      expect(JSON.parse(imported.stdout.trim().split('\n').at(-1) as string)).toMatchObject({ ok: true, store: 'postgres', verified: true, head: exportReport.head });
+      expect(JSON.parse(imported.stdout.trim().split('\n').at(-1) as string)).toMatchObject({
+        ok: true,
+        store: 'postgres',
+        verified: true,
+        head: exportReport.head,
+      });
 
       // a second import into the same (now full) store is refused and changes nothing
       const again = await runCli(['log', 'import', file, '--data', node.path, '--store', url, '--json']);

@@ -16,6 +16,7 @@ import type { askCommand } from './commands/ask.js';
 import type { hookRunCommand } from './commands/hook.js';
 import type { hookInstallCommand } from './commands/hook-install.js';
 import type { evalCommand } from './commands/eval.js';
+import type { storeInitCommand } from './commands/store.js';
 
 const dataOption = (): Option => new Option('--data <dir>', 'data directory (default $KIOKU_DATA_DIR or ~/.kioku)');
 const storeOption = (): Option => new Option('--store <url>', 'event store: leveldb (default, the log in the data dir) or postgres://… (default $KIOKU_STORE)');
@@ -219,6 +220,16 @@ export function buildProgram(): Command {
     .option('--output <file>', 'write the full report as JSON')
     .option('--baseline <file>', 'compare with this report (default evals/reports/baseline.json)')
     .action(action((flags: Parameters<typeof evalCommand>[0]) => import('./commands/eval.js').then((m) => m.evalCommand(flags))));
+
+  program
+    .command('store')
+    .description('the shared event store')
+    .command('init')
+    .description('create the PostgreSQL event table (index, append-only triggers); --grant gives a node role SELECT and INSERT only')
+    .addOption(storeOption())
+    .addOption(jsonOption())
+    .option('--grant <role>', 'a role the nodes log in as')
+    .action(action((flags: Parameters<typeof storeInitCommand>[0]) => import('./commands/store.js').then((m) => m.storeInitCommand(flags))));
 
   const log = program.command('log').description('inspect the event log');
   log

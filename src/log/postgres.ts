@@ -122,6 +122,16 @@ export class PostgresEventLog implements EventStore {
     this.pool.on('error', (err) => this.markDown(err));
   }
 
+  /** the table, schema and channel this log uses */
+  get tableNames(): TableNames {
+    return this.names;
+  }
+
+  /** the connection URL without Kioku's own parameters (for an administrator's client) */
+  get connectionUrl(): string {
+    return this.connectionString;
+  }
+
   static async open(options: PostgresLogOptions): Promise<PostgresEventLog> {
     const log = new PostgresEventLog(options);
     try {
@@ -156,6 +166,11 @@ export class PostgresEventLog implements EventStore {
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
+      if ((err as { code?: string }).code === '42501')
+        throw new KiokuError(
+          'KIOKU_STORE_MISSING',
+          `no Kioku event table ${this.names.table}, and this role may not create it: run \`kioku store init\` as an administrator`,
+        );
       throw err;
     } finally {
       client.release();
@@ -434,7 +449,9 @@ export class PostgresEventLog implements EventStore {
       let where = 'seq >= $1 AND seq <= $2';
       if (types) where += ` AND type = ANY($${params.push(types)}::text[])`;
       if (options.ns !== undefined) where += ` AND ns = $${params.push(options.ns)}`;
-      const rows = this.query<Row>(`SELECT seq, prev, hash, body FROM ${this.names.table} WHERE ${where} ORDER BY seq LIMIT $3`, params, 'read').then((r) => r.rows);
+      const rows = this.query<Row>(`SELECT seq, prev, hash, body FROM ${this.names.table} WHERE ${where} ORDER BY seq LIMIT $3`, params, 'read').then(
+        (r) => r.rows,
+      );
       rows.catch(() => undefined); // awaited below; a reader that stops early must not leave it unhandled
       return rows;
     };

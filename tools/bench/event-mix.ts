@@ -62,4 +62,3 @@ export function benchEvent(i: number): AppendInput {
       };
   }
 }
-

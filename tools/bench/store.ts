@@ -127,7 +127,13 @@ async function visibility(): Promise<{ tail_p50_ms: number; tail_p99_ms: number;
   await a.close();
   await loader.close();
   rmSync(dataB, { recursive: true, force: true });
-  return { tail_p50_ms: pct(tail, 50), tail_p99_ms: pct(tail, 99), applied_p50_ms: pct(applied, 50), applied_p99_ms: pct(applied, 99), under_load_appends: loaded };
+  return {
+    tail_p50_ms: pct(tail, 50),
+    tail_p99_ms: pct(tail, 99),
+    applied_p50_ms: pct(applied, 50),
+    applied_p99_ms: pct(applied, 99),
+    under_load_appends: loaded,
+  };
 }
 
 /** A table of `catchupEvents`, then a fresh node (no snapshots) opening its store on it. */

@@ -5,6 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { resolvePaths, type PathOverrides } from '../../src/config.js';
+import { requestKioku } from '../../src/client.js';
 import { readRunFile } from '../../src/run-file.js';
 import { EXIT, emit, type OutputOptions } from '../cli-util.js';
 
@@ -67,13 +68,17 @@ export async function doctorCommand(flags: DoctorFlags): Promise<number> {
     problems.push(`expected ${flags.expectId} among the results`);
   if (packet && mode !== 'hybrid') (flags.requireSemantic ? problems : warnings).push(`retrieval mode is ${mode}: the vector lane was not used`);
   if (packet && judge !== 'complete') (flags.requireJudge ? problems : warnings).push(`judge status is ${judge}`);
+  const service = remote ? { mode: 'remote', url: remote } : { mode: 'local', data_dir: dataDir, url: readRunFile(dataDir)?.url ?? null };
+  const store = service.url ? await storeOf(service.url) : undefined;
+  if (store?.stale) warnings.push(`the service is cut off from its ${store.kind} store: reads are stale, writes are refused`);
+  if (store && store.projection_lag > 1000) warnings.push(`projections are ${store.projection_lag} events behind the log (catching up)`);
   const failed = checks.some((c) => !c.ok) || problems.length > 0;
   const status = failed ? 'failed' : warnings.length ? 'degraded' : 'ready';
-  const service = remote ? { mode: 'remote', url: remote } : { mode: 'local', data_dir: dataDir, url: readRunFile(dataDir)?.url ?? null };
   const started_service = /started one/.test(serviceLog);
   const report = {
     status,
     service: { ...service, started_by_this_check: started_service },
+    store: store ?? null,
     namespace: (packet?.['namespace'] as string | undefined) ?? null,
     retrieval_mode: mode ?? null,
     judge: judge ?? null,
@@ -89,6 +94,11 @@ export async function doctorCommand(flags: DoctorFlags): Promise<number> {
       [
         `kioku doctor: ${status}`,
         `  service: ${service.mode === 'remote' ? service.url : `${service.data_dir} at ${service.url ?? '(none)'}`}${started_service ? ' (started by this check)' : ''}`,
+        ...(store
+          ? [
+              `  store: ${store.kind}${store.where ? ` ${store.where}` : ''} · ${store.connected ? 'connected' : 'DISCONNECTED'} · replication lag ${store.replication_lag} · projection lag ${store.projection_lag}`,
+            ]
+          : []),
         ...checks.map((c) => `  ${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`),
         `  namespace ${report.namespace ?? '?'} · retrieval ${mode ?? '?'} · judge ${judge ?? '?'} · ${records.length} result(s)`,
         ...problems.map((p) => `  problem: ${p}`),
@@ -98,4 +108,36 @@ export async function doctorCommand(flags: DoctorFlags): Promise<number> {
     report,
   );
   return failed ? EXIT.problem : EXIT.ok;
+}
+
+interface StoreReport {
+  kind: string;
+  where: string | null;
+  connected: boolean;
+  stale: boolean;
+  replication_lag: number;
+  projection_lag: number;
+}
+
+/** The store behind the service, from its /v1/health (the log kind, connection and lags). */
+async function storeOf(url: string): Promise<StoreReport | undefined> {
+  try {
+    const token = process.env['KIOKU_TOKEN'];
+    const h = await requestKioku<{
+      store?: { kind: string; connected: boolean; where?: string; replication_lag?: number };
+      stale?: boolean;
+      projection_lag?: number;
+    }>(url, '/v1/health', { method: 'GET', timeoutMs: 5_000, ...(token ? { token } : {}) });
+    if (!h.store) return undefined;
+    return {
+      kind: h.store.kind,
+      where: h.store.where ?? null,
+      connected: h.store.connected,
+      stale: h.stale ?? false,
+      replication_lag: h.store.replication_lag ?? 0,
+      projection_lag: h.projection_lag ?? 0,
+    };
+  } catch {
+    return undefined; // the recall check above already says whether the service answers
+  }
 }
