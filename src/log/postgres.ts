@@ -140,7 +140,7 @@ export class PostgresEventLog implements EventStore {
       if (!head)
         throw new KiokuError(
           'KIOKU_STORE_MISSING',
-          `no Kioku event table ${log.names.table} in this database (create it with a role that may, or run once with createSchema)`,
+          `no Kioku event table ${log.names.table} in this database: run \`kioku store init\``,
         );
       log.advance(head);
       await log.listen();
