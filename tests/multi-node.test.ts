@@ -94,8 +94,20 @@ describe.runIf(PG_AVAILABLE)('three nodes on one PostgreSQL', () => {
         }
       });
 
+      // under load, a write on one node is readable on the others within 1 s
+      await sleep(1_000);
+      const probe = await call(nodes[0] as Node, 'POST', '/v1/memories', { memories: [{ id: 'probe', kind: 'fact', text: 'the probe written on node 0' }] });
+      expect(probe.status).toBe(200);
+      const written = performance.now();
+      for (const other of [nodes[1], nodes[2]] as Node[]) {
+        while ((await call(other, 'GET', `/v1/evidence/${encodeURIComponent('ev1:private:memory:probe')}`)).status !== 200) {
+          expect(performance.now() - written).toBeLessThan(1_000);
+          await sleep(10);
+        }
+      }
+
       // a node dies without warning and comes back on its own data dir
-      await sleep(1_500);
+      await sleep(500);
       const victim = nodes[1] as Node;
       victim.child?.kill('SIGKILL');
       await sleep(1_000);
@@ -126,15 +138,16 @@ describe.runIf(PG_AVAILABLE)('three nodes on one PostgreSQL', () => {
 
       // the table: one linear chain; each memory written once; every acknowledged one there
       const log = await PostgresEventLog.open({ url: store, createSchema: false });
-      const written: string[] = [];
+      const ids: string[] = [];
       try {
         expect(await log.verify()).toMatchObject({ ok: true });
-        for await (const r of log.read({ types: ['memory.written'] })) written.push((r.data as { id: string }).id);
+        for await (const r of log.read({ types: ['memory.written'] })) ids.push((r.data as { id: string }).id);
       } finally {
         await log.close();
       }
-      expect(new Set(written).size).toBe(written.length);
-      const missing = [...acked].filter((id) => !written.includes(id));
+      expect(new Set(ids).size).toBe(ids.length);
+      acked.add('probe');
+      const missing = [...acked].filter((id) => !ids.includes(id));
       expect(missing).toEqual([]);
 
       // every node converges on the table and can read every acknowledged write
@@ -148,7 +161,7 @@ describe.runIf(PG_AVAILABLE)('three nodes on one PostgreSQL', () => {
           await sleep(100);
         }
         const stats = (await call(n, 'GET', '/v1/stats')).body as { items: { by_layer: Record<string, number> } };
-        expect(stats.items.by_layer['memory']).toBe(written.length);
+        expect(stats.items.by_layer['memory']).toBe(ids.length);
         for (const id of [...acked].filter((_, i) => i % 25 === 0)) {
           const res = await call(n, 'GET', `/v1/evidence/${encodeURIComponent(`ev1:private:memory:${id}`)}`);
           expect(res.status, `${id} on node ${n.port}`).toBe(200);
