@@ -74,7 +74,7 @@ describe.runIf(PG_AVAILABLE)('three nodes on one PostgreSQL', () => {
       for (const n of nodes) n.child = await serve(n, store);
 
       const acked = new Set<string>();
-      const outcomes = { ok: 0, unavailable: 0, refused: 0, other: [] as string[] };
+      const outcomes = { ok: 0, unavailable: 0, starting: 0, refused: 0, other: [] as string[] };
       let phase: 'load' | 'outage' | 'after' = 'load';
       const writers = Array.from({ length: 8 }, async (_, w) => {
         const node = nodes[w % 3] as Node;
@@ -84,6 +84,7 @@ describe.runIf(PG_AVAILABLE)('three nodes on one PostgreSQL', () => {
             const res = await call(node, 'POST', '/v1/memories', { memories: [{ id, kind: 'fact', text: `writer ${w} note ${i} about the shared library` }] });
             if (res.status === 200) acked.add(id);
             else if (res.status === 503 && (res.body['error'] as { code: string }).code === 'KIOKU_STORE_UNAVAILABLE') outcomes.unavailable += 1;
+            else if (res.status === 503 && (res.body['error'] as { code: string }).code === 'KIOKU_NOT_READY') outcomes.starting += 1; // the restarted node catching up
             else outcomes.other.push(`${phase} ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
             if (res.status === 200) outcomes.ok += 1;
             else await sleep(50);
