@@ -84,7 +84,8 @@ describe.runIf(PG_AVAILABLE)('three nodes on one PostgreSQL', () => {
             const res = await call(node, 'POST', '/v1/memories', { memories: [{ id, kind: 'fact', text: `writer ${w} note ${i} about the shared library` }] });
             if (res.status === 200) acked.add(id);
             else if (res.status === 503 && (res.body['error'] as { code: string }).code === 'KIOKU_STORE_UNAVAILABLE') outcomes.unavailable += 1;
-            else if (res.status === 503 && (res.body['error'] as { code: string }).code === 'KIOKU_NOT_READY') outcomes.starting += 1; // the restarted node catching up
+            else if (res.status === 503 && (res.body['error'] as { code: string }).code === 'KIOKU_NOT_READY')
+              outcomes.starting += 1; // the restarted node catching up
             else outcomes.other.push(`${phase} ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
             if (res.status === 200) outcomes.ok += 1;
             else await sleep(50);

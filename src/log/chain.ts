@@ -209,3 +209,28 @@ export async function* follow(
     await nextCommit(source.commits, signal);
   }
 }
+
+/**
+ * What every store's write side shares: validated appends queued for group commit, refused
+ * once the store is closed. A store gives `commitGroup` (persist one group) and closes itself.
+ */
+export abstract class GroupCommitStore {
+  protected closed = false;
+  protected readonly queue = new CommitQueue((group) => this.commitGroup(group));
+
+  protected abstract commitGroup(group: PendingWrite[]): Promise<void>;
+
+  async append(event: AppendInput, options: AppendOptions = {}): Promise<Appended> {
+    const [appended] = await this.appendAll([event], options);
+    return appended as Appended;
+  }
+
+  appendAll(events: readonly AppendInput[], options: AppendOptions = {}): Promise<Appended[]> {
+    if (this.closed) return Promise.reject(new KiokuError('KIOKU_LOG_CLOSED', 'the event log is closed'));
+    return this.queue.submit(events, options);
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+}

@@ -2,11 +2,11 @@
 import { EventEmitter } from 'node:events';
 import { KiokuError } from '../errors.js';
 import type { AppendInput, LogRecord } from '../events/index.js';
-import { CommitQueue, LastOfType, decodeRecord, follow, hexHead, lastIn, planGroup, type PendingWrite } from './chain.js';
+import { GroupCommitStore, LastOfType, decodeRecord, follow, hexHead, lastIn, planGroup, type PendingWrite } from './chain.js';
 import { GENESIS_PREV, decodeBody, seqKey, splitFrame } from './codec.js';
 import { DURABLE, HEAD_KEY, logSublevels, parseHeadMeta, type LevelStore, type LogSublevels } from './level.js';
 import type { Appended, AppendOptions, EventStore, Head, ReadOptions, TailOptions } from './port.js';
-import type { ChainFrame } from './transfer.js';
+import { inBatches, type ChainFrame } from './transfer.js';
 import { verifyChain, type ChainReport, type VerifyChainOptions } from './verify.js';
 
 export type { Appended, AppendOptions, ExpectedHead, Head, ReadOptions, TailOptions } from './port.js';
@@ -14,21 +14,20 @@ export type { Appended, AppendOptions, ExpectedHead, Head, ReadOptions, TailOpti
 const READ_CHUNK = 1000;
 
 /** The LevelDB event store (any abstract-level store: classic-level on disk, memory-level in tests). */
-export class EventLog implements EventStore {
+export class EventLog extends GroupCommitStore implements EventStore {
   readonly kind = 'leveldb' as const;
   readonly db: LevelStore;
   private readonly sub: LogSublevels;
   private headSeq = 0;
   private headHash: Buffer = Buffer.from(GENESIS_PREV);
   private lastTs = 0;
-  private readonly queue = new CommitQueue((group) => this.commitGroup(group));
-  private closed = false;
   private readonly commits = new EventEmitter();
   private readonly lastOfType = new LastOfType();
   /** Whether close() should also close the Level store (true when the log opened it). */
   private readonly ownsStore: boolean;
 
   private constructor(db: LevelStore, ownsStore: boolean) {
+    super();
     this.db = db;
     this.sub = logSublevels(db);
     this.ownsStore = ownsStore;
@@ -65,22 +64,7 @@ export class EventLog implements EventStore {
     return { seq: this.headSeq, hash: hexHead(this.headSeq, this.headHash) };
   }
 
-  /**
-   * Validate and append one event. Resolves once the batch holding it is durable.
-   * Refuses invalid events (nothing written) and, with `expectedHead`, a moved head.
-   */
-  async append(event: AppendInput, options: AppendOptions = {}): Promise<Appended> {
-    const [appended] = await this.appendAll([event], options);
-    return appended as Appended;
-  }
-
-  /** Append several events atomically: all land in one batch, contiguous, or none do. */
-  appendAll(events: readonly AppendInput[], options: AppendOptions = {}): Promise<Appended[]> {
-    if (this.closed) return Promise.reject(new KiokuError('KIOKU_LOG_CLOSED', 'the event log is closed'));
-    return this.queue.submit(events, options);
-  }
-
-  private async commitGroup(group: PendingWrite[]): Promise<void> {
+  protected async commitGroup(group: PendingWrite[]): Promise<void> {
     await this.learnTypes(group);
     const plan = planGroup(
       group,
@@ -134,24 +118,15 @@ export class EventLog implements EventStore {
   /** Write an exported chain verbatim into this empty log: records and type index in batches, the head last. */
   async importChain(frames: AsyncIterable<ChainFrame>): Promise<Head> {
     if (this.headSeq > 0 || this.closed) throw notEmpty(this.headSeq);
-    let last: ChainFrame | undefined;
-    let batch: ChainFrame[] = [];
-    const flush = async (): Promise<void> => {
-      await this.db.batch<string, Uint8Array | string>(
+    const last = await inBatches(frames, (batch) =>
+      this.db.batch<string, Uint8Array | string>(
         [
           ...batch.map((f) => ({ type: 'put' as const, key: seqKey(f.seq), value: f.frame, sublevel: this.sub.records })),
           ...batch.map((f) => ({ type: 'put' as const, key: `${f.type}!${seqKey(f.seq)}`, value: '', sublevel: this.sub.byType })),
         ],
         DURABLE,
-      );
-      batch = [];
-    };
-    for await (const frame of frames) {
-      batch.push(frame);
-      last = frame;
-      if (batch.length >= 1000) await flush();
-    }
-    if (batch.length > 0) await flush();
+      ),
+    );
     if (!last) return this.head();
     await this.sub.meta.put(HEAD_KEY, JSON.stringify({ seq: last.seq, hash: last.hash.toString('hex'), ts: last.ts }), DURABLE);
     this.headSeq = last.seq;
@@ -247,10 +222,6 @@ export class EventLog implements EventStore {
     await this.queue.settled();
     this.commits.emit('close');
     if (this.ownsStore) await this.db.close();
-  }
-
-  get isClosed(): boolean {
-    return this.closed;
   }
 
   /** Raw access for verify and fault-injection tests. */

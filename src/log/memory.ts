@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { KiokuError } from '../errors.js';
 import type { AppendInput, LogRecord } from '../events/index.js';
-import { CommitQueue, decodeRecord, follow, hexHead, lastIn, planGroup, type ChainPosition, type EncodedRecord, type PendingWrite } from './chain.js';
+import { GroupCommitStore, decodeRecord, follow, hexHead, lastIn, planGroup, type ChainPosition, type EncodedRecord, type PendingWrite } from './chain.js';
 import { GENESIS_PREV, seqKey } from './codec.js';
 import type { Appended, AppendOptions, EventStore, Head, ReadOptions, TailOptions } from './port.js';
 import { verifySource, type ChainReport, type ChainSource, type VerifyChainOptions } from './verify.js';
@@ -58,14 +58,13 @@ export class MemoryChain {
   }
 }
 
-export class MemoryEventLog implements EventStore {
+export class MemoryEventLog extends GroupCommitStore implements EventStore {
   readonly kind = 'memory' as const;
-  private readonly queue = new CommitQueue((group) => this.chain.exclusive(() => this.commitGroup(group)));
-  private closed = false;
   private readonly listeners = new EventEmitter().setMaxListeners(0);
   private readonly forward = (range: { from: number; to: number }): void => void this.listeners.emit('commit', range);
 
   constructor(readonly chain: MemoryChain = new MemoryChain()) {
+    super();
     chain.commits.on('commit', this.forward);
   }
 
@@ -74,17 +73,12 @@ export class MemoryEventLog implements EventStore {
     return { seq, hash: hexHead(seq, prev) };
   }
 
-  async append(event: AppendInput, options: AppendOptions = {}): Promise<Appended> {
-    const [appended] = await this.appendAll([event], options);
-    return appended as Appended;
+  /** the chain's lock stands in for a row lock: one commit at a time across every log on it */
+  protected commitGroup(group: PendingWrite[]): Promise<void> {
+    return this.chain.exclusive(() => this.commitLocked(group));
   }
 
-  appendAll(events: readonly AppendInput[], options: AppendOptions = {}): Promise<Appended[]> {
-    if (this.closed) return Promise.reject(new KiokuError('KIOKU_LOG_CLOSED', 'the event log is closed'));
-    return this.queue.submit(events, options);
-  }
-
-  private commitGroup(group: PendingWrite[]): void {
+  private commitLocked(group: PendingWrite[]): void {
     const start = this.chain.position; // the real head, read under the lock
     const { records: stored, accepted, end: at } = planGroup(group, start, (types, planned) => this.chain.lastOf(types, start.seq, planned), Date.now());
     if (accepted.length === 0) return;
@@ -142,9 +136,5 @@ export class MemoryEventLog implements EventStore {
     await this.queue.settled();
     this.chain.commits.off('commit', this.forward);
     this.listeners.emit('close');
-  }
-
-  get isClosed(): boolean {
-    return this.closed;
   }
 }

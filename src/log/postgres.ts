@@ -10,10 +10,10 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { KiokuError } from '../errors.js';
 import type { AppendInput, LogRecord } from '../events/index.js';
-import { CommitQueue, decodeRecord, follow, hexHead, lastIn, planGroup, type ChainPosition, type PendingWrite } from './chain.js';
+import { GroupCommitStore, decodeRecord, follow, hexHead, lastIn, planGroup, type ChainPosition, type PendingWrite } from './chain.js';
 import { FRAME_FORMAT, GENESIS_PREV, HASH_BYTES, HEADER_BYTES, seqKey } from './codec.js';
 import { notEmpty } from './event-log.js';
-import type { ChainFrame } from './transfer.js';
+import { inBatches, type ChainFrame } from './transfer.js';
 import type { Appended, AppendOptions, EventStore, Head, ReadOptions, StoreHealth, TailOptions } from './port.js';
 import { verifySource, type ChainReport, type ChainSource, type VerifyChainOptions } from './verify.js';
 import { schemaStatements, type TableNames } from './postgres-schema.js';
@@ -89,7 +89,7 @@ function parseUrl(url: string): { connectionString: string; schema: string } {
   return { connectionString: u.toString(), schema };
 }
 
-export class PostgresEventLog implements EventStore {
+export class PostgresEventLog extends GroupCommitStore implements EventStore {
   readonly kind = 'postgres' as const;
   private readonly pool: pg.Pool;
   private readonly names: TableNames;
@@ -98,9 +98,7 @@ export class PostgresEventLog implements EventStore {
   private readonly connectionString: string;
   /** the highest committed position this node knows of (its own commits, notifications, head reads) */
   private known: ChainPosition = { seq: 0, prev: Buffer.from(GENESIS_PREV), ts: 0 };
-  private readonly queue = new CommitQueue((group) => this.commitGroup(group));
   private readonly commits = new EventEmitter().setMaxListeners(0);
-  private closed = false;
   private listener: pg.Client | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -112,6 +110,7 @@ export class PostgresEventLog implements EventStore {
   private readonly roles = new Set<string>();
 
   private constructor(options: PostgresLogOptions) {
+    super();
     this.options = options;
     const { connectionString, schema } = parseUrl(options.url);
     this.connectionString = connectionString;
@@ -137,11 +136,7 @@ export class PostgresEventLog implements EventStore {
     try {
       if (options.createSchema ?? true) await log.ensureSchema();
       const head = await log.readTableHead();
-      if (!head)
-        throw new KiokuError(
-          'KIOKU_STORE_MISSING',
-          `no Kioku event table ${log.names.table} in this database: run \`kioku store init\``,
-        );
+      if (!head) throw new KiokuError('KIOKU_STORE_MISSING', `no Kioku event table ${log.names.table} in this database: run \`kioku store init\``);
       log.advance(head);
       await log.listen();
     } catch (err) {
@@ -289,18 +284,8 @@ export class PostgresEventLog implements EventStore {
     return { seq: this.known.seq, hash: hexHead(this.known.seq, this.known.prev) };
   }
 
-  async append(event: AppendInput, options: AppendOptions = {}): Promise<Appended> {
-    const [appended] = await this.appendAll([event], options);
-    return appended as Appended;
-  }
-
-  appendAll(events: readonly AppendInput[], options: AppendOptions = {}): Promise<Appended[]> {
-    if (this.closed) return Promise.reject(new KiokuError('KIOKU_LOG_CLOSED', 'the event log is closed'));
-    return this.queue.submit(events, options);
-  }
-
   /** One transaction per group: lock, read the real head, plan, insert, notify, COMMIT. */
-  private async commitGroup(group: PendingWrite[]): Promise<void> {
+  protected async commitGroup(group: PendingWrite[]): Promise<void> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -375,17 +360,7 @@ export class PostgresEventLog implements EventStore {
       const count = await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.names.table}`);
       const existing = Number(count.rows[0]?.seq ?? 0);
       if (existing > 0) throw notEmpty(existing);
-      let batch: ChainFrame[] = [];
-      const flush = async (): Promise<void> => {
-        await this.insertRows(client, batch);
-        batch = [];
-      };
-      for await (const frame of frames) {
-        batch.push(frame);
-        last = frame;
-        if (batch.length >= 1000) await flush();
-      }
-      if (batch.length > 0) await flush();
+      last = await inBatches(frames, (batch) => this.insertRows(client, batch));
       const payload = last ? JSON.stringify({ seq: last.seq, hash: last.hash.toString('hex'), ts: last.ts }) : '{}';
       await client.query(`SELECT pg_notify('${this.names.channel}', '${payload}'); COMMIT`);
       client.release();
@@ -598,9 +573,5 @@ export class PostgresEventLog implements EventStore {
     await listener?.end().catch(() => undefined);
     await this.pool.end().catch(() => undefined);
     this.commits.emit('close');
-  }
-
-  get isClosed(): boolean {
-    return this.closed;
   }
 }

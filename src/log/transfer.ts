@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { KiokuError } from '../errors.js';
 import { GENESIS_HASH_HEX, GENESIS_PREV, HASH_BYTES, decodeBody, sha256, splitFrame } from './codec.js';
+import type { EncodedRecord } from './chain.js';
 import type { ChainSource } from './verify.js';
 
 export const CHAIN_FILE_MAGIC = 'KIOKU-CHAIN/1\n';
@@ -17,16 +18,30 @@ export interface ChainFileHeader {
   exported_at: string;
 }
 
-/** One stored frame with what a store indexes it by. */
-export interface ChainFrame {
-  seq: number;
-  type: string;
-  ns: string;
-  ts: number;
-  frame: Buffer;
-  hash: Buffer;
+/** One stored frame with what a store indexes it by, and its parts. */
+export interface ChainFrame extends EncodedRecord {
   prev: Buffer;
   body: Buffer;
+}
+
+/** Hand `frames` to `write` in batches of `size`; the last frame (undefined when there were none). */
+export async function inBatches(
+  frames: AsyncIterable<ChainFrame>,
+  write: (batch: ChainFrame[]) => Promise<void>,
+  size = 1000,
+): Promise<ChainFrame | undefined> {
+  let batch: ChainFrame[] = [];
+  let last: ChainFrame | undefined;
+  for await (const frame of frames) {
+    batch.push(frame);
+    last = frame;
+    if (batch.length >= size) {
+      await write(batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await write(batch);
+  return last;
 }
 
 /** Write every frame of `source` up to `head` (checked by the caller with verify) to `out`. */
