@@ -4,7 +4,9 @@ import type { EventEmitter } from 'node:events';
 import { KiokuError, LogConflictError } from '../errors.js';
 import { upcast, validateEvent, type AppendInput, type LogRecord, type ValidatedEvent } from '../events/index.js';
 import { GENESIS_HASH_HEX, decodeBody, encodeBody, encodeFrame, splitFrame } from './codec.js';
-import type { Appended, AppendOptions, ExpectedHead } from './port.js';
+import type { Appended, AppendOptions, EncodedRecord, ExpectedHead } from './port.js';
+
+export type { EncodedRecord } from './port.js';
 
 export interface ChainPosition {
   seq: number;
@@ -12,15 +14,6 @@ export interface ChainPosition {
   prev: Buffer;
   /** timestamp of the record at seq */
   ts: number;
-}
-
-export interface EncodedRecord {
-  seq: number;
-  type: string;
-  ns: string;
-  ts: number;
-  frame: Buffer;
-  hash: Buffer;
 }
 
 /** Encode one write's events after `at`; timestamps never decrease, so time ranges map to seq ranges. */

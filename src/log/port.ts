@@ -3,7 +3,6 @@
 // by any number of logs, the model of a store written by several nodes). Every one
 // passes the contract in tests/contracts/log.ts. See docs/architecture.md.
 import type { AppendInput, LogRecord } from '../events/index.js';
-import type { ChainFrame } from './transfer.js';
 import type { ChainReport, VerifyChainOptions } from './verify.js';
 
 export interface Head {
@@ -25,6 +24,22 @@ export interface ExpectedHead {
 
 export interface AppendOptions {
   expectedHead?: ExpectedHead;
+}
+
+/** One record encoded for storage: its frame (format, hash, prev, body) and what stores index it by. */
+export interface EncodedRecord {
+  seq: number;
+  type: string;
+  ns: string;
+  ts: number;
+  frame: Buffer;
+  hash: Buffer;
+}
+
+/** One stored frame with what a store indexes it by, and its parts. */
+export interface ChainFrame extends EncodedRecord {
+  prev: Buffer;
+  body: Buffer;
 }
 
 export interface Appended {

@@ -7,7 +7,9 @@ import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { KiokuError } from '../errors.js';
 import { GENESIS_HASH_HEX, GENESIS_PREV, HASH_BYTES, decodeBody, sha256, splitFrame } from './codec.js';
-import type { EncodedRecord } from './chain.js';
+import type { ChainFrame } from './port.js';
+
+export type { ChainFrame } from './port.js';
 import type { ChainSource } from './verify.js';
 
 export const CHAIN_FILE_MAGIC = 'KIOKU-CHAIN/1\n';
@@ -16,12 +18,6 @@ export interface ChainFileHeader {
   format: 1;
   head: { seq: number; hash: string };
   exported_at: string;
-}
-
-/** One stored frame with what a store indexes it by, and its parts. */
-export interface ChainFrame extends EncodedRecord {
-  prev: Buffer;
-  body: Buffer;
 }
 
 /** Hand `frames` to `write` in batches of `size`; the last frame (undefined when there were none). */
