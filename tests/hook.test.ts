@@ -71,9 +71,10 @@ describe('kioku hook run against a real server', () => {
   });
   afterAll(async () => server.stop());
 
-  it('injects the delivery for a relevant prompt in exactly the shape Claude Code accepts, through the real CLI', async () => {
+  it('injects the delivery for a relevant prompt in exactly the shape Claude Code accepts, through the installed entry (bin/kioku.js → the bundle)', async () => {
     const out = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'tools/kioku.ts'), 'hook', 'run', '--data', server.dir], { cwd: REPO, env: env() });
+      // what `kioku hook install` writes: node <package>/bin/kioku.js hook run (npm test builds dist/ first)
+      const child = spawn(process.execPath, [join(REPO, 'bin/kioku.js'), 'hook', 'run', '--data', server.dir], { cwd: REPO, env: env() });
       let stdout = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
       child.on('close', (code) => resolve({ code: code ?? -1, stdout }));

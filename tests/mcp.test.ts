@@ -14,7 +14,8 @@ type ToolResult = { content: { type: string; text: string }[]; structuredContent
 async function mcpClient(dataDir: string, env: Record<string, string> = {}): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', join(REPO, 'tools/kioku.ts'), 'mcp', '--data', dataDir],
+    // the installed entry, as a host runs it: bin/kioku.js → the bundled dist/mcp.mjs (npm test builds dist/ first)
+    args: [join(REPO, 'bin/kioku.js'), 'mcp', '--data', dataDir],
     cwd: REPO,
     env: { PATH: process.env['PATH'] ?? '', HOME: dataDir, KIOKU_EMBEDDER: 'hash', KIOKU_CLOCK: '2026-11-29T12:00:00Z', ...env },
     stderr: 'pipe',
