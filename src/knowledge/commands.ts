@@ -84,6 +84,26 @@ export interface KnowledgeStore {
   projections: KnowledgeReadModel;
 }
 
+type ParsedWrite = z.output<typeof writeMemoriesSchema>;
+type ParsedMemory = ParsedWrite['memories'][number];
+/** What an idempotent repeat is compared on. */
+type MemoryContent = Pick<RecordEntry, 'text' | 'kind' | 'terms' | 'entities' | 'tags'>;
+
+interface QueuedWrite {
+  parsed: ParsedWrite;
+  resolve: (result: WriteMemoriesResult) => void;
+  reject: (err: unknown) => void;
+}
+
+/** What the earlier calls of a write group wrote (by evidence key) and superseded (key → by id). */
+interface WriteOverlay {
+  written: Map<string, MemoryContent>;
+  retired: Map<string, string>;
+}
+
+/** Memory writes decided and appended together at most (a bound on one group's latency). */
+const MAX_GROUPED_WRITES = 256;
+
 export interface WriteMemoriesResult {
   ids: string[];
   /** ids actually appended (a repeat of an identical write appends nothing) */
@@ -121,6 +141,9 @@ const MAX_DECISIONS = 20;
 
 export class Knowledge {
   private queue: Promise<unknown> = Promise.resolve();
+  /** memory writes waiting for their group's turn */
+  private queuedWrites: QueuedWrite[] = [];
+  private writeGroupScheduled = false;
   /** the head the running command decided against */
   private decidedAt: number | undefined;
 
@@ -175,60 +198,127 @@ export class Knowledge {
     return last;
   }
 
-  async writeMemories(input: unknown): Promise<WriteMemoriesResult> {
-    const parsed = parseInput(writeMemoriesSchema, input, 'write memories');
-    return this.exclusive(async () => {
-      const events: AppendInput[] = [];
-      const result: WriteMemoriesResult = { ids: [], written: [], supersede_candidates: {} };
-      const batchIds = new Set<string>();
-      for (const [i, m] of parsed.memories.entries()) {
-        const id = m.id ?? newId('m');
-        if (batchIds.has(id))
-          throw new KiokuError('KIOKU_INPUT_INVALID', `write memories: memories.${i}.id: "${id}" appears twice in the batch`, {
-            details: { field: `memories.${i}.id` },
-          });
-        batchIds.add(id);
-        result.ids.push(id);
-        const existing = this.records.get(evidenceKey({ ns: parsed.ns, layer: 'memory', id }));
-        if (existing) {
-          if (sameMemory(existing, m)) continue; // idempotent repeat
-          throw new KiokuError('KIOKU_ID_CONFLICT', `memory "${id}" already exists with different content; supersede it instead`, {
-            details: { field: `memories.${i}.id`, id },
-          });
-        }
-        for (const [j, old] of m.supersede_ids.entries()) {
-          // an earlier memory of the same batch may be superseded too
-          if (!batchIds.has(old) || old === id) this.requireActiveMemory(parsed.ns, old, `memories.${i}.supersede_ids.${j}`);
-        }
-        if (m.supersede_ids.length === 0) {
-          const candidates = this.records.supersedeCandidates(parsed.ns, m.terms, [id]);
-          if (candidates.length) result.supersede_candidates[id] = candidates;
-        }
-        events.push({
-          type: 'memory.written',
-          ns: parsed.ns,
-          data: {
-            id,
-            kind: m.kind,
-            text: m.text,
-            terms: m.terms,
-            entities: m.entities,
-            tags: m.tags,
-            attachments: m.attachments,
-            fingerprint: fingerprint(m.text),
-            ...(m.owner !== undefined ? { owner: m.owner } : {}),
-            ...(m.audience !== undefined ? { audience: m.audience } : {}),
-            ...(m.occurred_at !== undefined ? { occurred_at: m.occurred_at } : {}),
-            ...(m.session_id !== undefined ? { session_id: m.session_id } : {}),
-            ...(m.speaker !== undefined ? { speaker: m.speaker } : {}),
-            ...(m.supersede_ids.length ? { supersedes: m.supersede_ids } : {}),
-          },
-        });
-        result.written.push(id);
-      }
-      await this.commit(events);
-      return result;
+  /**
+   * Write memories. Calls that queue while another command runs are decided together, in order,
+   * each against the projections plus what the earlier ones in the group write (an overlay), and
+   * appended in one batch: one durable write instead of one per call. Each call still succeeds or
+   * is refused on its own, and lands whole or not at all.
+   */
+  writeMemories(input: unknown): Promise<WriteMemoriesResult> {
+    let parsed: ParsedWrite;
+    try {
+      parsed = parseInput(writeMemoriesSchema, input, 'write memories');
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise((resolve, reject) => {
+      this.queuedWrites.push({ parsed, resolve, reject });
+      if (!this.writeGroupScheduled) this.scheduleWriteGroup();
     });
+  }
+
+  /** One turn of the command queue for the writes queued when it comes (a retry keeps the same group). */
+  private scheduleWriteGroup(): void {
+    this.writeGroupScheduled = true;
+    let group: QueuedWrite[] | undefined;
+    this.exclusive(async () => {
+      if (!group) {
+        group = this.queuedWrites.splice(0, MAX_GROUPED_WRITES);
+        this.writeGroupScheduled = false;
+        if (this.queuedWrites.length > 0) this.scheduleWriteGroup(); // over the cap: the rest go next
+      }
+      return this.decideWrites(group);
+    }).then(
+      (outcomes) => outcomes.forEach((o, i) => ('result' in o ? group?.[i]?.resolve(o.result) : group?.[i]?.reject(o.error))),
+      (err: unknown) => group?.forEach((w) => w.reject(err)),
+    );
+  }
+
+  /** Decide each write of a group in order (refusals stay with their call), then append them all at once. */
+  private async decideWrites(group: readonly QueuedWrite[]): Promise<({ result: WriteMemoriesResult } | { error: unknown })[]> {
+    const overlay: WriteOverlay = { written: new Map(), retired: new Map() };
+    const events: AppendInput[] = [];
+    const outcomes = group.map((w): { result: WriteMemoriesResult } | { error: unknown } => {
+      try {
+        const decided = this.decideWrite(w.parsed, overlay);
+        events.push(...decided.events);
+        return { result: decided.result };
+      } catch (error) {
+        if (!isKiokuError(error)) throw error;
+        return { error };
+      }
+    });
+    await this.commit(events);
+    return outcomes;
+  }
+
+  private decideWrite(parsed: ParsedWrite, overlay: WriteOverlay): { events: AppendInput[]; result: WriteMemoriesResult } {
+    const events: AppendInput[] = [];
+    const result: WriteMemoriesResult = { ids: [], written: [], supersede_candidates: {} };
+    const batchIds = new Set<string>();
+    const mine: [string, ParsedMemory, string][] = [];
+    for (const [i, m] of parsed.memories.entries()) {
+      const id = m.id ?? newId('m');
+      if (batchIds.has(id))
+        throw new KiokuError('KIOKU_INPUT_INVALID', `write memories: memories.${i}.id: "${id}" appears twice in the batch`, {
+          details: { field: `memories.${i}.id` },
+        });
+      batchIds.add(id);
+      result.ids.push(id);
+      const key = evidenceKey({ ns: parsed.ns, layer: 'memory', id });
+      const existing = overlay.written.get(key) ?? this.records.get(key);
+      if (existing) {
+        if (sameMemory(existing, m)) continue; // idempotent repeat
+        throw new KiokuError('KIOKU_ID_CONFLICT', `memory "${id}" already exists with different content; supersede it instead`, {
+          details: { field: `memories.${i}.id`, id },
+        });
+      }
+      for (const [j, old] of m.supersede_ids.entries()) {
+        // an earlier memory of the same batch may be superseded too
+        if (!batchIds.has(old) || old === id) this.requireActiveInGroup(parsed.ns, old, `memories.${i}.supersede_ids.${j}`, overlay);
+      }
+      if (m.supersede_ids.length === 0) {
+        const candidates = this.records.supersedeCandidates(parsed.ns, m.terms, [id]);
+        if (candidates.length) result.supersede_candidates[id] = candidates;
+      }
+      events.push({
+        type: 'memory.written',
+        ns: parsed.ns,
+        data: {
+          id,
+          kind: m.kind,
+          text: m.text,
+          terms: m.terms,
+          entities: m.entities,
+          tags: m.tags,
+          attachments: m.attachments,
+          fingerprint: fingerprint(m.text),
+          ...(m.owner !== undefined ? { owner: m.owner } : {}),
+          ...(m.audience !== undefined ? { audience: m.audience } : {}),
+          ...(m.occurred_at !== undefined ? { occurred_at: m.occurred_at } : {}),
+          ...(m.session_id !== undefined ? { session_id: m.session_id } : {}),
+          ...(m.speaker !== undefined ? { speaker: m.speaker } : {}),
+          ...(m.supersede_ids.length ? { supersedes: m.supersede_ids } : {}),
+        },
+      });
+      result.written.push(id);
+      mine.push([key, m, id]);
+    }
+    // this call is accepted: what it writes and retires is what the next calls of the group see
+    for (const [key, m, id] of mine) {
+      overlay.written.set(key, { text: m.text, kind: m.kind, terms: m.terms, entities: memoryEntities(m), tags: m.tags });
+      for (const old of m.supersede_ids) overlay.retired.set(evidenceKey({ ns: parsed.ns, layer: 'memory', id: old }), id);
+    }
+    return { events, result };
+  }
+
+  /** requireActiveMemory, counting what earlier calls of the same group wrote and superseded. */
+  private requireActiveInGroup(ns: string, id: string, field: string, overlay: WriteOverlay): void {
+    const key = evidenceKey({ ns, layer: 'memory', id });
+    const by = overlay.retired.get(key);
+    if (by !== undefined) throw new KiokuError('KIOKU_RETIRED', `memory "${id}" is superseded by "${by}"`, { details: { field, id, status: 'superseded' } });
+    if (overlay.written.has(key)) return;
+    this.requireActiveMemory(ns, id, field);
   }
 
   /** Link existing memories: `head_id` supersedes each of `superseded_ids` (old kept, marked). */
@@ -487,7 +577,7 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-function sameMemory(e: RecordEntry, m: z.output<typeof memoryInputSchema>): boolean {
+function sameMemory(e: MemoryContent, m: z.output<typeof memoryInputSchema>): boolean {
   return e.text === m.text && e.kind === m.kind && sameList(e.terms, m.terms) && sameList(e.entities, memoryEntities(m)) && sameList(e.tags, m.tags);
 }
 

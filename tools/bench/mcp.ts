@@ -37,7 +37,8 @@ const quantile = (xs: number[], q: number): number => {
 const t0 = performance.now();
 const transport = new StdioClientTransport({
   command: process.execPath,
-  args: ['--import', 'tsx', join(ROOT, 'tools/kioku.ts'), 'mcp', '--data', dir],
+  // the installed entry, as a host runs it (bin/kioku.js → the bundled dist/mcp.mjs; the npm script builds first)
+  args: [join(ROOT, 'bin/kioku.js'), 'mcp', '--data', dir],
   cwd: ROOT,
   env,
   stderr: 'ignore',
