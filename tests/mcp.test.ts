@@ -59,6 +59,10 @@ describe('kioku mcp over stdio', () => {
       ].sort(),
     );
     for (const t of tools) expect(t.description?.length ?? 0).toBeGreaterThan(40);
+    // the rhythm of a session comes with initialize: which tool when
+    const instructions = client.getInstructions() ?? '';
+    for (const tool of ['recall_directives', 'search_memory', 'write_memory', 'recall_timeline', 'recall_topic', 'recall_episodes', 'get_related'])
+      expect(instructions).toContain(tool);
     expect(readRunFile(data.path)).toBeUndefined();
   });
 
