@@ -227,3 +227,50 @@ export abstract class GroupCommitStore {
     return this.closed;
   }
 }
+
+/**
+ * The frames a single-writer store committed last, contiguous up to its head: the projections
+ * (and tails) that follow each commit read them from memory instead of opening a store iterator
+ * per commit. Bounded by count and bytes; older ranges are read from the store.
+ */
+export class RecentFrames {
+  private frames: Buffer[] = [];
+  /** seq of frames[0] */
+  private first = 1;
+  private bytes = 0;
+
+  constructor(
+    private readonly maxFrames = 4096,
+    private readonly maxBytes = 8 * 1024 * 1024,
+  ) {}
+
+  /** Frames committed right after the last one kept (a gap resets the cache). */
+  add(records: readonly { seq: number; frame: Buffer }[]): void {
+    for (const r of records) {
+      if (r.seq !== this.first + this.frames.length) this.reset(r.seq);
+      this.frames.push(r.frame);
+      this.bytes += r.frame.length;
+    }
+    let drop = 0;
+    while (this.frames.length - drop > this.maxFrames || (this.bytes > this.maxBytes && this.frames.length - drop > 1)) {
+      this.bytes -= (this.frames[drop] as Buffer).length;
+      drop += 1;
+    }
+    if (drop > 0) {
+      this.frames = this.frames.slice(drop);
+      this.first += drop;
+    }
+  }
+
+  reset(nextSeq: number): void {
+    this.frames = [];
+    this.first = nextSeq;
+    this.bytes = 0;
+  }
+
+  /** The frames from..to when all of them are kept, else undefined. */
+  range(from: number, to: number): Buffer[] | undefined {
+    if (from < this.first || to > this.first + this.frames.length - 1 || from > to) return undefined;
+    return this.frames.slice(from - this.first, to - this.first + 1);
+  }
+}

@@ -2,7 +2,7 @@
 import { EventEmitter } from 'node:events';
 import { KiokuError } from '../errors.js';
 import type { AppendInput, LogRecord } from '../events/index.js';
-import { GroupCommitStore, LastOfType, decodeRecord, follow, hexHead, lastIn, planGroup, type PendingWrite } from './chain.js';
+import { GroupCommitStore, RecentFrames, LastOfType, decodeRecord, follow, hexHead, lastIn, planGroup, type PendingWrite } from './chain.js';
 import { GENESIS_PREV, decodeBody, seqKey, splitFrame } from './codec.js';
 import { DURABLE, HEAD_KEY, logSublevels, parseHeadMeta, type LevelStore, type LogSublevels } from './level.js';
 import type { Appended, AppendOptions, EventStore, Head, ReadOptions, TailOptions } from './port.js';
@@ -23,6 +23,8 @@ export class EventLog extends GroupCommitStore implements EventStore {
   private lastTs = 0;
   private readonly commits = new EventEmitter();
   private readonly lastOfType = new LastOfType();
+  /** what was committed last, for the readers that follow each commit */
+  private readonly recent = new RecentFrames();
   /** Whether close() should also close the Level store (true when the log opened it). */
   private readonly ownsStore: boolean;
 
@@ -95,6 +97,7 @@ export class EventLog extends GroupCommitStore implements EventStore {
     }
     const from = this.headSeq + 1;
     for (const r of plan.records) this.lastOfType.learn(r.type, r.seq);
+    this.recent.add(plan.records);
     this.headSeq = seq;
     this.headHash = prev;
     this.lastTs = ts;
@@ -132,6 +135,7 @@ export class EventLog extends GroupCommitStore implements EventStore {
     this.headSeq = last.seq;
     this.headHash = last.hash;
     this.lastTs = last.ts;
+    this.recent.reset(last.seq + 1);
     this.commits.emit('commit', { from: 1, to: last.seq });
     return this.head();
   }
@@ -162,6 +166,11 @@ export class EventLog extends GroupCommitStore implements EventStore {
   }
 
   private async *readRange(from: number, to: number): AsyncGenerator<LogRecord> {
+    const kept = this.recent.range(from, to);
+    if (kept) {
+      for (const frame of kept) yield decodeRecord(frame);
+      return;
+    }
     const it = this.sub.records.values({ gte: seqKey(from), lte: seqKey(to) });
     // Prefetch: LevelDB's thread reads the next chunk while the consumer handles this one.
     let next = it.nextv(READ_CHUNK);
