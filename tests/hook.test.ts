@@ -109,6 +109,35 @@ describe('kioku hook run against a real server', () => {
     expect(existsSync(join(server.dir, 'hook', 'claude-sess-2.turn'))).toBe(false);
   });
 
+  it("takes Codex's shapes: a null transcript_path, and the answer from last_assistant_message on Stop", async () => {
+    // Codex's hook input (codex-rs/hooks/schema: user-prompt-submit / stop .command.input): turn_id,
+    // model and permission_mode beside the common fields, transcript_path nullable
+    const codex = (hook_event_name: string, extra: Record<string, unknown>) =>
+      JSON.stringify({
+        hook_event_name,
+        session_id: 'cx-1',
+        turn_id: 't-1',
+        cwd: '/repo',
+        model: 'gpt-5',
+        permission_mode: 'default',
+        transcript_path: null,
+        ...extra,
+      });
+    const opts = { data: server.dir, host: 'codex' as const, env: env() };
+    const r = await runHook(codex('UserPromptSubmit', { prompt: 'how do I roll back the billing service?' }), opts);
+    // the same object Codex's output schema allows (additionalProperties: false)
+    const out = JSON.parse(r.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    expect(Object.keys(out)).toEqual(['hookSpecificOutput']);
+    expect(out.hookSpecificOutput.hookEventName).toBe('UserPromptSubmit');
+    expect(out.hookSpecificOutput.additionalContext).toContain('[ev1:private:memory:rollback]');
+    const turnId = readFileSync(join(server.dir, 'hook', 'codex-cx-1.turn'), 'utf8');
+    const answer = 'Run scripts/rollback.sh billing, then check the ledger.';
+    expect(await runHook(codex('Stop', { last_assistant_message: answer, stop_hook_active: false }), opts)).toEqual({ stdout: '' });
+    const artifacts = (await server.call('GET', `/v1/artifacts/${turnId}`)).body as Record<string, unknown>;
+    expect(artifacts).toMatchObject({ completed: true, session_id: 'codex-cx-1' });
+    expect(JSON.stringify(artifacts)).toContain(answer);
+  });
+
   it('gives the standing directives and the time at session start', async () => {
     const r = await runHook(event('SessionStart', { source: 'startup' }), {
       data: server.dir,

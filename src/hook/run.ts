@@ -20,6 +20,8 @@ export interface HookInput {
   transcript_path?: string;
   prompt?: string;
   cwd?: string;
+  /** the answer that ended the turn, where the host sends it on Stop (Codex does; Claude Code's recent versions too) */
+  last_assistant_message?: string;
 }
 
 // checked by hand: zod alone would cost the hook ~150 ms of start-up on every prompt
@@ -28,14 +30,15 @@ function parseHookInput(raw: string): HookInput {
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('expected a JSON object');
   const text = (k: string, required = false): string | undefined => {
     const x = v[k];
-    if (x === undefined && !required) return undefined;
+    // Codex sends null for a transcript it does not have (and for an empty last message)
+    if ((x === undefined || x === null) && !required) return undefined;
     if (typeof x !== 'string' || (required && x.length === 0)) throw new Error(`${k} must be a${required ? ' non-empty' : ''} string`);
     return x;
   };
   const sessionId = text('session_id', true) as string;
   if (sessionId.length > 512) throw new Error('session_id is longer than 512 characters');
   const out: HookInput = { hook_event_name: text('hook_event_name', true) as string, session_id: sessionId };
-  for (const k of ['transcript_path', 'prompt', 'cwd'] as const) {
+  for (const k of ['transcript_path', 'prompt', 'cwd', 'last_assistant_message'] as const) {
     const x = text(k);
     if (x !== undefined) out[k] = x;
   }
@@ -150,7 +153,7 @@ export async function runHook(raw: string, options: HookOptions): Promise<HookRe
     if (event === 'Stop') {
       if (!existsSync(stateFile)) return { stdout: '' };
       const turnId = readFileSync(stateFile, 'utf8').trim();
-      const answer = tail().last_answer;
+      const answer = input.last_assistant_message?.trim() ? input.last_assistant_message : tail().last_answer;
       if (!answer) return { stdout: '' };
       try {
         await withTimeout(k.completeTurn(turnId, { answer: answer.slice(0, 1_000_000) }), timeout, 'capturing the answer');
