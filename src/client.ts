@@ -2,9 +2,9 @@
 // eval harness, RemoteKioku, MCP and the hook): one place that sends the bearer token, never
 // follows a redirect (a redirect could carry the token elsewhere) and turns an error body back
 // into the typed error the core raised. Built on node:http, not fetch: the hook starts a process
-// per prompt, and fetch's first use costs ~100 ms of loading; no keep-alive either, so a
-// short-lived client never waits on an idle socket.
-import { request as httpRequest } from 'node:http';
+// per prompt, and fetch's first use costs ~100 ms of loading. No keep-alive by default, so a
+// short-lived client never waits on an idle socket; a long-lived one (kioku mcp) passes an agent.
+import { Agent, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ERROR_REGISTRY, KiokuError, type ErrorCode } from './errors.js';
 
@@ -13,6 +13,13 @@ export interface KiokuRequest {
   body?: unknown;
   token?: string | undefined;
   timeoutMs?: number;
+  /** a keep-alive agent (long-lived clients); default: a new connection per request */
+  agent?: Agent;
+}
+
+/** Keep-alive for a long-lived client: idle sockets are dropped after 4 s, before any server would drop them. */
+export function keepAliveAgent(): Agent {
+  return new Agent({ keepAlive: true, maxSockets: 64, timeout: 4_000 });
 }
 
 /** Thrown for what is not an answer from a Kioku service: unreachable, timed out, redirected. */
@@ -25,6 +32,16 @@ export class TransportError extends Error {
  * known); an unreachable server, a timeout or a redirect rejects with a TransportError.
  */
 export function requestKioku<T>(base: string, path: string, request: KiokuRequest): Promise<T> {
+  return send<T>(base, path, request).catch((err: unknown) => {
+    // a kept-alive socket the server closed as the request went out: nothing reached the server, so send it once more
+    if (err instanceof StaleSocketError) return send<T>(base, path, request);
+    throw err;
+  });
+}
+
+class StaleSocketError extends TransportError {}
+
+function send<T>(base: string, path: string, request: KiokuRequest): Promise<T> {
   const url = new URL(`${base}${path}`);
   const body = request.body !== undefined ? Buffer.from(JSON.stringify(request.body)) : undefined;
   const timeoutMs = request.timeoutMs ?? 30_000;
@@ -33,7 +50,7 @@ export function requestKioku<T>(base: string, path: string, request: KiokuReques
       url,
       {
         method: request.method,
-        agent: false,
+        agent: request.agent ?? false,
         headers: {
           accept: 'application/json',
           ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}),
@@ -63,6 +80,7 @@ export function requestKioku<T>(base: string, path: string, request: KiokuReques
     const timer = setTimeout(() => req.destroy(new TransportError(`no answer within ${timeoutMs} ms`)), timeoutMs);
     req.on('error', (err) => {
       clearTimeout(timer);
+      if (req.reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET') return reject(new StaleSocketError(err.message));
       reject(err instanceof TransportError ? err : new TransportError(err.message));
     });
     req.end(body);

@@ -2,7 +2,8 @@
 // Bodies are the wire schemas (src/wire.ts); errors come back as the core's typed
 // KiokuError (src/client.ts); the bearer token goes to that server only, never across
 // a redirect. The server resolves the namespace from the token, so `access` is not sent.
-import { requestKioku } from './client.js';
+import type { Agent } from 'node:http';
+import { keepAliveAgent, requestKioku } from './client.js';
 import { isKiokuError, KiokuError } from './errors.js';
 import type {
   Access,
@@ -41,6 +42,8 @@ export interface RemoteOptions {
   token?: string | undefined;
   /** per request (default 120 s: a recall may wait for the judge) */
   timeoutMs?: number;
+  /** keep connections open between calls (a long-lived client such as kioku mcp); default off */
+  keepAlive?: boolean;
 }
 
 const path = (id: string): string => encodeURIComponent(id);
@@ -52,10 +55,14 @@ const query = (q: Record<string, string | number | undefined>): string => {
 export class RemoteKioku implements Kioku {
   readonly mode = 'remote' as const;
 
+  private readonly agent: Agent | undefined;
+
   constructor(
     readonly url: string,
     private readonly options: RemoteOptions = {},
-  ) {}
+  ) {
+    this.agent = options.keepAlive ? keepAliveAgent() : undefined;
+  }
 
   private async call<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
     try {
@@ -64,6 +71,7 @@ export class RemoteKioku implements Kioku {
         ...(body !== undefined ? { body } : {}),
         token: this.options.token,
         timeoutMs: this.options.timeoutMs ?? 120_000,
+        ...(this.agent ? { agent: this.agent } : {}),
       });
     } catch (err) {
       if (isKiokuError(err)) throw err;

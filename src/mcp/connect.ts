@@ -27,6 +27,8 @@ export interface ConnectOptions extends PathOverrides {
   /** how long to wait for a started service (default 60 s: it may load snapshots first) */
   startTimeoutMs?: number;
   log?: (line: string) => void;
+  /** keep HTTP connections to the service open (kioku mcp lives as long as its host; the hook does not) */
+  keepAlive?: boolean;
 }
 
 export async function connectKioku(options: ConnectOptions = {}): Promise<Connection> {
@@ -34,11 +36,12 @@ export async function connectKioku(options: ConnectOptions = {}): Promise<Connec
   const token = env['KIOKU_TOKEN'] || undefined;
   if (env['KIOKU_URL']) {
     const url = env['KIOKU_URL'].replace(/\/+$/, '');
-    return { kioku: new RemoteKioku(url, { token }), mode: 'remote', url, started: false };
+    return { kioku: new RemoteKioku(url, { token, keepAlive: options.keepAlive ?? false }), mode: 'remote', url, started: false };
   }
   const dataDir = resolvePaths(options).dataDir;
   const running = readRunFile(dataDir);
-  if (running) return { kioku: new RemoteKioku(running.url, { token }), mode: 'local', url: running.url, started: false };
+  if (running)
+    return { kioku: new RemoteKioku(running.url, { token, keepAlive: options.keepAlive ?? false }), mode: 'local', url: running.url, started: false };
 
   mkdirSync(dataDir, { recursive: true });
   const serve = options.serveCommand ?? { command: process.execPath, args: [...process.execArgv, process.argv[1] as string] };
@@ -55,7 +58,7 @@ export async function connectKioku(options: ConnectOptions = {}): Promise<Connec
   while (Date.now() < deadline) {
     const info = readRunFile(dataDir);
     if (info) {
-      const kioku = new RemoteKioku(info.url, { token });
+      const kioku = new RemoteKioku(info.url, { token, keepAlive: options.keepAlive ?? false });
       return { kioku, mode: 'local', url: info.url, started: info.pid === child.pid };
     }
     await new Promise((r) => setTimeout(r, 100));

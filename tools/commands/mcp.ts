@@ -10,7 +10,7 @@ import { clockFromEnv } from '../../src/recall/clock.js';
 export async function mcpCommand(flags: PathOverrides): Promise<number> {
   let connecting: Promise<Connection> | undefined;
   const kioku = async (): Promise<Kioku> => {
-    connecting ??= connectKioku({ ...flags, log: (line) => process.stderr.write(`${line}\n`) }).catch((err: unknown) => {
+    connecting ??= connectKioku({ ...flags, keepAlive: true, log: (line) => process.stderr.write(`${line}\n`) }).catch((err: unknown) => {
       connecting = undefined; // try again on the next call
       throw err;
     });
