@@ -69,3 +69,29 @@ describe('memory writes in groups', () => {
     expect(await recordsOfType(store.log, 'memory.written')).toHaveLength(0);
   });
 });
+
+describe('memory writes when the store cannot take its turn', () => {
+  it('refuses the waiting calls with the store error, and the next calls go through once it is back', async () => {
+    const s = await memoryStore();
+    try {
+      let down = true;
+      const unavailable = Object.assign(new Error('the store is away'), { code: 'KIOKU_STORE_UNAVAILABLE' });
+      // a shared store's cross-node lock that cannot be taken (the database is down)
+      (s.log as unknown as { exclusive: <T>(name: string, task: () => Promise<T>) => Promise<T> }).exclusive = async (_name, task) => {
+        if (down) throw unavailable;
+        return task();
+      };
+      const refused = await Promise.allSettled([
+        s.knowledge.writeMemories({ memories: [{ id: 'a', kind: 'fact', text: 'first' }] }),
+        s.knowledge.writeMemories({ memories: [{ id: 'b', kind: 'fact', text: 'second' }] }),
+      ]);
+      expect(refused.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+      down = false;
+      const ok = await s.knowledge.writeMemories({ memories: [{ id: 'c', kind: 'fact', text: 'third' }] });
+      expect(ok.written).toEqual(['c']);
+      expect((await recordsOfType(s.log, 'memory.written')).map((r) => (r.data as { id: string }).id)).toEqual(['c']);
+    } finally {
+      await s.close();
+    }
+  });
+});

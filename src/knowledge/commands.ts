@@ -221,16 +221,16 @@ export class Knowledge {
   private scheduleWriteGroup(): void {
     this.writeGroupScheduled = true;
     let group: QueuedWrite[] | undefined;
-    this.exclusive(async () => {
-      if (!group) {
-        group = this.queuedWrites.splice(0, MAX_GROUPED_WRITES);
-        this.writeGroupScheduled = false;
-        if (this.queuedWrites.length > 0) this.scheduleWriteGroup(); // over the cap: the rest go next
-      }
-      return this.decideWrites(group);
-    }).then(
+    const take = (): QueuedWrite[] => {
+      const taken = this.queuedWrites.splice(0, MAX_GROUPED_WRITES);
+      this.writeGroupScheduled = false;
+      if (this.queuedWrites.length > 0) this.scheduleWriteGroup(); // over the cap: the rest go next
+      return taken;
+    };
+    this.exclusive(async () => this.decideWrites((group ??= take()))).then(
       (outcomes) => outcomes.forEach((o, i) => ('result' in o ? group?.[i]?.resolve(o.result) : group?.[i]?.reject(o.error))),
-      (err: unknown) => group?.forEach((w) => w.reject(err)),
+      // a failure before the group's turn came (a shared store's lock out of reach) fails the calls waiting for it
+      (err: unknown) => (group ??= take()).forEach((w) => w.reject(err)),
     );
   }
 
