@@ -1,11 +1,11 @@
 // The hash-chained event log: one writer, group commit, durable appends.
 import { EventEmitter } from 'node:events';
 import { KiokuError } from '../errors.js';
-import type { AppendInput, LogRecord } from '../events/index.js';
+import type { LogRecord } from '../events/index.js';
 import { GroupCommitStore, RecentFrames, LastOfType, decodeRecord, follow, hexHead, lastIn, planGroup, type PendingWrite } from './chain.js';
 import { GENESIS_PREV, decodeBody, seqKey, splitFrame } from './codec.js';
 import { DURABLE, HEAD_KEY, logSublevels, parseHeadMeta, type LevelStore, type LogSublevels } from './level.js';
-import type { Appended, AppendOptions, EventStore, Head, ReadOptions, TailOptions } from './port.js';
+import type { EventStore, Head, ReadOptions, TailOptions } from './port.js';
 import { inBatches, type ChainFrame } from './transfer.js';
 import { verifyChain, type ChainReport, type VerifyChainOptions } from './verify.js';
 

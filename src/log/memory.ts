@@ -4,11 +4,10 @@
 // it, and extends it; every log on the chain hears of every commit. Nothing survives the
 // process: tests, and the model the PostgreSQL store follows.
 import { EventEmitter } from 'node:events';
-import { KiokuError } from '../errors.js';
-import type { AppendInput, LogRecord } from '../events/index.js';
+import type { LogRecord } from '../events/index.js';
 import { GroupCommitStore, decodeRecord, follow, hexHead, lastIn, planGroup, type ChainPosition, type EncodedRecord, type PendingWrite } from './chain.js';
 import { GENESIS_PREV, seqKey } from './codec.js';
-import type { Appended, AppendOptions, EventStore, Head, ReadOptions, TailOptions } from './port.js';
+import type { EventStore, Head, ReadOptions, TailOptions } from './port.js';
 import { verifySource, type ChainReport, type ChainSource, type VerifyChainOptions } from './verify.js';
 
 /** The shared storage: frames by seq (index seq − 1), their types, the head, one writer at a time. */

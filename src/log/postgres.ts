@@ -9,12 +9,12 @@ import { EventEmitter } from 'node:events';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { KiokuError } from '../errors.js';
-import type { AppendInput, LogRecord } from '../events/index.js';
+import type { LogRecord } from '../events/index.js';
 import { GroupCommitStore, decodeRecord, follow, hexHead, lastIn, planGroup, type ChainPosition, type PendingWrite } from './chain.js';
 import { FRAME_FORMAT, GENESIS_PREV, HASH_BYTES, HEADER_BYTES, seqKey } from './codec.js';
 import { notEmpty } from './event-log.js';
 import { inBatches, type ChainFrame } from './transfer.js';
-import type { Appended, AppendOptions, EventStore, Head, ReadOptions, StoreHealth, TailOptions } from './port.js';
+import type { EventStore, Head, ReadOptions, StoreHealth, TailOptions } from './port.js';
 import { verifySource, type ChainReport, type ChainSource, type VerifyChainOptions } from './verify.js';
 import { schemaStatements, type TableNames } from './postgres-schema.js';
 

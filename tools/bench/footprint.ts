@@ -10,11 +10,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultProjections, ProjectionRunner, vectorToBytes } from '../../projections/index.js';
+import { defaultProjections, ProjectionRunner } from '../../projections/index.js';
 import type { AppendInput } from '../../src/events/index.js';
-import { evidenceKey } from '../../src/knowledge/index.js';
 import { openLog } from '../../src/log/index.js';
-import { Synthetic } from './synthetic.js';
+import { Synthetic, syntheticEmbedding } from './synthetic.js';
 
 const { values } = parseArgs({
   options: {
@@ -86,18 +85,7 @@ for (let i = 0; i < RECORDS; i += BATCH) {
   const events: AppendInput[] = [];
   for (let j = i; j < Math.min(RECORDS, i + BATCH); j++)
     events.push({ type: 'memory.written', actor: 'bench', data: { id: `r${j}`, kind: 'fact', text: syn.text(j), terms: [syn.word(), syn.word()] } });
-  for (let j = i; j < Math.min(RECORDS, i + BATCH); j++)
-    events.push({
-      type: 'embedding.computed',
-      actor: 'bench',
-      data: {
-        evidence_key: evidenceKey({ ns: 'private', layer: 'memory', id: `r${j}` }),
-        model: 'synthetic',
-        lane: 'text',
-        dim: DIM,
-        vector: vectorToBytes(syn.near(centers[j % centers.length] as Float32Array, 0.8)),
-      },
-    });
+  for (let j = i; j < Math.min(RECORDS, i + BATCH); j++) events.push(syntheticEmbedding(j, syn.near(centers[j % centers.length] as Float32Array, 0.8)));
   await log.appendAll(events);
 }
 const events = log.head().seq;

@@ -10,13 +10,12 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import hnswlib from 'hnswlib-node';
-import { vectorToBytes } from '../../projections/index.js';
 import { HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M } from '../../projections/vector/lane.js';
 import { UseLiteEmbedder, embedDocuments } from '../../src/embed/index.js';
 import type { AppendInput } from '../../src/events/index.js';
 import { openKioku } from '../../src/kioku.js';
-import { Knowledge, evidenceKey } from '../../src/knowledge/index.js';
-import { Synthetic, percentile } from './synthetic.js';
+import { Knowledge } from '../../src/knowledge/index.js';
+import { Synthetic, percentile, syntheticEmbedding } from './synthetic.js';
 
 const { values } = parseArgs({
   options: {
@@ -80,17 +79,7 @@ for (let i = 0; i < VECTORS; i += BATCH) {
   for (let j = i; j < Math.min(VECTORS, i + BATCH); j++) {
     const v = noisy(centers[j % CLUSTERS] as Float32Array, 0.8);
     vectors.push(v);
-    events.push({
-      type: 'embedding.computed',
-      actor: 'bench',
-      data: {
-        evidence_key: evidenceKey({ ns: 'private', layer: 'memory', id: `r${j}` }),
-        model: 'synthetic',
-        lane: 'text',
-        dim: DIM,
-        vector: vectorToBytes(v),
-      },
-    });
+    events.push(syntheticEmbedding(j, v));
   }
   const appended = await store.log.appendAll(events);
   await store.projections.waitFor(appended.at(-1)?.seq ?? 0);

@@ -1,5 +1,8 @@
 // Deterministic synthetic data shared by the benchmarks: Zipf-like English-ish text
 // (one record in ten Chinese) and clustered unit vectors.
+import { vectorToBytes } from '../../projections/vector/index.js';
+import type { AppendInput } from '../../src/events/index.js';
+import { evidenceKey } from '../../src/knowledge/evidence.js';
 export class Synthetic {
   private seed: number;
   readonly vocab: string[];
@@ -42,4 +45,19 @@ export class Synthetic {
 export function percentile(xs: readonly number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return Math.round((s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0) * 1000) / 1000;
+}
+
+/** The embedding.computed event a bench appends for memory `r<i>` (model "synthetic", text lane). */
+export function syntheticEmbedding(i: number, vector: Float32Array): AppendInput {
+  return {
+    type: 'embedding.computed',
+    actor: 'bench',
+    data: {
+      evidence_key: evidenceKey({ ns: 'private', layer: 'memory', id: `r${i}` }),
+      model: 'synthetic',
+      lane: 'text',
+      dim: vector.length,
+      vector: vectorToBytes(vector),
+    },
+  };
 }
