@@ -28,8 +28,6 @@ export class Bm25Index {
   private df = new Map<string, number>();
   /** length per doc; -1 = removed or never added */
   private lengths: number[] = [];
-  /** distinct terms per doc, to correct df on removal */
-  private terms: (string[] | undefined)[] = [];
   private live = 0;
   private totalLength = 0;
   private tombstones = 0;
@@ -41,8 +39,9 @@ export class Bm25Index {
     return this.live;
   }
 
+  /** Index a doc number not in the index (remove it first to re-index). */
   add(doc: number, tokens: readonly string[]): void {
-    if (this.lengths[doc] !== undefined && this.lengths[doc] >= 0) this.remove(doc);
+    if (this.has(doc)) throw new Error(`bm25: doc ${doc} is indexed already; remove it first`);
     const tf = new Map<string, number>();
     for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
     for (const [term, n] of tf) {
@@ -54,22 +53,25 @@ export class Bm25Index {
     }
     this.postingCount += tf.size;
     this.lengths[doc] = tokens.length;
-    this.terms[doc] = [...tf.keys()];
     this.live += 1;
     this.totalLength += tokens.length;
   }
 
-  remove(doc: number): void {
+  /**
+   * Tombstone a doc. `tokens` are the ones it was added with (the caller keeps them; the index does
+   * not hold a second copy per doc), to correct the document frequencies.
+   */
+  remove(doc: number, tokens: readonly string[]): void {
     const len = this.lengths[doc];
     if (len === undefined || len < 0) return;
-    for (const term of this.terms[doc] ?? []) {
+    const distinct = new Set(tokens);
+    for (const term of distinct) {
       const n = (this.df.get(term) ?? 1) - 1;
       if (n > 0) this.df.set(term, n);
       else this.df.delete(term);
     }
-    this.tombstones += this.terms[doc]?.length ?? 0;
+    this.tombstones += distinct.size;
     this.lengths[doc] = -1;
-    this.terms[doc] = undefined;
     this.live -= 1;
     this.totalLength -= len;
     if (this.tombstones > 1024 && this.tombstones * 2 > this.postingCount) this.compact();

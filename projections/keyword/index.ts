@@ -59,6 +59,8 @@ export class KeywordProjection implements Projection {
   private nsIds = new Map<string, number>();
   /** per namespace: live docs and document frequency per term (derived, rebuilt on load) */
   private nsDf = new Map<string, { live: number; df: Map<string, number> }>();
+  /** distinct tokens seen (see intern) */
+  private vocabulary = new Map<string, string>();
 
   apply(record: LogRecord): void {
     for (const change of this.fold.changes(record)) {
@@ -77,7 +79,22 @@ export class KeywordProjection implements Projection {
     });
   }
 
-  private insert(row: DocRow): void {
+  /**
+   * One string object per distinct token: tokenize makes a new string for every occurrence, and
+   * the rows, postings and per-doc term lists hold them all (at 100k records most of this
+   * projection's heap was repeated copies of the same few thousand words).
+   */
+  private intern(tokens: readonly string[]): string[] {
+    return tokens.map((t) => {
+      const kept = this.vocabulary.get(t);
+      if (kept !== undefined) return kept;
+      this.vocabulary.set(t, t);
+      return t;
+    });
+  }
+
+  private insert(given: DocRow): void {
+    const row: DocRow = { ...given, text: this.intern(given.text), terms: this.intern(given.terms) };
     this.drop(row.key);
     const doc = this.docs.length;
     this.docs.push(row);
@@ -94,9 +111,9 @@ export class KeywordProjection implements Projection {
   private drop(key: string): void {
     const doc = this.docOf.get(key);
     if (doc === undefined) return;
-    this.text.remove(doc);
-    this.terms.remove(doc);
     const row = this.docs[doc];
+    this.text.remove(doc, row?.text ?? []);
+    this.terms.remove(doc, row?.terms ?? []);
     const stats = row ? this.nsDf.get(row.ns) : undefined;
     if (row && stats) {
       stats.live -= 1;
@@ -192,6 +209,7 @@ export class KeywordProjection implements Projection {
     this.groupOf = [];
     this.nsIds = new Map();
     this.nsDf = new Map();
+    this.vocabulary = new Map();
   }
 
   digest(): string {
