@@ -7,7 +7,7 @@ export const ERROR_REGISTRY = {
   KIOKU_EVENT_UNKNOWN_TYPE: { status: 400, summary: 'A writer tried to append an event type the catalog does not know.' },
   KIOKU_LOG_CONFLICT: { status: 409, summary: 'The expected head given to append() no longer matches the log head.' },
   KIOKU_LOG_CLOSED: { status: 503, summary: 'The log was used after close() or before open().' },
-  KIOKU_LOG_WRITE_FAILED: { status: 500, summary: 'LevelDB refused a batch; nothing in that batch was acknowledged.' },
+  KIOKU_LOG_WRITE_FAILED: { status: 500, summary: 'The store (LevelDB or PostgreSQL) refused a batch; nothing in that batch was acknowledged.' },
   KIOKU_CHAIN_DAMAGED: { status: 500, summary: 'The hash chain failed verification; the log cannot be trusted as is.' },
   KIOKU_STORE_UNREADABLE: { status: 500, summary: 'The LevelDB files could not be opened or read (corruption or I/O error).' },
   KIOKU_STORE_MISSING: { status: 404, summary: 'There is no Kioku store in the data directory (and the command does not create one).' },
