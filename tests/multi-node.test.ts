@@ -126,6 +126,8 @@ describe.runIf(PG_AVAILABLE)('three nodes on one PostgreSQL', () => {
       expect(read.status).toBe(200);
       expect(read.stale).toMatch(/disconnected_ms=\d+/);
       expect((read.body['records'] as unknown[]).length).toBeGreaterThan(0);
+      // the packet says so too: an MCP client sees no headers
+      expect(read.body['warnings']).toEqual(expect.arrayContaining([expect.stringMatching(/^store_unreachable:stale_since_ms=\d+$/)]));
       await sleep(4_000);
       cluster.restart();
       phase = 'after';

@@ -20,6 +20,9 @@ export interface ChannelResults {
 /** Run the lexical channels while the model embeds the queries, then the dense ones. */
 export async function runChannels(core: RecallCore, config: RecallConfig, plan: RecallPlan, embedding: Promise<EmbeddedQueries>): Promise<ChannelResults> {
   const out: ChannelResults = { lists: new Map(), backends: {}, warnings: [], filteredByLayer: {}, embedded: { ms: 0, warnings: [] }, timings: {} };
+  // a node cut off from its shared store answers from what it has: say so in every packet (MCP clients see no headers)
+  const shared = core.log.health?.();
+  if (shared && !shared.connected) out.warnings.push(`store_unreachable:stale_since_ms=${shared.disconnected_ms ?? 0}`);
   const take = (o: ChannelOutput): void => {
     for (const [name, hits] of o.lanes) out.lists.set(name, hits);
     Object.assign(out.backends, o.backends);
