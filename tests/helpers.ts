@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer as createNetServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -81,4 +82,38 @@ export async function recordsOfType(log: EventLog, type: string): Promise<{ seq:
   const out: { seq: number; data: unknown }[] = [];
   for await (const r of log.read({ types: [type] })) out.push({ seq: r.seq, data: r.data });
   return out;
+}
+
+/** A loopback port nothing listens on right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createNetServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** `kioku serve` as its own process (hashed embedder, no auth), resolved once it says it is ready. */
+export function serveProcess(dataDir: string, port: number, extraArgs: string[] = []): Promise<ChildProcess> {
+  return new Promise((resolveChild, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(REPO, 'tools/kioku.ts'), 'serve', '--quiet', '--data', dataDir, '--port', String(port), ...extraArgs],
+      {
+        cwd: REPO,
+        env: { PATH: process.env['PATH'] ?? '', HOME: dataDir, KIOKU_EMBEDDER: 'hash', KIOKU_AUTH_FILE: join(dataDir, 'none.json') },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let err = '';
+    child.stderr?.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (err.includes('kioku: ready')) resolveChild(child);
+    });
+    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${err}`)));
+  });
 }

@@ -1,12 +1,10 @@
 // Robustness of the HTTP service: hundreds of malformed bodies change nothing; many
 // concurrent turns are each captured once; a restart (SIGTERM or SIGKILL) loses
 // nothing that was acknowledged.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLevelStore, openLog, verifyChain } from '../src/log/index.js';
-import { REPO, tempDir } from './helpers.js';
+import { freePort, serveProcess, tempDir } from './helpers.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
 
 describe('malformed input', () => {
@@ -149,31 +147,7 @@ describe('load', () => {
 });
 
 describe('restart mid-load', () => {
-  async function freePort(): Promise<number> {
-    return new Promise((resolve) => {
-      const srv = createServer();
-      srv.listen(0, '127.0.0.1', () => {
-        const port = (srv.address() as { port: number }).port;
-        srv.close(() => resolve(port));
-      });
-    });
-  }
-
-  function serve(dataDir: string, port: number): Promise<ChildProcess> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'tools/kioku.ts'), 'serve', '--quiet', '--data', dataDir, '--port', String(port)], {
-        cwd: REPO,
-        env: { PATH: process.env['PATH'] ?? '', HOME: dataDir, KIOKU_EMBEDDER: 'hash', KIOKU_AUTH_FILE: join(dataDir, 'none.json') },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      let err = '';
-      child.stderr?.on('data', (d: Buffer) => {
-        err += d.toString();
-        if (err.includes('kioku: ready')) resolve(child);
-      });
-      child.on('exit', (code) => reject(new Error(`server exited (${code}): ${err}`)));
-    });
-  }
+  const serve = (dataDir: string, port: number): Promise<ChildProcess> => serveProcess(dataDir, port);
 
   it.each(['SIGTERM', 'SIGKILL'] as const)(
     'loses nothing acknowledged when the server gets %s',

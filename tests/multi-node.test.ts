@@ -3,12 +3,11 @@
 // for 5 s and started again. Every acknowledged write must end up readable on every node,
 // nothing written twice, the chain verifying; while the database is away, writes fail with a
 // clean 503 and reads go on, marked stale.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresEventLog } from '../src/log/postgres.js';
-import { REPO, tempDir } from './helpers.js';
-import { PG_AVAILABLE, freePort, startPgCluster, type PgCluster } from './support/postgres.js';
+import { freePort, serveProcess, tempDir } from './helpers.js';
+import { PG_AVAILABLE, startPgCluster, type PgCluster } from './support/postgres.js';
 
 let cluster: PgCluster;
 beforeAll(async () => {
@@ -23,25 +22,7 @@ interface Node {
   url: string;
 }
 
-function serve(node: Node, store: string): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(REPO, 'tools/kioku.ts'), 'serve', '--quiet', '--data', node.dir, '--port', String(node.port), '--store', store],
-      {
-        cwd: REPO,
-        env: { PATH: process.env['PATH'] ?? '', HOME: node.dir, KIOKU_EMBEDDER: 'hash', KIOKU_AUTH_FILE: join(node.dir, 'none.json') },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    let err = '';
-    child.stderr?.on('data', (d: Buffer) => {
-      err += d.toString();
-      if (err.includes('kioku: ready')) resolve(child);
-    });
-    child.on('exit', (code) => reject(new Error(`node exited (${code}): ${err}`)));
-  });
-}
+const serve = (node: Node, store: string): Promise<ChildProcess> => serveProcess(node.dir, node.port, ['--store', store]);
 
 async function call(
   node: Node,

@@ -46,6 +46,17 @@ interface StoredRow {
   ts: number;
 }
 
+/** The head columns as node-postgres returns them (bigint as text). */
+interface HeadRow {
+  seq: string;
+  hash: Buffer;
+  ts: string;
+}
+
+function positionOf(row: HeadRow | undefined): ChainPosition {
+  return row ? { seq: Number(row.seq), prev: row.hash, ts: Number(row.ts) } : { seq: 0, prev: Buffer.from(GENESIS_PREV), ts: 0 };
+}
+
 interface Row {
   seq: string;
   prev: Buffer;
@@ -134,10 +145,11 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
   static async open(options: PostgresLogOptions): Promise<PostgresEventLog> {
     const log = new PostgresEventLog(options);
     try {
+      // the table's existence is checked once, here; polls only read the head
       if (options.createSchema ?? true) await log.ensureSchema();
-      const head = await log.readTableHead();
-      if (!head) throw new KiokuError('KIOKU_STORE_MISSING', `no Kioku event table ${log.names.table} in this database: run \`kioku store init\``);
-      log.advance(head);
+      else if (!(await log.tableExists()))
+        throw new KiokuError('KIOKU_STORE_MISSING', `no Kioku event table ${log.names.table} in this database: run \`kioku store init\``);
+      log.advance(await log.readHead());
       await log.listen();
     } catch (err) {
       await log.pool.end().catch(() => undefined);
@@ -149,9 +161,13 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
     return log;
   }
 
-  private async ensureSchema(): Promise<void> {
+  private async tableExists(): Promise<boolean> {
     const exists = await this.pool.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [this.names.table]);
-    if (exists.rows[0]?.t) return;
+    return Boolean(exists.rows[0]?.t);
+  }
+
+  private async ensureSchema(): Promise<void> {
+    if (await this.tableExists()) return;
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
@@ -172,13 +188,14 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
     }
   }
 
-  /** The last row of the table (seq 0 when empty); undefined when the table does not exist. */
-  private async readTableHead(): Promise<ChainPosition | undefined> {
-    const exists = await this.pool.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [this.names.table]);
-    if (!exists.rows[0]?.t) return undefined;
-    const res = await this.pool.query<{ seq: string; hash: Buffer; ts: string }>(`SELECT seq, hash, ts FROM ${this.names.table} ORDER BY seq DESC LIMIT 1`);
-    const row = res.rows[0];
-    return row ? { seq: Number(row.seq), prev: row.hash, ts: Number(row.ts) } : { seq: 0, prev: Buffer.from(GENESIS_PREV), ts: 0 };
+  /** The query for the table's last row (the head), alone or after a lock in one round trip. */
+  private get headSql(): string {
+    return `SELECT seq, hash, ts FROM ${this.names.table} ORDER BY seq DESC LIMIT 1`;
+  }
+
+  /** The table's head (seq 0 when empty). */
+  private async readHead(): Promise<ChainPosition> {
+    return positionOf((await this.pool.query<HeadRow>(this.headSql)).rows[0]);
   }
 
   /** Move the known head forward (never back) and tell the tails. */
@@ -265,9 +282,9 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
   private poll(): Promise<void> {
     this.polling ??= (async () => {
       try {
-        const head = await this.readTableHead();
+        const head = await this.readHead();
         this.markUp();
-        if (head) this.advance(head);
+        this.advance(head);
         if (!this.listener) this.scheduleReconnect();
       } catch (err) {
         this.markDown(err);
@@ -297,11 +314,8 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
     let committing = false;
     let accepted: ReturnType<typeof planGroup>['accepted'] = [];
     try {
-      const begun = (await client.query(
-        `BEGIN; SELECT pg_advisory_xact_lock(${this.lock}); SELECT seq, hash, ts FROM ${this.names.table} ORDER BY seq DESC LIMIT 1`,
-      )) as unknown as pg.QueryResult<{ seq: string; hash: Buffer; ts: string }>[];
-      const last = begun[2]?.rows[0];
-      const start: ChainPosition = last ? { seq: Number(last.seq), prev: last.hash, ts: Number(last.ts) } : { seq: 0, prev: Buffer.from(GENESIS_PREV), ts: 0 };
+      const begun = (await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.lock}); ${this.headSql}`)) as unknown as pg.QueryResult<HeadRow>[];
+      const start = positionOf(begun[2]?.rows[0]);
       // what other nodes committed is now known here, so a writer refused below decides again at the real head
       this.advance(start);
       const lastOfType = await this.lastOfTypes(client, group);
@@ -473,9 +487,8 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
     let next = 1;
     return {
       readHead: async () => {
-        const res = await this.pool.query<{ seq: string; hash: Buffer; ts: string }>(`SELECT seq, hash, ts FROM ${this.names.table} ORDER BY seq DESC LIMIT 1`);
-        const row = res.rows[0];
-        return row ? JSON.stringify({ seq: Number(row.seq), hash: row.hash.toString('hex'), ts: Number(row.ts) }) : undefined;
+        const head = await this.readHead();
+        return head.seq === 0 ? undefined : JSON.stringify({ seq: head.seq, hash: head.prev.toString('hex'), ts: head.ts });
       },
       nextChunk: async (size) => {
         const res = await this.pool.query<Row>(`SELECT seq, prev, hash, body FROM ${this.names.table} WHERE seq >= $1 ORDER BY seq LIMIT $2`, [next, size]);
@@ -532,16 +545,9 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
     const key = lockKey(`kioku:lock:${this.names.schema}:${name}`);
     let locked = false;
     try {
-      const res = (await client.query(
-        `SELECT pg_advisory_lock(${key}); SELECT seq, hash, ts FROM ${this.names.table} ORDER BY seq DESC LIMIT 1`,
-      )) as unknown as pg.QueryResult<{
-        seq: string;
-        hash: Buffer;
-        ts: string;
-      }>[];
+      const res = (await client.query(`SELECT pg_advisory_lock(${key}); ${this.headSql}`)) as unknown as pg.QueryResult<HeadRow>[];
       locked = true;
-      const last = res[1]?.rows[0];
-      if (last) this.advance({ seq: Number(last.seq), prev: last.hash, ts: Number(last.ts) });
+      this.advance(positionOf(res[1]?.rows[0]));
     } catch (err) {
       client.release(true);
       if (!isUnavailable(err)) throw err;

@@ -4,10 +4,10 @@
 // (set by .ci/run), where a missing server fails them.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from '../helpers.js';
 
 const SCRIPT = join(import.meta.dirname, '..', '..', 'tools', 'pg', 'cluster.sh');
 
@@ -22,18 +22,6 @@ export function postgresInstalled(): boolean {
 
 /** Whether PostgreSQL suites run here (they must where KIOKU_TEST_PG=require). */
 export const PG_AVAILABLE = postgresInstalled() || process.env['KIOKU_TEST_PG'] === 'require';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface PgCluster {
   /** superuser URL of the `postgres` database */
