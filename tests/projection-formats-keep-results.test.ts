@@ -1,0 +1,58 @@
+// A change of projection or snapshot format must not change answers. The fixture
+// (tests/fixtures/library-v1, made once by its make.ts with the code of 2026-12-01) holds a
+// library's log, the snapshots that code wrote and the answers it gave. Here the same
+// questions are asked of: the old snapshots loaded by today's code, a rebuild from the old
+// log, and today's snapshots reloaded — every answer must equal the stored one.
+import { cpSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { openKioku } from '../src/kioku.js';
+import { openEventStore } from '../src/log/index.js';
+import { readChainFile } from '../src/log/transfer.js';
+import { resolvePaths } from '../src/config.js';
+import { askLibrary } from './fixtures/library-v1/library.js';
+import { tempDir } from './helpers.js';
+
+const FIXTURE = join(import.meta.dirname, 'fixtures', 'library-v1');
+const before = JSON.parse(readFileSync(join(FIXTURE, 'answers.json'), 'utf8')) as unknown;
+const dirs: ReturnType<typeof tempDir>[] = [];
+afterAll(() => dirs.forEach((d) => d.cleanup()));
+
+async function oldLibrary(withSnapshots: boolean): Promise<string> {
+  const dir = tempDir('kioku-formats-');
+  dirs.push(dir);
+  const log = await openEventStore(resolvePaths({ data: dir.path }));
+  const { frames } = await readChainFile(join(FIXTURE, 'chain.kioku'));
+  await log.importChain?.(frames);
+  await log.close();
+  if (withSnapshots) cpSync(join(FIXTURE, 'projections'), join(dir.path, 'projections'), { recursive: true });
+  return dir.path;
+}
+
+it('snapshots written by the old code load, and answer as the old code did', async () => {
+  const data = await oldLibrary(true);
+  const store = await openKioku({ data });
+  try {
+    for (const s of store.projections.status()) expect({ name: s.name, source: s.source }).toEqual({ name: s.name, source: 'snapshot' });
+    expect(await askLibrary(store)).toEqual(before);
+  } finally {
+    await store.close();
+  }
+});
+
+it('the old log rebuilt from genesis answers as before; its new snapshots reload to the same answers and digests', async () => {
+  const data = await oldLibrary(false);
+  let store = await openKioku({ data });
+  expect(store.projections.status().every((s) => s.source === 'genesis')).toBe(true);
+  expect(await askLibrary(store)).toEqual(before);
+  const rebuilt = store.projections.digests();
+  await store.close(); // writes today's snapshot formats
+  store = await openKioku({ data });
+  try {
+    expect(store.projections.status().every((s) => s.source === 'snapshot')).toBe(true);
+    expect(await askLibrary(store)).toEqual(before);
+    expect(store.projections.digests()).toEqual(rebuilt);
+  } finally {
+    await store.close();
+  }
+});
