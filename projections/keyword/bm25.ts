@@ -1,6 +1,8 @@
-// An in-memory BM25 index over integer doc numbers. Removal tombstones a doc (its
-// postings are skipped and document frequencies corrected at once); postings are
-// compacted when tombstones pile up. Pure data structure: no I/O.
+// An in-memory BM25 index over integer doc and term numbers, held in typed arrays: one
+// growable pair of arrays (docs, term frequencies) per term, and an arena with each doc's
+// distinct terms and their frequencies (what removal and snapshots need). Removal tombstones
+// a doc (its postings are skipped and document frequencies corrected at once); postings and
+// the arena are compacted in place when tombstones pile up. Pure data structure: no I/O.
 
 export interface Bm25Hit {
   doc: number;
@@ -14,20 +16,93 @@ export interface Bm25Params {
   b: number;
 }
 
-interface Postings {
-  docs: number[];
-  tfs: number[];
+/** A doc's distinct terms (ascending ids) with their frequencies, and its length in tokens. */
+export interface DocTerms {
+  ids: Int32Array;
+  tfs: Uint16Array;
+  length: number;
+}
+
+/** Each doc's distinct terms, flattened in doc order: doc i owns `counts[i]` entries after those of the docs before it; length -1 = not in the index. */
+export interface DocColumns {
+  lengths: Int32Array;
+  counts: Int32Array;
+  ids: Int32Array;
+  tfs: Uint16Array;
+}
+
+/** Term strings ↔ small integers, shared by the indexes of one projection. Ids are never reused. */
+export class Vocabulary {
+  private readonly ids = new Map<string, number>();
+  private readonly list: string[] = [];
+
+  constructor(terms: readonly string[] = []) {
+    for (const t of terms) this.intern(t);
+  }
+
+  get size(): number {
+    return this.list.length;
+  }
+
+  id(term: string): number | undefined {
+    return this.ids.get(term);
+  }
+
+  intern(term: string): number {
+    let id = this.ids.get(term);
+    if (id === undefined) {
+      id = this.list.length;
+      this.ids.set(term, id);
+      this.list.push(term);
+    }
+    return id;
+  }
+
+  term(id: number): string {
+    return this.list[id] as string;
+  }
+
+  terms(): readonly string[] {
+    return this.list;
+  }
 }
 
 // Score accumulators reused across queries (one query at a time per process).
 let scoreBuf = new Float64Array(1024);
 let matchBuf = new Uint16Array(1024);
 
+const MAX_TF = 0xffff;
+
+function grownInt32(a: Int32Array<ArrayBuffer>, need: number, fill = 0): Int32Array<ArrayBuffer> {
+  if (need <= a.length) return a;
+  const b = new Int32Array(Math.max(need, a.length * 2));
+  if (fill !== 0) b.fill(fill, a.length);
+  b.set(a);
+  return b;
+}
+
+function grownUint16(a: Uint16Array<ArrayBuffer>, need: number): Uint16Array<ArrayBuffer> {
+  if (need <= a.length) return a;
+  const b = new Uint16Array(Math.max(need, a.length * 2));
+  b.set(a);
+  return b;
+}
+
 export class Bm25Index {
-  private postings = new Map<string, Postings>();
-  private df = new Map<string, number>();
-  /** length per doc; -1 = removed or never added */
-  private lengths: number[] = [];
+  // per term id
+  private postDocs: (Int32Array | undefined)[] = [];
+  private postTfs: (Uint16Array | undefined)[] = [];
+  private postLen = new Int32Array(64);
+  private df = new Int32Array(64);
+  // per doc: where its distinct terms start in the arena, how many, and its length (-1 = removed or never added)
+  private docStart = new Int32Array(64);
+  private docDistinct = new Int32Array(64);
+  private lengths = new Int32Array(64).fill(-1);
+  private docCount = 0;
+  private arenaIds = new Int32Array(1024);
+  private arenaTfs = new Uint16Array(1024);
+  private arenaUsed = 0;
+  private arenaDead = 0;
   private live = 0;
   private totalLength = 0;
   private tombstones = 0;
@@ -39,70 +114,231 @@ export class Bm25Index {
     return this.live;
   }
 
-  /** Index a doc number not in the index (remove it first to re-index). */
-  add(doc: number, tokens: readonly string[]): void {
-    if (this.has(doc)) throw new Error(`bm25: doc ${doc} is indexed already; remove it first`);
-    const tf = new Map<string, number>();
-    for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
-    for (const [term, n] of tf) {
-      let p = this.postings.get(term);
-      if (!p) this.postings.set(term, (p = { docs: [], tfs: [] }));
-      p.docs.push(doc);
-      p.tfs.push(n);
-      this.df.set(term, (this.df.get(term) ?? 0) + 1);
+  /** Index a doc number not in the index (remove it first to re-index), from its tokens' term ids. */
+  add(doc: number, termIds: ArrayLike<number>): void {
+    const sorted = Int32Array.from(termIds).sort();
+    let distinct = 0;
+    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) distinct += 1;
+    const ids = new Int32Array(distinct);
+    const tfs = new Uint16Array(distinct);
+    let j = -1;
+    for (let i = 0; i < sorted.length; i++) {
+      if (i === 0 || sorted[i] !== sorted[i - 1]) ids[++j] = sorted[i] as number;
+      tfs[j] = Math.min(MAX_TF, (tfs[j] as number) + 1);
     }
-    this.postingCount += tf.size;
-    this.lengths[doc] = tokens.length;
+    this.addTerms(doc, { ids, tfs, length: sorted.length });
+  }
+
+  /** Index a doc from its distinct terms (as termsOf returns them; loading a snapshot). */
+  addTerms(doc: number, terms: DocTerms): void {
+    if (this.has(doc)) throw new Error(`bm25: doc ${doc} is indexed already; remove it first`);
+    const { ids, tfs, length } = terms;
+    const n = ids.length;
+    if (doc >= this.lengths.length) {
+      this.lengths = grownInt32(this.lengths, doc + 1, -1);
+      this.docStart = grownInt32(this.docStart, doc + 1);
+      this.docDistinct = grownInt32(this.docDistinct, doc + 1);
+    }
+    this.docCount = Math.max(this.docCount, doc + 1);
+    this.arenaIds = grownInt32(this.arenaIds, this.arenaUsed + n);
+    this.arenaTfs = grownUint16(this.arenaTfs, this.arenaUsed + n);
+    this.arenaIds.set(ids, this.arenaUsed);
+    this.arenaTfs.set(tfs, this.arenaUsed);
+    this.docStart[doc] = this.arenaUsed;
+    this.docDistinct[doc] = n;
+    this.arenaUsed += n;
+    for (let i = 0; i < n; i++) this.post(ids[i] as number, doc, tfs[i] as number);
+    this.postingCount += n;
+    this.lengths[doc] = length;
     this.live += 1;
-    this.totalLength += tokens.length;
+    this.totalLength += length;
+  }
+
+  private post(term: number, doc: number, tf: number): void {
+    if (term >= this.postLen.length) {
+      this.postLen = grownInt32(this.postLen, term + 1);
+      this.df = grownInt32(this.df, term + 1);
+    }
+    const len = this.postLen[term] as number;
+    let docs = this.postDocs[term];
+    let tfs = this.postTfs[term] as Uint16Array;
+    if (!docs || len === docs.length) {
+      const cap = Math.max(4, len * 2);
+      const d2 = new Int32Array(cap);
+      const t2 = new Uint16Array(cap);
+      if (docs) {
+        d2.set(docs);
+        t2.set(tfs);
+      }
+      this.postDocs[term] = docs = d2;
+      this.postTfs[term] = tfs = t2;
+    }
+    docs[len] = doc;
+    tfs[len] = tf;
+    this.postLen[term] = len + 1;
+    this.df[term] = (this.df[term] as number) + 1;
   }
 
   /**
-   * Tombstone a doc. `tokens` are the ones it was added with (the caller keeps them; the index does
-   * not hold a second copy per doc), to correct the document frequencies.
+   * The given docs' terms as columns (a snapshot), in the order given; `fromColumns` rebuilds an
+   * index from them in two passes over typed arrays — no per-doc objects.
    */
-  remove(doc: number, tokens: readonly string[]): void {
-    const len = this.lengths[doc];
-    if (len === undefined || len < 0) return;
-    const distinct = new Set(tokens);
-    for (const term of distinct) {
-      const n = (this.df.get(term) ?? 1) - 1;
-      if (n > 0) this.df.set(term, n);
-      else this.df.delete(term);
-    }
-    this.tombstones += distinct.size;
-    this.lengths[doc] = -1;
-    this.live -= 1;
-    this.totalLength -= len;
-    if (this.tombstones > 1024 && this.tombstones * 2 > this.postingCount) this.compact();
+  columns(docs: readonly number[]): DocColumns {
+    const lengths = new Int32Array(docs.length).fill(-1);
+    const counts = new Int32Array(docs.length);
+    let total = 0;
+    docs.forEach((d, i) => {
+      if (!this.has(d)) return;
+      lengths[i] = this.lengths[d] as number;
+      counts[i] = this.docDistinct[d] as number;
+      total += counts[i] as number;
+    });
+    const ids = new Int32Array(total);
+    const tfs = new Uint16Array(total);
+    let at = 0;
+    docs.forEach((d, i) => {
+      const n = counts[i] as number;
+      if (n === 0) return;
+      const start = this.docStart[d] as number;
+      ids.set(this.arenaIds.subarray(start, start + n), at);
+      tfs.set(this.arenaTfs.subarray(start, start + n), at);
+      at += n;
+    });
+    return { lengths, counts, ids, tfs };
   }
 
-  /** BM25's inverse document frequency of a term (an unseen term weighs as a term in no document). */
-  idf(term: string): number {
-    const df = this.df.get(term) ?? 0;
+  /** An index whose doc i is column row i (docs with length -1 left out). */
+  static fromColumns(c: DocColumns, vocabularySize: number, params?: Bm25Params): Bm25Index {
+    const index = new Bm25Index(params);
+    const docs = c.lengths.length;
+    index.lengths = Int32Array.from(c.lengths);
+    index.docDistinct = Int32Array.from(c.counts);
+    index.docStart = new Int32Array(Math.max(docs, 1));
+    index.docCount = docs;
+    index.arenaIds = Int32Array.from(c.ids);
+    index.arenaTfs = Uint16Array.from(c.tfs);
+    index.arenaUsed = c.ids.length;
+    const terms = Math.max(vocabularySize, 1);
+    index.postLen = new Int32Array(terms);
+    index.df = new Int32Array(terms);
+    let at = 0;
+    for (let d = 0; d < docs; d++) {
+      index.docStart[d] = at;
+      const n = c.counts[d] as number;
+      if ((c.lengths[d] as number) >= 0) {
+        index.live += 1;
+        index.totalLength += c.lengths[d] as number;
+        for (let k = at; k < at + n; k++) {
+          const t = c.ids[k] as number;
+          index.df[t] = (index.df[t] as number) + 1;
+        }
+        index.postingCount += n;
+      }
+      at += n;
+    }
+    for (let t = 0; t < terms; t++) {
+      const n = index.df[t] as number;
+      if (n > 0) {
+        index.postDocs[t] = new Int32Array(n);
+        index.postTfs[t] = new Uint16Array(n);
+      }
+    }
+    for (let d = 0; d < docs; d++) {
+      if ((c.lengths[d] as number) < 0) continue;
+      const start = index.docStart[d] as number;
+      const end = start + (c.counts[d] as number);
+      for (let k = start; k < end; k++) {
+        const t = c.ids[k] as number;
+        const len = index.postLen[t] as number;
+        (index.postDocs[t] as Int32Array)[len] = d;
+        (index.postTfs[t] as Uint16Array)[len] = c.tfs[k] as number;
+        index.postLen[t] = len + 1;
+      }
+    }
+    return index;
+  }
+
+  /** Calls `visit` with each term id of a doc (no views made). */
+  forEachTerm(doc: number, visit: (term: number) => void): void {
+    if (!this.has(doc)) return;
+    const start = this.docStart[doc] as number;
+    const end = start + (this.docDistinct[doc] as number);
+    for (let k = start; k < end; k++) visit(this.arenaIds[k] as number);
+  }
+
+  /** A doc's distinct terms (views into the index: read them before the next change), or undefined. */
+  termsOf(doc: number): DocTerms | undefined {
+    if (!this.has(doc)) return undefined;
+    const start = this.docStart[doc] as number;
+    const end = start + (this.docDistinct[doc] as number);
+    return { ids: this.arenaIds.subarray(start, end), tfs: this.arenaTfs.subarray(start, end), length: this.lengths[doc] as number };
+  }
+
+  /** Tombstone a doc: its postings are skipped from now on and the document frequencies corrected. */
+  remove(doc: number): void {
+    const terms = this.termsOf(doc);
+    if (!terms) return;
+    for (const id of terms.ids) this.df[id] = (this.df[id] as number) - 1;
+    this.tombstones += terms.ids.length;
+    this.arenaDead += terms.ids.length;
+    this.lengths[doc] = -1;
+    this.live -= 1;
+    this.totalLength -= terms.length;
+    if (this.tombstones > 1024 && this.tombstones * 2 > this.postingCount) this.compactPostings();
+    if (this.arenaDead > 65_536 && this.arenaDead * 2 > this.arenaUsed) this.compactArena();
+  }
+
+  /** BM25's inverse document frequency of a term id (an unseen term weighs as a term in no document). */
+  idf(term: number | undefined): number {
+    const df = term === undefined ? 0 : (this.df[term] ?? 0);
     return Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
   }
 
   has(doc: number): boolean {
-    return (this.lengths[doc] ?? -1) >= 0;
+    return doc < this.docCount && (this.lengths[doc] as number) >= 0;
   }
 
-  private compact(): void {
-    for (const [term, p] of this.postings) {
-      const docs: number[] = [];
-      const tfs: number[] = [];
-      for (let i = 0; i < p.docs.length; i++) {
-        const d = p.docs[i] as number;
-        if ((this.lengths[d] ?? -1) >= 0) {
-          docs.push(d);
-          tfs.push(p.tfs[i] as number);
+  private compactPostings(): void {
+    for (let term = 0; term < this.postDocs.length; term++) {
+      const docs = this.postDocs[term];
+      if (!docs) continue;
+      const tfs = this.postTfs[term] as Uint16Array;
+      const len = this.postLen[term] as number;
+      let kept = 0;
+      for (let i = 0; i < len; i++) {
+        const d = docs[i] as number;
+        if ((this.lengths[d] as number) >= 0) {
+          docs[kept] = d;
+          tfs[kept] = tfs[i] as number;
+          kept += 1;
         }
       }
-      if (docs.length) this.postings.set(term, { docs, tfs });
-      else this.postings.delete(term);
+      this.postLen[term] = kept;
+      if (kept === 0) {
+        this.postDocs[term] = undefined;
+        this.postTfs[term] = undefined;
+      } else if (kept * 4 < docs.length) {
+        this.postDocs[term] = docs.slice(0, kept * 2);
+        this.postTfs[term] = tfs.slice(0, kept * 2);
+      }
     }
     this.postingCount -= this.tombstones;
     this.tombstones = 0;
+  }
+
+  private compactArena(): void {
+    let used = 0;
+    for (let doc = 0; doc < this.docCount; doc++) {
+      if ((this.lengths[doc] as number) < 0) continue;
+      const start = this.docStart[doc] as number;
+      const n = this.docDistinct[doc] as number;
+      this.arenaIds.copyWithin(used, start, start + n);
+      this.arenaTfs.copyWithin(used, start, start + n);
+      this.docStart[doc] = used;
+      used += n;
+    }
+    this.arenaUsed = used;
+    this.arenaDead = 0;
   }
 
   /**
@@ -110,32 +346,37 @@ export class Bm25Index {
    * query terms present) rank before partial ones; BM25 orders within each group.
    * `gate` admits docs by group (namespace × layer) with typed-array lookups — no
    * closure per doc — and counts the matching docs it kept out, per group.
+   * Query terms the vocabulary does not know match nothing but still count as terms.
    */
-  search(queryTokens: readonly string[], limit: number, gate?: Bm25Gate): { hits: Bm25Hit[]; terms: number } {
+  search(queryTokens: readonly string[], vocabulary: Vocabulary, limit: number, gate?: Bm25Gate): { hits: Bm25Hit[]; terms: number } {
     const qtf = new Map<string, number>();
     for (const t of queryTokens) qtf.set(t, (qtf.get(t) ?? 0) + 1);
     const distinct = qtf.size;
     if (distinct === 0 || this.live === 0 || limit <= 0) return { hits: [], terms: distinct };
-    if (scoreBuf.length < this.lengths.length) {
-      scoreBuf = new Float64Array(this.lengths.length * 2);
-      matchBuf = new Uint16Array(this.lengths.length * 2);
+    if (scoreBuf.length < this.docCount) {
+      scoreBuf = new Float64Array(this.docCount * 2);
+      matchBuf = new Uint16Array(this.docCount * 2);
     }
     const { k1, b } = this.params;
     const avg = this.totalLength / this.live || 1;
     const touched: number[] = [];
-    for (const [term, q] of qtf) {
-      const p = this.postings.get(term);
-      const df = this.df.get(term);
-      if (!p || !df) continue;
+    for (const [token, q] of qtf) {
+      const term = vocabulary.id(token);
+      if (term === undefined) continue;
+      const docs = this.postDocs[term];
+      const df = this.df[term] ?? 0;
+      if (!docs || !df) continue;
+      const tfs = this.postTfs[term] as Uint16Array;
+      const len = this.postLen[term] as number;
       const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
-      for (let i = 0; i < p.docs.length; i++) {
-        const d = p.docs[i] as number;
-        const len = this.lengths[d] as number;
-        if (len < 0) continue;
-        const tf = p.tfs[i] as number;
+      for (let i = 0; i < len; i++) {
+        const d = docs[i] as number;
+        const dl = this.lengths[d] as number;
+        if (dl < 0) continue;
+        const tf = tfs[i] as number;
         if (matchBuf[d] === 0) touched.push(d);
         matchBuf[d] = (matchBuf[d] as number) + 1;
-        scoreBuf[d] = (scoreBuf[d] as number) + q * idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * len) / avg)));
+        scoreBuf[d] = (scoreBuf[d] as number) + q * idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * dl) / avg)));
       }
     }
     // bounded top-k: a min-heap of the best `limit` admitted docs

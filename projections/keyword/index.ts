@@ -7,7 +7,7 @@ import { KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold
 import type { Item } from '../../src/knowledge/item.js';
 import { tokenize } from '../../src/text/index.js';
 import { canonicalDigest, type Projection } from '../projection.js';
-import { Bm25Index, type Bm25Gate } from './bm25.js';
+import { Bm25Index, Vocabulary, type Bm25Gate, type DocColumns, type DocTerms } from './bm25.js';
 
 export type KeywordLane = 'text' | 'terms';
 
@@ -31,7 +31,8 @@ export interface KeywordSearchOptions {
   limit?: number;
 }
 
-interface DocRow {
+/** A row of the old snapshot format (version 1 files still load). */
+interface DocRowV1 {
   key: string;
   ns: string;
   layer: Layer;
@@ -41,7 +42,15 @@ interface DocRow {
 
 interface KeywordSnapshot {
   fold: KnowledgeFoldState;
-  docs: DocRow[];
+  /** format 2: columns; absent: version 1 rows */
+  format?: 2;
+  docs?: DocRowV1[];
+  vocabulary?: string[];
+  namespaces?: string[];
+  keys?: string[];
+  groups?: Int32Array;
+  text?: DocColumns;
+  terms?: DocColumns;
 }
 
 export { searchableText };
@@ -50,17 +59,19 @@ export class KeywordProjection implements Projection {
   readonly name = 'keyword';
   readonly version = 1;
   private readonly fold = new KnowledgeFold();
+  /** term strings ↔ ids, shared by both lanes and the per-namespace frequencies */
+  private vocabulary = new Vocabulary();
   private text = new Bm25Index();
   private terms = new Bm25Index();
-  private docs: (DocRow | undefined)[] = [];
+  /** doc → evidence key (undefined once dropped) */
+  private keys: (string | undefined)[] = [];
   private docOf = new Map<string, number>();
   /** doc → group (namespace id × 8 + layer id), for gating searches with typed lookups */
   private groupOf: number[] = [];
   private nsIds = new Map<string, number>();
-  /** per namespace: live docs and document frequency per term (derived, rebuilt on load) */
-  private nsDf = new Map<string, { live: number; df: Map<string, number> }>();
-  /** distinct tokens seen (see intern) */
-  private vocabulary = new Map<string, string>();
+  private nsNames: string[] = [];
+  /** per namespace id: live docs and document frequency per term id (derived, rebuilt on load) */
+  private nsDf: { live: number; df: Int32Array }[] = [];
 
   apply(record: LogRecord): void {
     for (const change of this.fold.changes(record)) {
@@ -79,57 +90,56 @@ export class KeywordProjection implements Projection {
     });
   }
 
-  /**
-   * One string object per distinct token: tokenize makes a new string for every occurrence, and
-   * the rows, postings and per-doc term lists hold them all (at 100k records most of this
-   * projection's heap was repeated copies of the same few thousand words).
-   */
-  private intern(tokens: readonly string[]): string[] {
-    return tokens.map((t) => {
-      const kept = this.vocabulary.get(t);
-      if (kept !== undefined) return kept;
-      this.vocabulary.set(t, t);
-      return t;
-    });
+  private insert(row: DocRowV1): void {
+    const ids = (tokens: string[]): number[] => tokens.map((t) => this.vocabulary.intern(t));
+    this.drop(row.key);
+    const doc = this.open(row.key, this.group(row.ns, row.layer));
+    this.text.add(doc, ids(row.text));
+    if (row.terms.length) this.terms.add(doc, ids(row.terms));
+    this.countIn(doc, +1);
   }
 
-  private insert(given: DocRow): void {
-    const row: DocRow = { ...given, text: this.intern(given.text), terms: this.intern(given.terms) };
-    this.drop(row.key);
-    const doc = this.docs.length;
-    this.docs.push(row);
-    this.docOf.set(row.key, doc);
-    this.groupOf[doc] = this.group(row.ns, row.layer);
-    this.text.add(doc, row.text);
-    if (row.terms.length) this.terms.add(doc, row.terms);
-    let stats = this.nsDf.get(row.ns);
-    if (!stats) this.nsDf.set(row.ns, (stats = { live: 0, df: new Map() }));
-    stats.live += 1;
-    for (const t of new Set(row.text)) stats.df.set(t, (stats.df.get(t) ?? 0) + 1);
+  /** A new doc number for a key. */
+  private open(key: string, group: number): number {
+    const doc = this.keys.length;
+    this.keys.push(key);
+    this.docOf.set(key, doc);
+    this.groupOf[doc] = group;
+    return doc;
+  }
+
+  /** Add (+1) or take back (-1) a doc's terms in its namespace's document frequencies. */
+  private countIn(doc: number, sign: 1 | -1): void {
+    if (!this.text.has(doc)) return;
+    const nsId = Math.floor((this.groupOf[doc] as number) / LAYER_SLOTS);
+    let stats = this.nsDf[nsId];
+    if (!stats) this.nsDf[nsId] = stats = { live: 0, df: new Int32Array(Math.max(64, this.vocabulary.size)) };
+    if (stats.df.length < this.vocabulary.size) {
+      const grown = new Int32Array(Math.max(this.vocabulary.size, stats.df.length * 2));
+      grown.set(stats.df);
+      stats.df = grown;
+    }
+    stats.live += sign;
+    const df = stats.df;
+    this.text.forEachTerm(doc, (id) => (df[id] = (df[id] as number) + sign));
   }
 
   private drop(key: string): void {
     const doc = this.docOf.get(key);
     if (doc === undefined) return;
-    const row = this.docs[doc];
-    this.text.remove(doc, row?.text ?? []);
-    this.terms.remove(doc, row?.terms ?? []);
-    const stats = row ? this.nsDf.get(row.ns) : undefined;
-    if (row && stats) {
-      stats.live -= 1;
-      for (const t of new Set(row.text)) {
-        const n = (stats.df.get(t) ?? 1) - 1;
-        if (n > 0) stats.df.set(t, n);
-        else stats.df.delete(t);
-      }
-    }
-    this.docs[doc] = undefined;
+    this.countIn(doc, -1);
+    this.text.remove(doc);
+    this.terms.remove(doc);
+    this.keys[doc] = undefined;
     this.docOf.delete(key);
   }
 
   private group(ns: string, layer: Layer): number {
     let id = this.nsIds.get(ns);
-    if (id === undefined) this.nsIds.set(ns, (id = this.nsIds.size));
+    if (id === undefined) {
+      this.nsIds.set(ns, (id = this.nsIds.size));
+      this.nsNames.push(ns);
+    }
     return id * LAYER_SLOTS + LAYER_INDEX[layer];
   }
 
@@ -153,7 +163,7 @@ export class KeywordProjection implements Projection {
   searchCounting(query: string, options: KeywordSearchOptions): { hits: KeywordHit[]; filtered: Record<string, number> } {
     const index = options.lane === 'terms' ? this.terms : this.text;
     const gate = this.gate(options.namespaces, options.layers);
-    const { hits, terms } = index.search(tokenize(query), options.limit ?? 50, gate);
+    const { hits, terms } = index.search(tokenize(query), this.vocabulary, options.limit ?? 50, gate);
     const layerAllowed = new Set(options.layers ?? LAYERS_ALL);
     const filtered: Record<string, number> = {};
     gate.rejected.forEach((n, g) => {
@@ -162,8 +172,15 @@ export class KeywordProjection implements Projection {
     });
     return {
       hits: hits.map((h) => {
-        const row = this.docs[h.doc] as DocRow;
-        return { key: row.key, layer: row.layer, ns: row.ns, score: h.score, complete: h.matched === terms, matched: h.matched };
+        const g = this.groupOf[h.doc] as number;
+        return {
+          key: this.keys[h.doc] as string,
+          layer: LAYERS_ALL[g % LAYER_SLOTS] as Layer,
+          ns: this.nsNames[Math.floor(g / LAYER_SLOTS)] as string,
+          score: h.score,
+          complete: h.matched === terms,
+          matched: h.matched,
+        };
       }),
       filtered,
     };
@@ -174,10 +191,12 @@ export class KeywordProjection implements Projection {
    * in every turn of a conversation tells nothing there — else across the whole index.
    */
   idf(term: string, ns?: string): number {
-    if (ns === undefined) return this.text.idf(term);
-    const stats = this.nsDf.get(ns);
+    const id = this.vocabulary.id(term);
+    if (ns === undefined) return this.text.idf(id);
+    const nsId = this.nsIds.get(ns);
+    const stats = nsId === undefined ? undefined : this.nsDf[nsId];
     const live = stats?.live ?? 0;
-    const df = stats?.df.get(term) ?? 0;
+    const df = id === undefined || !stats ? 0 : (stats.df[id] ?? 0);
     return Math.log(1 + (live - df + 0.5) / (df + 0.5));
   }
 
@@ -189,31 +208,69 @@ export class KeywordProjection implements Projection {
     return this.docOf.size;
   }
 
+  /** Live docs in doc order, renumbered densely, as columns of typed arrays (loads without re-tokenising or re-hashing). */
   snapshot(): KeywordSnapshot {
-    return { fold: this.fold.state, docs: this.docs.filter((d): d is DocRow => d !== undefined) };
+    const live: number[] = [];
+    for (let doc = 0; doc < this.keys.length; doc++) if (this.keys[doc] !== undefined) live.push(doc);
+    return {
+      format: 2,
+      fold: this.fold.state,
+      vocabulary: [...this.vocabulary.terms()],
+      namespaces: [...this.nsNames],
+      keys: live.map((d) => this.keys[d] as string),
+      groups: Int32Array.from(live, (d) => this.groupOf[d] as number),
+      text: this.text.columns(live),
+      terms: this.terms.columns(live),
+    };
   }
 
   load(state: unknown): void {
     const snap = state as KeywordSnapshot;
     this.reset();
     this.fold.load(snap.fold);
-    for (const row of snap.docs) this.insert(row);
+    if (snap.format !== 2) {
+      // version 1 files: rows of token strings
+      for (const row of snap.docs ?? []) this.insert(row);
+      return;
+    }
+    this.vocabulary = new Vocabulary(snap.vocabulary ?? []);
+    for (const ns of snap.namespaces ?? []) this.group(ns, 'memory');
+    const keys = snap.keys ?? [];
+    this.keys = [...keys];
+    this.docOf = new Map(keys.map((k, doc) => [k, doc]));
+    this.groupOf = Array.from(snap.groups as Int32Array);
+    this.text = Bm25Index.fromColumns(snap.text as DocColumns, this.vocabulary.size);
+    this.terms = Bm25Index.fromColumns(snap.terms as DocColumns, this.vocabulary.size);
+    for (let doc = 0; doc < keys.length; doc++) this.countIn(doc, +1);
   }
 
   reset(): void {
     this.fold.reset();
+    this.vocabulary = new Vocabulary();
     this.text = new Bm25Index();
     this.terms = new Bm25Index();
-    this.docs = [];
+    this.keys = [];
     this.docOf = new Map();
     this.groupOf = [];
     this.nsIds = new Map();
-    this.nsDf = new Map();
-    this.vocabulary = new Map();
+    this.nsNames = [];
+    this.nsDf = [];
   }
 
+  /** Logical content: per key its namespace, layer, and each lane's (term, frequency) bag and length — not doc or term numbers. */
   digest(): string {
-    const rows = this.docs.filter((d): d is DocRow => d !== undefined).sort((a, b) => (a.key < b.key ? -1 : 1));
+    const bag = (terms: DocTerms | undefined): unknown =>
+      terms
+        ? [
+            terms.length,
+            [...terms.ids].map((id, i) => [this.vocabulary.term(id), terms.tfs[i] as number]).sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1)),
+          ]
+        : null;
+    const rows: unknown[] = [];
+    for (const [key, doc] of [...this.docOf].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      const g = this.groupOf[doc] as number;
+      rows.push([key, this.nsNames[Math.floor(g / LAYER_SLOTS)], LAYERS_ALL[g % LAYER_SLOTS], bag(this.text.termsOf(doc)), bag(this.terms.termsOf(doc))]);
+    }
     return canonicalDigest({ fold: this.fold.state, rows });
   }
 }
