@@ -17,9 +17,17 @@ interface LiveItem {
   layer: Layer;
 }
 
+/** Live items as columns: key i lives in namespace `namespaces[group[i] / 8]`, layer `LAYERS[group[i] % 8]`. */
+interface LiveColumns {
+  namespaces: string[];
+  keys: string[];
+  groups: Int32Array;
+}
+
 interface VectorSnapshot {
   fold: KnowledgeFoldState;
-  live: Record<string, LiveItem>;
+  /** columns; older snapshots: key → item */
+  live: LiveColumns | Record<string, LiveItem>;
   lanes: LaneMeta[];
   /** embeddings rejected (dimension mismatch with their lane) */
   rejected: number;
@@ -47,6 +55,15 @@ export class VectorProjection implements Projection {
   /** namespace → small integer, for the group ids searches are gated by (not persisted: re-derived) */
   private nsIds = new Map<string, number>();
 
+  /** one shared (frozen) object per namespace × layer, not one per item */
+  private liveItems = new Map<string, LiveItem>();
+  private liveItem(ns: string, layer: Layer): LiveItem {
+    const k = `${ns}\u0000${layer}`;
+    let item = this.liveItems.get(k);
+    if (!item) this.liveItems.set(k, (item = Object.freeze({ ns, layer })));
+    return item;
+  }
+
   private groupOf(ns: string, layer: Layer): number {
     let id = this.nsIds.get(ns);
     if (id === undefined) this.nsIds.set(ns, (id = this.nsIds.size));
@@ -61,7 +78,7 @@ export class VectorProjection implements Projection {
     for (const change of this.fold.changes(record)) {
       this.revision += 1;
       if (change.op === 'upsert') {
-        this.live.set(change.item.key, { ns: change.item.ns, layer: change.item.layer });
+        this.live.set(change.item.key, this.liveItem(change.item.ns, change.item.layer));
       } else if (change.op === 'retire') {
         this.live.delete(change.key);
         for (const lane of this.lanes.values()) lane.remove(change.key);
@@ -127,14 +144,34 @@ export class VectorProjection implements Projection {
   // ---- snapshot ----
 
   snapshot(): VectorSnapshot {
-    return { fold: this.fold.state, live: Object.fromEntries(this.live), lanes: [...this.lanes.values()].map((l) => l.meta()), rejected: this.rejected };
+    const namespaces: string[] = [];
+    const nsIndex = new Map<string, number>();
+    const keys: string[] = [];
+    const groups = new Int32Array(this.live.size);
+    for (const [key, item] of this.live) {
+      let n = nsIndex.get(item.ns);
+      if (n === undefined) {
+        nsIndex.set(item.ns, (n = namespaces.length));
+        namespaces.push(item.ns);
+      }
+      groups[keys.length] = n * LAYER_SLOTS + LAYER_INDEX[item.layer];
+      keys.push(key);
+    }
+    return { fold: this.fold.state, live: { namespaces, keys, groups }, lanes: [...this.lanes.values()].map((l) => l.meta()), rejected: this.rejected };
   }
 
   load(state: unknown): void {
     const snap = state as VectorSnapshot;
     this.reset();
     this.fold.load(snap.fold);
-    this.live = new Map(Object.entries(snap.live));
+    const live = snap.live;
+    if (Array.isArray(live.keys) && live.groups instanceof Int32Array && Array.isArray(live.namespaces)) {
+      const c = live as LiveColumns;
+      c.keys.forEach((key, i) => {
+        const g = c.groups[i] as number;
+        this.live.set(key, this.liveItem(c.namespaces[Math.floor(g / LAYER_SLOTS)] as string, LAYERS_ALL[g % LAYER_SLOTS] as Layer));
+      });
+    } else for (const [key, item] of Object.entries(live as Record<string, LiveItem>)) this.live.set(key, this.liveItem(item.ns, item.layer));
     this.rejected = snap.rejected;
     this.pendingLanes = snap.lanes;
   }
@@ -161,6 +198,7 @@ export class VectorProjection implements Projection {
   reset(): void {
     this.fold.reset();
     this.live = new Map();
+    this.liveItems = new Map();
     this.lanes = new Map();
     this.pendingLanes = [];
     this.rejected = 0;
@@ -169,13 +207,7 @@ export class VectorProjection implements Projection {
 
   digest(): string {
     const lanes = [...this.lanes.values()].map((l) => [l.id, l.dim, l.contents()]).sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1));
-    const pending = this.pendingLanes.map((m) => [
-      laneId(m.lane, m.model),
-      m.dim,
-      Object.keys(m.vhash)
-        .sort()
-        .map((k) => [k, m.vhash[k] ?? '', m.fps[k] ?? '']),
-    ]);
+    const pending = this.pendingLanes.map((m) => [laneId(m.lane, m.model), m.dim, VectorLane.metaContents(m)]);
     const live = [...this.live.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1));
     return canonicalDigest({ fold: this.fold.state, live, lanes: lanes.length ? lanes : pending, rejected: this.rejected });
   }

@@ -12,11 +12,19 @@ export interface LaneMeta {
   capacity: number;
   /** label → key (null: deleted) */
   keys: (string | null)[];
-  /** key → fingerprint of the embedded text */
-  fps: Record<string, string>;
-  /** key → sha256 of the vector bytes (digest without reading the index) */
-  vhash: Record<string, string>;
+  /** format 2: per label, the embedded text's fingerprint (32 bytes each) and whether it has one */
+  fp?: Uint8Array;
+  hasFp?: Uint8Array;
+  /** format 2: per label, the first 8 bytes of the vector bytes' sha256 (digest without reading the index) */
+  vh?: Uint8Array;
+  /** format 1 (older snapshots): key → fingerprint hex */
+  fps?: Record<string, string>;
+  /** format 1: key → vector hash hex */
+  vhash?: Record<string, string>;
 }
+
+const FP_BYTES = 32;
+const VH_BYTES = 8;
 
 export interface VectorHit {
   key: string;
@@ -37,17 +45,35 @@ export class VectorLane {
   private capacity: number;
   private keys: (string | null)[] = [];
   private labelOf = new Map<string, number>();
-  private fps = new Map<string, string>();
-  private vhash = new Map<string, string>();
+  // Per label, in bytes rather than a Map of hex strings per key (≈ 40 bytes a vector instead of ≈ 250).
+  private fp: Uint8Array;
+  private hasFp: Uint8Array;
+  private vh: Uint8Array;
   /** label → group (namespace × layer) for gated searches; -1 when deleted */
   private groups: number[] = [];
 
-  constructor(lane: string, model: string, dim: number, capacity = 1024) {
+  constructor(lane: string, model: string, dim: number, capacity = 1024, index?: InstanceType<typeof HierarchicalNSW>) {
     this.lane = lane;
     this.model = model;
     this.dim = dim;
     this.capacity = capacity;
-    this.index = VectorLane.freshIndex(dim, capacity);
+    this.index = index ?? VectorLane.freshIndex(dim, capacity);
+    this.fp = new Uint8Array(capacity * FP_BYTES);
+    this.hasFp = new Uint8Array(capacity);
+    this.vh = new Uint8Array(capacity * VH_BYTES);
+  }
+
+  private grow(capacity: number): void {
+    const fp = new Uint8Array(capacity * FP_BYTES);
+    fp.set(this.fp.subarray(0, Math.min(this.fp.length, fp.length)));
+    const hasFp = new Uint8Array(capacity);
+    hasFp.set(this.hasFp.subarray(0, Math.min(this.hasFp.length, capacity)));
+    const vh = new Uint8Array(capacity * VH_BYTES);
+    vh.set(this.vh.subarray(0, Math.min(this.vh.length, vh.length)));
+    this.fp = fp;
+    this.hasFp = hasFp;
+    this.vh = vh;
+    this.capacity = capacity;
   }
 
   private static freshIndex(dim: number, capacity: number): InstanceType<typeof HierarchicalNSW> {
@@ -70,7 +96,12 @@ export class VectorLane {
   }
 
   fingerprintOf(key: string): string | undefined {
-    return this.fps.get(key);
+    const label = this.labelOf.get(key);
+    return label === undefined || !this.hasFp[label] ? undefined : this.hex(this.fp, label, FP_BYTES);
+  }
+
+  private hex(bytes: Uint8Array, label: number, width: number): string {
+    return Buffer.from(bytes.buffer, bytes.byteOffset + label * width, width).toString('hex');
   }
 
   /** The stored vector of `key` (as hnswlib keeps it), or undefined. */
@@ -84,15 +115,16 @@ export class VectorLane {
     this.remove(key);
     const label = this.keys.length;
     if (label >= this.capacity) {
-      this.capacity *= 2;
+      this.grow(this.capacity * 2);
       this.index.resizeIndex(this.capacity);
     }
     this.index.addPoint(Array.from(vector), label);
     this.keys.push(key);
     this.groups[label] = group;
     this.labelOf.set(key, label);
-    if (fp) this.fps.set(key, fp);
-    this.vhash.set(key, vectorHash);
+    this.hasFp[label] = fp ? 1 : 0;
+    if (fp) this.fp.set(Buffer.from(fp, 'hex').subarray(0, FP_BYTES), label * FP_BYTES);
+    this.vh.set(Buffer.from(vectorHash, 'hex').subarray(0, VH_BYTES), label * VH_BYTES);
   }
 
   remove(key: string): void {
@@ -102,8 +134,6 @@ export class VectorLane {
     this.keys[label] = null;
     this.groups[label] = -1;
     this.labelOf.delete(key);
-    this.fps.delete(key);
-    this.vhash.delete(key);
   }
 
   search(vector: Float32Array | number[], k: number, accept?: (key: string) => boolean): VectorHit[] {
@@ -139,20 +169,30 @@ export class VectorLane {
   }
 
   meta(): LaneMeta {
+    const n = this.keys.length;
     return {
       lane: this.lane,
       model: this.model,
       dim: this.dim,
       capacity: this.capacity,
       keys: this.keys,
-      fps: Object.fromEntries(this.fps),
-      vhash: Object.fromEntries(this.vhash),
+      fp: this.fp.subarray(0, n * FP_BYTES),
+      hasFp: this.hasFp.subarray(0, n),
+      vh: this.vh.subarray(0, n * VH_BYTES),
     };
   }
 
   /** Logical content for digests: which key holds which vector, whatever the graph layout. */
   contents(): [string, string, string][] {
-    return [...this.labelOf.keys()].sort().map((k) => [k, this.vhash.get(k) ?? '', this.fps.get(k) ?? '']);
+    return [...this.labelOf]
+      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+      .map(([k, label]) => [k, this.hex(this.vh, label, VH_BYTES), this.hasFp[label] ? this.hex(this.fp, label, FP_BYTES) : '']);
+  }
+
+  /** The same contents from snapshot metadata, before its index file is read. */
+  static metaContents(meta: LaneMeta): [string, string, string][] {
+    const lane = VectorLane.withMeta(meta, undefined);
+    return lane.contents();
   }
 
   writeTo(file: string): void {
@@ -160,18 +200,33 @@ export class VectorLane {
   }
 
   static restore(meta: LaneMeta, file: string): VectorLane {
-    const lane = new VectorLane(meta.lane, meta.model, meta.dim, meta.capacity);
     const index = new HierarchicalNSW('cosine', meta.dim);
     index.readIndexSync(file);
     if (index.getMaxElements() < meta.capacity) index.resizeIndex(meta.capacity);
     index.setEf(HNSW_EF_SEARCH);
-    lane.index = index;
+    return VectorLane.withMeta(meta, index);
+  }
+
+  /** A lane over `index` (read from its file; none for digests only) with the labels of `meta`, either snapshot format. */
+  private static withMeta(meta: LaneMeta, index: InstanceType<typeof HierarchicalNSW> | undefined): VectorLane {
+    // without an index only the metadata is used: a 1-element placeholder, never searched
+    const lane = new VectorLane(meta.lane, meta.model, meta.dim, Math.max(meta.capacity, meta.keys.length), index ?? VectorLane.freshIndex(meta.dim, 1));
     lane.keys = meta.keys;
     meta.keys.forEach((k, label) => {
       if (k !== null) lane.labelOf.set(k, label);
     });
-    lane.fps = new Map(Object.entries(meta.fps));
-    lane.vhash = new Map(Object.entries(meta.vhash));
+    if (meta.fp && meta.hasFp && meta.vh) {
+      lane.fp.set(meta.fp);
+      lane.hasFp.set(meta.hasFp);
+      lane.vh.set(meta.vh);
+    } else {
+      for (const [k, label] of lane.labelOf) {
+        const fp = meta.fps?.[k];
+        lane.hasFp[label] = fp ? 1 : 0;
+        if (fp) lane.fp.set(Buffer.from(fp, 'hex').subarray(0, FP_BYTES), label * FP_BYTES);
+        lane.vh.set(Buffer.from(meta.vhash?.[k] ?? '', 'hex').subarray(0, VH_BYTES), label * VH_BYTES);
+      }
+    }
     return lane;
   }
 }
