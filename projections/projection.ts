@@ -24,8 +24,10 @@ export interface Projection {
    * The runner gives each snapshot its own fresh folder and removes older ones.
    */
   persistFiles?(dir: string): void;
-  /** Optional: after load(), read the side files persistFiles() wrote; throw if unusable. */
-  restoreFiles?(dir: string): void;
+  /** Optional: after load(), read the side files persistFiles() wrote (may do it in the background); throw or reject if unusable. */
+  restoreFiles?(dir: string): void | Promise<void>;
+  /** Optional: true after load() read an older snapshot format (the runner then writes the current one at its next snapshot). */
+  readonly loadedOlderFormat?: boolean;
 }
 
 // variableMapSize: projection states hold maps with more than 65,535 keys.

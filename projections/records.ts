@@ -21,25 +21,73 @@ export interface ListOptions {
 
 const lower = (s: string): string => s.normalize('NFKC').toLowerCase().trim();
 
-/** Multimap helper: key → set of evidence keys. */
+// Entries share what repeats: one empty array, one string per distinct short value (namespace,
+// layer, kind, status, session, timestamps…), one string when both fingerprints are equal.
+// At 100k memories this takes an entry from ≈ 1.4 KB to well under 1 KB.
+const EMPTY: string[] = Object.freeze([]) as unknown as string[];
+const SHARED_FIELDS = ['ns', 'layer', 'kind', 'status', 'session_id', 'owner', 'source_path', 'doc_hash', 'occurred_at'] as const;
+const LIST_FIELDS = ['terms', 'entities', 'tags', 'attachments'] as const;
+
+class StringPool {
+  private readonly pool = new Map<string, string>();
+  get(s: string): string {
+    if (s.length > 256) return s;
+    const kept = this.pool.get(s);
+    if (kept !== undefined) return kept;
+    this.pool.set(s, s);
+    return s;
+  }
+  clear(): void {
+    this.pool.clear();
+  }
+}
+
+/** Multimap helper: key → set of evidence keys. Most keys hold one value, kept as the string itself (a Set per key costs ≈ 200 bytes). */
 class Multi {
-  private readonly map = new Map<string, Set<string>>();
+  private readonly map = new Map<string, string | Set<string>>();
   add(k: string, v: string): void {
-    let s = this.map.get(k);
-    if (!s) this.map.set(k, (s = new Set()));
-    s.add(v);
+    const s = this.map.get(k);
+    if (s === undefined) this.map.set(k, v);
+    else if (typeof s === 'string') {
+      if (s !== v) this.map.set(k, new Set([s, v]));
+    } else s.add(v);
   }
   delete(k: string, v: string): void {
     const s = this.map.get(k);
-    if (!s) return;
+    if (s === undefined) return;
+    if (typeof s === 'string') {
+      if (s === v) this.map.delete(k);
+      return;
+    }
     s.delete(v);
-    if (s.size === 0) this.map.delete(k);
+    if (s.size === 1) this.map.set(k, s.values().next().value as string);
+    else if (s.size === 0) this.map.delete(k);
   }
   get(k: string): readonly string[] {
-    return [...(this.map.get(k) ?? [])];
+    const s = this.map.get(k);
+    return s === undefined ? [] : typeof s === 'string' ? [s] : [...s];
   }
   clear(): void {
     this.map.clear();
+  }
+}
+
+/** Multi per namespace: no `ns + key` string made per entry and lookup. */
+class NsMulti {
+  private readonly byNs = new Map<string, Multi>();
+  add(ns: string, k: string, v: string): void {
+    let m = this.byNs.get(ns);
+    if (!m) this.byNs.set(ns, (m = new Multi()));
+    m.add(k, v);
+  }
+  delete(ns: string, k: string, v: string): void {
+    this.byNs.get(ns)?.delete(k, v);
+  }
+  get(ns: string, k: string): readonly string[] {
+    return this.byNs.get(ns)?.get(k) ?? [];
+  }
+  clear(): void {
+    this.byNs.clear();
   }
 }
 
@@ -48,14 +96,15 @@ export class RecordsProjection implements Projection {
   readonly version = 1;
   private readonly fold = new KnowledgeFold();
   private entries = new Map<string, RecordEntry>();
+  private readonly strings = new StringPool();
   // Derived lookups, rebuilt on load; never snapshotted.
   private readonly byDoc = new Multi();
-  private readonly byEntity = new Multi();
+  private readonly byEntity = new NsMulti();
   private readonly bySession = new Multi();
-  private readonly byKind = new Multi();
-  private readonly byTerm = new Multi();
-  /** `ns\u0000newer id` → keys of the versions it superseded */
-  private readonly supersededBy = new Multi();
+  private readonly byKind = new NsMulti();
+  private readonly byTerm = new NsMulti();
+  /** per namespace, newer id → keys of the versions it superseded */
+  private readonly supersededBy = new NsMulti();
   /** per session, its traces in conversation order with each one's position; absent = changed since last asked (derived) */
   private readonly turnOrder = new Map<string, { keys: string[]; at: Map<string, number> }>();
 
@@ -81,7 +130,7 @@ export class RecordsProjection implements Projection {
             ...(prev.retired_seq ? { retired_seq: prev.retired_seq } : {}),
           }
         : { ...change.item, status: 'active' };
-      this.entries.set(entry.key, entry);
+      this.entries.set(entry.key, this.compact(entry));
       this.index(entry);
       return;
     }
@@ -95,31 +144,31 @@ export class RecordsProjection implements Projection {
     entry.status = change.status;
     entry.retired_seq = change.seq;
     if (change.by !== undefined) {
-      if (entry.superseded_by !== undefined) this.supersededBy.delete(`${entry.ns}\u0000${entry.superseded_by}`, entry.key);
+      if (entry.superseded_by !== undefined) this.supersededBy.delete(entry.ns, entry.superseded_by, entry.key);
       entry.superseded_by = change.by;
-      this.supersededBy.add(`${entry.ns}\u0000${change.by}`, entry.key);
+      this.supersededBy.add(entry.ns, change.by, entry.key);
     }
   }
 
   private index(e: RecordEntry): void {
-    this.fileUnder(e, (m, k) => m.add(k, e.key));
+    this.fileUnder(e, (m, ns, k) => (ns === undefined ? (m as Multi).add(k, e.key) : (m as NsMulti).add(ns, k, e.key)));
   }
 
   private unindex(e: RecordEntry): void {
-    this.fileUnder(e, (m, k) => m.delete(k, e.key));
+    this.fileUnder(e, (m, ns, k) => (ns === undefined ? (m as Multi).delete(k, e.key) : (m as NsMulti).delete(ns, k, e.key)));
   }
 
   /** Every (index, key) an entry is filed under: index and unindex walk the same list, so they cannot drift apart. */
-  private fileUnder(e: RecordEntry, visit: (index: Multi, key: string) => void): void {
-    visit(this.byDoc, documentKey(e.key));
-    for (const en of e.entities) visit(this.byEntity, `${e.ns}\u0000${lower(en)}`);
+  private fileUnder(e: RecordEntry, visit: (index: Multi | NsMulti, ns: string | undefined, key: string) => void): void {
+    visit(this.byDoc, undefined, documentKey(e.key));
+    for (const en of e.entities) visit(this.byEntity, e.ns, lower(en));
     if (e.session_id) {
-      visit(this.bySession, e.session_id);
+      visit(this.bySession, undefined, e.session_id);
       this.turnOrder.delete(e.session_id); // the session's order is re-derived when next asked
     }
-    if (e.kind) visit(this.byKind, `${e.ns}\u0000${e.kind}`);
-    if (e.layer === 'memory') for (const t of e.terms) visit(this.byTerm, `${e.ns}\u0000${lower(t)}`);
-    if (e.superseded_by !== undefined) visit(this.supersededBy, `${e.ns}\u0000${e.superseded_by}`);
+    if (e.kind) visit(this.byKind, e.ns, e.kind);
+    if (e.layer === 'memory') for (const t of e.terms) visit(this.byTerm, e.ns, lower(t));
+    if (e.superseded_by !== undefined) visit(this.supersededBy, e.ns, e.superseded_by);
   }
 
   snapshot(): RecordsSnapshot {
@@ -131,12 +180,29 @@ export class RecordsProjection implements Projection {
     this.reset();
     this.fold.load(snap.fold);
     for (const e of snap.entries) {
-      this.entries.set(e.key, e);
+      this.entries.set(e.key, this.compact(e));
       this.index(e);
     }
   }
 
+  /** The entry, with what repeats shared (see StringPool); same content. */
+  private compact(e: RecordEntry): RecordEntry {
+    const fields = e as unknown as Record<string, unknown>;
+    for (const f of SHARED_FIELDS) {
+      const v = fields[f];
+      if (typeof v === 'string') fields[f] = this.strings.get(v);
+    }
+    for (const f of LIST_FIELDS) {
+      const v = fields[f];
+      if (Array.isArray(v)) fields[f] = v.length === 0 ? EMPTY : v.map((x) => (typeof x === 'string' ? this.strings.get(x) : x));
+    }
+    if (e.fingerprint !== undefined && e.fingerprint === e.content_fp) e.fingerprint = e.content_fp;
+    if (e.title === e.text) e.title = e.text;
+    return e;
+  }
+
   reset(): void {
+    this.strings.clear();
     this.incoming = undefined;
     this.fold.reset();
     this.entries = new Map();
@@ -180,7 +246,7 @@ export class RecordsProjection implements Projection {
       if (visited.has(e.key)) continue;
       visited.add(e.key);
       history.push(e);
-      for (const k of this.supersededBy.get(`${ns}\u0000${e.id}`)) {
+      for (const k of this.supersededBy.get(ns, e.id)) {
         const older = this.entries.get(k);
         if (older) stack.push(older);
       }
@@ -212,7 +278,7 @@ export class RecordsProjection implements Projection {
   private incoming: { revision: number; byTarget: Map<string, Set<string>> } | undefined;
 
   byEntityName(ns: string, entity: string, options: ListOptions = {}): RecordEntry[] {
-    return this.pick(this.byEntity.get(`${ns}\u0000${lower(entity)}`), options);
+    return this.pick(this.byEntity.get(ns, lower(entity)), options);
   }
 
   bySessionId(sessionId: string, options: ListOptions & { ns?: string } = {}): RecordEntry[] {
@@ -243,7 +309,7 @@ export class RecordsProjection implements Projection {
   }
 
   byKindName(ns: string, kind: string, options: ListOptions = {}): RecordEntry[] {
-    return this.pick(this.byKind.get(`${ns}\u0000${kind}`), options).sort((a, b) => a.seq - b.seq);
+    return this.pick(this.byKind.get(ns, kind), options).sort((a, b) => a.seq - b.seq);
   }
 
   /** Items whose occurred_at lies in [from, to) (ISO strings), oldest first. */
@@ -266,7 +332,7 @@ export class RecordsProjection implements Projection {
     const seen = new Set<string>();
     const out: { id: string; overlap: number }[] = [];
     for (const t of mine) {
-      for (const key of this.byTerm.get(`${ns}\u0000${t}`)) {
+      for (const key of this.byTerm.get(ns, t)) {
         if (seen.has(key)) continue;
         seen.add(key);
         const e = this.entries.get(key);

@@ -6,7 +6,17 @@ import { GENESIS_HASH_HEX, type EventStore } from '../src/log/index.js';
 import type { Projection } from './projection.js';
 import { VIEW_NAMES, type Views } from './views.js';
 import { join } from 'node:path';
-import { fsyncFolder, packState, pruneSideFiles, readSnapshotFile, sideFilesDir, unpackState, writeSnapshotFile } from './snapshot-file.js';
+import {
+  fsyncFolder,
+  packState,
+  pruneSideFiles,
+  readSnapshotFile,
+  sideFilesDir,
+  unpackState,
+  writeSnapshotFile,
+  STATE_ENCODING,
+  type SnapshotFile,
+} from './snapshot-file.js';
 
 export interface RunnerOptions {
   /** where snapshot files live; without it nothing is snapshotted (in-memory stores) */
@@ -72,23 +82,41 @@ export class ProjectionRunner {
 
   /** Load usable snapshots, replay the tail, then follow the log. */
   async open(onProgress?: ProgressFn): Promise<ProjectionStatus[]> {
-    for (const slot of this.slots.values()) await this.loadSnapshot(slot);
+    await this.loadSnapshots();
     this.unsubscribe = this.log.onCommit(() => this.schedule(() => this.catchUp()).catch(() => undefined));
     await this.schedule(() => this.catchUp(onProgress));
     this.opened = true;
     return this.status();
   }
 
-  private async loadSnapshot(slot: Slot): Promise<void> {
+  /**
+   * Every usable snapshot, loaded. Projections with side files go first and read them in the
+   * background (an HNSW file takes a second to read) while the others unpack on this thread.
+   */
+  private async loadSnapshots(): Promise<void> {
+    const checked: { slot: Slot; snap: SnapshotFile }[] = [];
+    for (const slot of this.slots.values()) {
+      const snap = await this.usableSnapshot(slot);
+      if (snap) checked.push({ slot, snap });
+    }
+    checked.sort((a, b) => Number(Boolean(b.slot.projection.restoreFiles)) - Number(Boolean(a.slot.projection.restoreFiles)));
+    const loading = checked.map(({ slot, snap }) => this.loadSnapshot(slot, snap));
+    await Promise.all(loading);
+  }
+
+  private discard(slot: Slot, why: string): void {
+    slot.projection.reset();
+    this.warn(`projection ${slot.projection.name}: snapshot discarded (${why}); rebuilding from genesis`);
+  }
+
+  /** The slot's snapshot when it matches this log, else undefined (a reason is warned unless it is simply missing). */
+  private async usableSnapshot(slot: Slot): Promise<SnapshotFile | undefined> {
     const dir = this.options.snapshotDir;
     const name = slot.projection.name;
-    if (!dir) return;
+    if (!dir) return undefined;
     const snap = readSnapshotFile(dir, name);
-    if ('missing' in snap) return;
-    const discard = (why: string): void => {
-      slot.projection.reset();
-      this.warn(`projection ${name}: snapshot discarded (${why}); rebuilding from genesis`);
-    };
+    if ('missing' in snap) return undefined;
+    const discard = (why: string): undefined => void this.discard(slot, why);
     if ('invalid' in snap) return discard(snap.invalid);
     if (snap.name !== name || snap.version !== slot.projection.version)
       return discard(`written by ${snap.name} v${snap.version}, need v${slot.projection.version}`);
@@ -96,20 +124,28 @@ export class ProjectionRunner {
     if (snap.seq > head.seq) return discard(`snapshot is at ${snap.seq}, the log ends at ${head.seq}`);
     const at = snap.seq === 0 ? GENESIS_HASH_HEX : (await this.log.get(snap.seq))?.hash;
     if (at !== snap.hash) return discard(`the log holds a different record at ${snap.seq}`);
+    return snap;
+  }
+
+  private async loadSnapshot(slot: Slot, snap: SnapshotFile): Promise<void> {
+    const dir = this.options.snapshotDir as string;
+    const name = slot.projection.name;
     try {
       slot.projection.load(unpackState(snap));
+      snap.state = new Uint8Array(0); // let the packed bytes go while the rest loads
       if (slot.projection.restoreFiles) {
         if (!snap.files) throw new Error('snapshot has no side files');
-        slot.projection.restoreFiles(join(dir, name, snap.files));
+        await slot.projection.restoreFiles(join(dir, name, snap.files));
       }
     } catch (err) {
-      return discard(`load failed: ${(err as Error).message}`);
+      return this.discard(slot, `load failed: ${(err as Error).message}`);
     }
     slot.seq = snap.seq;
     slot.hash = snap.hash;
     slot.source = 'snapshot';
     slot.snapshotSeq = snap.seq;
-    slot.hasSnapshot = true;
+    // a snapshot in an older format is written again in the current one at the next snapshot
+    slot.hasSnapshot = snap.encoding === STATE_ENCODING && !slot.projection.loadedOlderFormat;
   }
 
   // All reads and applies run one at a time, in seq order. A read that fails (a shared store

@@ -38,7 +38,11 @@ it('scores exactly as a fresh index after thousands of removals (postings and ar
   // a snapshot's columns (every doc number, removed ones marked) rebuild the same index
   const reloaded = Bm25Index.fromColumns(churned.columns(Array.from({ length: next }, (_, d) => d)), vocabulary.size);
   expect(reloaded.size).toBe(live.size);
-  for (const q of [['roll', 'back'], ['cache', 'ttl', 'nothing'], ['billing', 'tag', 'script']])
+  for (const q of [
+    ['roll', 'back'],
+    ['cache', 'ttl', 'nothing'],
+    ['billing', 'tag', 'script'],
+  ])
     expect(reloaded.search(q, vocabulary, 20)).toEqual(churned.search(q, vocabulary, 20));
 });
 

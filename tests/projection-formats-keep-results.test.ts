@@ -9,6 +9,7 @@ import { afterAll, expect, it } from 'vitest';
 import { openKioku } from '../src/kioku.js';
 import { openEventStore } from '../src/log/index.js';
 import { readChainFile } from '../src/log/transfer.js';
+import { readSnapshotFile, unpackState, type SnapshotFile } from '../projections/snapshot-file.js';
 import { resolvePaths } from '../src/config.js';
 import { askLibrary } from './fixtures/library-v1/library.js';
 import { tempDir } from './helpers.js';
@@ -41,6 +42,25 @@ it('snapshots written by the old code load, and answer as the old code did', asy
     expect(store.projections.digests()).toEqual(loaded);
   } finally {
     await store.close();
+  }
+});
+
+it('an older snapshot format is written again in the current one when the store closes', async () => {
+  const data = await oldLibrary(true);
+  const old = readSnapshotFile(join(data, 'projections'), 'keyword') as SnapshotFile;
+  expect(old.encoding).toBeUndefined();
+  const store = await openKioku({ data });
+  await store.close(); // no new events: only the older formats are rewritten
+  for (const name of ['keyword', 'vector', 'records']) {
+    const snap = readSnapshotFile(join(data, 'projections'), name) as SnapshotFile;
+    expect(snap.encoding).toBe('msgpack-records');
+  }
+  expect((unpackState(readSnapshotFile(join(data, 'projections'), 'keyword') as SnapshotFile) as { format?: number }).format).toBe(2);
+  const again = await openKioku({ data });
+  try {
+    expect(await askLibrary(again)).toEqual(before);
+  } finally {
+    await again.close();
   }
 });
 

@@ -228,6 +228,7 @@ export class KeywordProjection implements Projection {
     const snap = state as KeywordSnapshot;
     this.reset();
     this.fold.load(snap.fold);
+    this.loadedOlderFormat = snap.format !== 2;
     if (snap.format !== 2) {
       // version 1 files: rows of token strings
       for (const row of snap.docs ?? []) this.insert(row);
@@ -243,6 +244,8 @@ export class KeywordProjection implements Projection {
     this.terms = Bm25Index.fromColumns(snap.terms as DocColumns, this.vocabulary.size);
     for (let doc = 0; doc < keys.length; doc++) this.countIn(doc, +1);
   }
+
+  loadedOlderFormat = false;
 
   reset(): void {
     this.fold.reset();

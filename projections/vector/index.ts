@@ -174,7 +174,10 @@ export class VectorProjection implements Projection {
     } else for (const [key, item] of Object.entries(live as Record<string, LiveItem>)) this.live.set(key, this.liveItem(item.ns, item.layer));
     this.rejected = snap.rejected;
     this.pendingLanes = snap.lanes;
+    this.loadedOlderFormat = !('keys' in live && Array.isArray(live.keys)) || snap.lanes.some((l) => !l.fp);
   }
+
+  loadedOlderFormat = false;
 
   // Lane metadata from load(), waiting for restoreFiles() to attach the HNSW files.
   private pendingLanes: LaneMeta[] = [];
@@ -183,9 +186,10 @@ export class VectorProjection implements Projection {
     for (const lane of this.lanes.values()) lane.writeTo(join(dir, laneFile(lane.id)));
   }
 
-  restoreFiles(dir: string): void {
-    for (const meta of this.pendingLanes) {
-      const lane = VectorLane.restore(meta, join(dir, laneFile(laneId(meta.lane, meta.model))));
+  /** Reads the lanes' HNSW files off the main thread (hnswlib's own worker), all at once. */
+  async restoreFiles(dir: string): Promise<void> {
+    const lanes = await Promise.all(this.pendingLanes.map((meta) => VectorLane.restore(meta, join(dir, laneFile(laneId(meta.lane, meta.model))))));
+    for (const lane of lanes) {
       lane.regroup((key) => {
         const item = this.live.get(key);
         return item ? this.groupOf(item.ns, item.layer) : -1;

@@ -199,9 +199,9 @@ export class VectorLane {
     this.index.writeIndexSync(file);
   }
 
-  static restore(meta: LaneMeta, file: string): VectorLane {
+  static async restore(meta: LaneMeta, file: string): Promise<VectorLane> {
     const index = new HierarchicalNSW('cosine', meta.dim);
-    index.readIndexSync(file);
+    await index.readIndex(file);
     if (index.getMaxElements() < meta.capacity) index.resizeIndex(meta.capacity);
     index.setEf(HNSW_EF_SEARCH);
     return VectorLane.withMeta(meta, index);
