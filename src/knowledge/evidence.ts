@@ -1,6 +1,6 @@
 // The one identity of every recallable item, and the one body fingerprint.
 // Used for fusion, usage counting, demotion, delivery dedup and eval labels.
-import { createHash } from 'node:crypto';
+import { createHash, hash as oneShotHash } from 'node:crypto';
 import { z } from 'zod';
 import { hasLoneSurrogate } from '../text/well-formed.js';
 
@@ -87,7 +87,7 @@ export function normaliseBody(body: string): string {
 
 /** sha256 (hex) of the normalised body. */
 export function fingerprint(body: string): string {
-  return createHash('sha256').update(normaliseBody(body)).digest('hex');
+  return oneShotHash('sha256', normaliseBody(body), 'hex');
 }
 
 /** sha256 (hex) of exact bytes: import idempotence (any change to a file counts). */
