@@ -18,6 +18,8 @@ export const embedderConfigSchema = z.object({
   timeoutMs: z.coerce.number().int().positive().optional(),
   dim: z.coerce.number().int().positive().optional(),
   onnxDir: z.string().optional(),
+  /** model copies a large batch is spread over (use-lite; bulk commands use one per core) */
+  workers: z.coerce.number().int().positive().max(16).optional(),
 });
 export type EmbedderConfig = z.input<typeof embedderConfigSchema>;
 
@@ -30,6 +32,7 @@ export function embedderConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Emb
     ...(env['KIOKU_EMBED_TIMEOUT_MS'] ? { timeoutMs: Number(env['KIOKU_EMBED_TIMEOUT_MS']) } : {}),
     ...(env['KIOKU_EMBED_DIM'] ? { dim: Number(env['KIOKU_EMBED_DIM']) } : {}),
     ...(env['KIOKU_ONNX_DIR'] ? { onnxDir: env['KIOKU_ONNX_DIR'] } : {}),
+    ...(env['KIOKU_EMBED_WORKERS'] ? { workers: Number(env['KIOKU_EMBED_WORKERS']) } : {}),
   };
 }
 
@@ -44,7 +47,7 @@ export function createEmbedder(config: EmbedderConfig = {}): Embedder {
   const c = parsed.data;
   switch (c.kind) {
     case 'use-lite':
-      return new UseLiteEmbedder(c.timeoutMs ? { timeoutMs: c.timeoutMs } : {});
+      return new UseLiteEmbedder({ ...(c.timeoutMs ? { timeoutMs: c.timeoutMs } : {}), ...(c.workers ? { workers: c.workers } : {}) });
     case 'hash':
       return new HashedEmbedder(c.dim ?? 64);
     case 'ollama':

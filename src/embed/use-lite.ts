@@ -29,16 +29,14 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
-export class UseLiteEmbedder implements Embedder {
-  readonly id = 'use-lite-512';
-  readonly dim = DIM;
-  readonly readsCjk = false;
+/** One worker thread holding one copy of the model. */
+class ModelWorker {
   private worker: Worker | undefined;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private ready: Promise<void> | undefined;
 
-  constructor(private readonly options: { timeoutMs?: number } = {}) {}
+  constructor(private readonly timeoutMs: number) {}
 
   private start(): Worker {
     if (this.worker) return this.worker;
@@ -71,10 +69,9 @@ export class UseLiteEmbedder implements Embedder {
     const worker = this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const timeout = this.options.timeoutMs ?? 120_000;
       const timer = setTimeout(() => {
-        if (this.pending.delete(id)) reject(new KiokuError('KIOKU_EMBEDDER_FAILED', `use-lite: no answer within ${timeout} ms`));
-      }, timeout);
+        if (this.pending.delete(id)) reject(new KiokuError('KIOKU_EMBEDDER_FAILED', `use-lite: no answer within ${this.timeoutMs} ms`));
+      }, this.timeoutMs);
       timer.unref();
       this.pending.set(id, {
         resolve: (v) => {
@@ -99,12 +96,11 @@ export class UseLiteEmbedder implements Embedder {
     return this.ready;
   }
 
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
-    if (texts.length === 0) return [];
+  async embed(texts: readonly string[]): Promise<Float32Array> {
     await this.init();
-    const flat = await this.call({ type: 'embed', texts: texts.map((t) => t || ' ') });
+    const flat = await this.call({ type: 'embed', texts });
     if (!flat || flat.length !== texts.length * DIM) throw new KiokuError('KIOKU_EMBEDDER_FAILED', 'use-lite: wrong number of values returned');
-    return texts.map((_, i) => normalise(flat.slice(i * DIM, (i + 1) * DIM)));
+    return flat;
   }
 
   async close(): Promise<void> {
@@ -112,5 +108,51 @@ export class UseLiteEmbedder implements Embedder {
     this.worker = undefined;
     this.ready = undefined;
     if (worker) await worker.terminate();
+  }
+}
+
+export interface UseLiteOptions {
+  timeoutMs?: number;
+  /**
+   * Model copies (worker threads) a large batch is spread over (default 1). Each copy costs
+   * ≈ 150 MB; bulk work (import, reembed) asks for one per core. A single query always goes to the
+   * first, so a second copy loads only when a batch large enough to split arrives.
+   */
+  workers?: number;
+}
+
+/** Batches smaller than this stay on one worker (splitting them costs more than it saves). */
+const SPLIT_AT = 8;
+
+export class UseLiteEmbedder implements Embedder {
+  readonly id = 'use-lite-512';
+  readonly dim = DIM;
+  readonly readsCjk = false;
+  private readonly workers: ModelWorker[];
+
+  constructor(options: UseLiteOptions = {}) {
+    const n = Math.max(1, Math.floor(options.workers ?? 1));
+    this.workers = Array.from({ length: n }, () => new ModelWorker(options.timeoutMs ?? 120_000));
+  }
+
+  /** Load the first copy (later copies load with the first batch they get). */
+  init(): Promise<void> {
+    return (this.workers[0] as ModelWorker).init();
+  }
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    if (texts.length === 0) return [];
+    const input = texts.map((t) => t || ' ');
+    const parts = texts.length >= SPLIT_AT ? Math.min(this.workers.length, Math.floor(texts.length / (SPLIT_AT / 2))) : 1;
+    const size = Math.ceil(input.length / parts);
+    const used = Math.ceil(input.length / size);
+    const flats = await Promise.all(Array.from({ length: used }, (_, w) => (this.workers[w] as ModelWorker).embed(input.slice(w * size, (w + 1) * size))));
+    const out: Float32Array[] = [];
+    for (const flat of flats) for (let i = 0; i < flat.length / DIM; i++) out.push(normalise(flat.slice(i * DIM, (i + 1) * DIM)));
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close()));
   }
 }
