@@ -97,14 +97,27 @@ export class RecordsProjection implements Projection {
   private readonly fold = new KnowledgeFold();
   private entries = new Map<string, RecordEntry>();
   private readonly strings = new StringPool();
-  // Derived lookups, rebuilt on load; never snapshotted.
-  private readonly byDoc = new Multi();
-  private readonly byEntity = new NsMulti();
-  private readonly bySession = new Multi();
-  private readonly byKind = new NsMulti();
-  private readonly byTerm = new NsMulti();
-  /** per namespace, newer id → keys of the versions it superseded */
-  private readonly supersededBy = new NsMulti();
+  // Derived lookups, never snapshotted: after a snapshot load they are built on first use
+  // (start-up does not wait for them), then kept up to date change by change.
+  private readonly idx = {
+    byDoc: new Multi(),
+    byEntity: new NsMulti(),
+    bySession: new Multi(),
+    byKind: new NsMulti(),
+    byTerm: new NsMulti(),
+    /** per namespace, newer id → keys of the versions it superseded */
+    supersededBy: new NsMulti(),
+  };
+  private indexed = true;
+
+  /** The derived lookups, built now if a snapshot load left them unbuilt. */
+  private lookups(): typeof this.idx {
+    if (!this.indexed) {
+      this.indexed = true;
+      for (const e of this.entries.values()) this.index(e);
+    }
+    return this.idx;
+  }
   /** per session, its traces in conversation order with each one's position; absent = changed since last asked (derived) */
   private readonly turnOrder = new Map<string, { keys: string[]; at: Map<string, number> }>();
 
@@ -121,7 +134,7 @@ export class RecordsProjection implements Projection {
       const prev = this.entries.get(change.item.key);
       // A memory's tombstone is final: a write with a retired id does not revive it.
       const keepRetired = prev && prev.status !== 'active' && prev.layer === 'memory';
-      if (prev) this.unindex(prev);
+      if (prev && this.indexed) this.unindex(prev);
       const entry: RecordEntry = keepRetired
         ? {
             ...change.item,
@@ -131,7 +144,7 @@ export class RecordsProjection implements Projection {
           }
         : { ...change.item, status: 'active' };
       this.entries.set(entry.key, this.compact(entry));
-      this.index(entry);
+      if (this.indexed) this.index(entry);
       return;
     }
     const entry = this.entries.get(change.key);
@@ -144,9 +157,9 @@ export class RecordsProjection implements Projection {
     entry.status = change.status;
     entry.retired_seq = change.seq;
     if (change.by !== undefined) {
-      if (entry.superseded_by !== undefined) this.supersededBy.delete(entry.ns, entry.superseded_by, entry.key);
+      if (entry.superseded_by !== undefined && this.indexed) this.idx.supersededBy.delete(entry.ns, entry.superseded_by, entry.key);
       entry.superseded_by = change.by;
-      this.supersededBy.add(entry.ns, change.by, entry.key);
+      if (this.indexed) this.idx.supersededBy.add(entry.ns, change.by, entry.key);
     }
   }
 
@@ -160,15 +173,16 @@ export class RecordsProjection implements Projection {
 
   /** Every (index, key) an entry is filed under: index and unindex walk the same list, so they cannot drift apart. */
   private fileUnder(e: RecordEntry, visit: (index: Multi | NsMulti, ns: string | undefined, key: string) => void): void {
-    visit(this.byDoc, undefined, documentKey(e.key));
-    for (const en of e.entities) visit(this.byEntity, e.ns, lower(en));
+    const idx = this.idx;
+    visit(idx.byDoc, undefined, documentKey(e.key));
+    for (const en of e.entities) visit(idx.byEntity, e.ns, lower(en));
     if (e.session_id) {
-      visit(this.bySession, undefined, e.session_id);
+      visit(idx.bySession, undefined, e.session_id);
       this.turnOrder.delete(e.session_id); // the session's order is re-derived when next asked
     }
-    if (e.kind) visit(this.byKind, e.ns, e.kind);
-    if (e.layer === 'memory') for (const t of e.terms) visit(this.byTerm, e.ns, lower(t));
-    if (e.superseded_by !== undefined) visit(this.supersededBy, e.ns, e.superseded_by);
+    if (e.kind) visit(idx.byKind, e.ns, e.kind);
+    if (e.layer === 'memory') for (const t of e.terms) visit(idx.byTerm, e.ns, lower(t));
+    if (e.superseded_by !== undefined) visit(idx.supersededBy, e.ns, e.superseded_by);
   }
 
   snapshot(): RecordsSnapshot {
@@ -179,10 +193,8 @@ export class RecordsProjection implements Projection {
     const snap = state as RecordsSnapshot;
     this.reset();
     this.fold.load(snap.fold);
-    for (const e of snap.entries) {
-      this.entries.set(e.key, this.compact(e));
-      this.index(e);
-    }
+    for (const e of snap.entries) this.entries.set(e.key, this.compact(e));
+    this.indexed = this.entries.size === 0;
   }
 
   /** The entry, with what repeats shared (see StringPool); same content. */
@@ -206,7 +218,8 @@ export class RecordsProjection implements Projection {
     this.incoming = undefined;
     this.fold.reset();
     this.entries = new Map();
-    for (const m of [this.byDoc, this.byEntity, this.bySession, this.byKind, this.byTerm, this.supersededBy]) m.clear();
+    for (const m of Object.values(this.idx)) m.clear();
+    this.indexed = true;
     this.turnOrder.clear();
   }
 
@@ -223,7 +236,7 @@ export class RecordsProjection implements Projection {
 
   /** All sections of one document (or the one item for single-item layers), in section order. */
   document(ns: string, layer: Layer, id: string): RecordEntry[] {
-    return this.pick(this.byDoc.get(evidenceKey({ ns, layer, id })), { includeRetired: true }).sort(
+    return this.pick(this.lookups().byDoc.get(evidenceKey({ ns, layer, id })), { includeRetired: true }).sort(
       (a, b) => (a.position ?? 0) - (b.position ?? 0) || (a.key < b.key ? -1 : 1),
     );
   }
@@ -246,7 +259,7 @@ export class RecordsProjection implements Projection {
       if (visited.has(e.key)) continue;
       visited.add(e.key);
       history.push(e);
-      for (const k of this.supersededBy.get(ns, e.id)) {
+      for (const k of this.lookups().supersededBy.get(ns, e.id)) {
         const older = this.entries.get(k);
         if (older) stack.push(older);
       }
@@ -278,11 +291,11 @@ export class RecordsProjection implements Projection {
   private incoming: { revision: number; byTarget: Map<string, Set<string>> } | undefined;
 
   byEntityName(ns: string, entity: string, options: ListOptions = {}): RecordEntry[] {
-    return this.pick(this.byEntity.get(ns, lower(entity)), options);
+    return this.pick(this.lookups().byEntity.get(ns, lower(entity)), options);
   }
 
   bySessionId(sessionId: string, options: ListOptions & { ns?: string } = {}): RecordEntry[] {
-    return this.pick(this.bySession.get(sessionId), options)
+    return this.pick(this.lookups().bySession.get(sessionId), options)
       .filter((e) => options.ns === undefined || e.ns === options.ns)
       .sort((a, b) => a.seq - b.seq);
   }
@@ -297,7 +310,7 @@ export class RecordsProjection implements Projection {
     if (!sessionId) return {};
     let order = this.turnOrder.get(sessionId);
     if (!order) {
-      const keys = this.pick(this.bySession.get(sessionId), { layers: ['trace', 'memory'] })
+      const keys = this.pick(this.lookups().bySession.get(sessionId), { layers: ['trace', 'memory'] })
         .map((e) => ({ t: Date.parse(e.occurred_at), seq: e.seq, key: e.key }))
         .sort((a, b) => a.t - b.t || a.seq - b.seq)
         .map((e) => e.key);
@@ -309,7 +322,7 @@ export class RecordsProjection implements Projection {
   }
 
   byKindName(ns: string, kind: string, options: ListOptions = {}): RecordEntry[] {
-    return this.pick(this.byKind.get(ns, kind), options).sort((a, b) => a.seq - b.seq);
+    return this.pick(this.lookups().byKind.get(ns, kind), options).sort((a, b) => a.seq - b.seq);
   }
 
   /** Items whose occurred_at lies in [from, to) (ISO strings), oldest first. */
@@ -332,7 +345,7 @@ export class RecordsProjection implements Projection {
     const seen = new Set<string>();
     const out: { id: string; overlap: number }[] = [];
     for (const t of mine) {
-      for (const key of this.byTerm.get(ns, t)) {
+      for (const key of this.lookups().byTerm.get(ns, t)) {
         if (seen.has(key)) continue;
         seen.add(key);
         const e = this.entries.get(key);
