@@ -21,6 +21,9 @@ export interface ListOptions {
 
 const lower = (s: string): string => s.normalize('NFKC').toLowerCase().trim();
 
+/** Memories visited at most when looking for supersede candidates (see supersedeCandidates). */
+export const SUPERSEDE_SCAN = 1_000;
+
 // Entries share what repeats: one empty array, one string per distinct short value (namespace,
 // layer, kind, status, session, timestamps…), one string when both fingerprints are equal.
 // At 100k memories this takes an entry from ≈ 1.4 KB to well under 1 KB.
@@ -67,6 +70,15 @@ class Multi {
     const s = this.map.get(k);
     return s === undefined ? [] : typeof s === 'string' ? [s] : [...s];
   }
+  /** the values without a copy (do not change the index while iterating) */
+  values(k: string): Iterable<string> {
+    const s = this.map.get(k);
+    return s === undefined ? [] : typeof s === 'string' ? [s] : s;
+  }
+  count(k: string): number {
+    const s = this.map.get(k);
+    return s === undefined ? 0 : typeof s === 'string' ? 1 : s.size;
+  }
   clear(): void {
     this.map.clear();
   }
@@ -85,6 +97,12 @@ class NsMulti {
   }
   get(ns: string, k: string): readonly string[] {
     return this.byNs.get(ns)?.get(k) ?? [];
+  }
+  values(ns: string, k: string): Iterable<string> {
+    return this.byNs.get(ns)?.values(k) ?? [];
+  }
+  count(ns: string, k: string): number {
+    return this.byNs.get(ns)?.count(k) ?? 0;
   }
   clear(): void {
     this.byNs.clear();
@@ -342,10 +360,16 @@ export class RecordsProjection implements Projection {
   supersedeCandidates(ns: string, terms: readonly string[], excludeIds: readonly string[] = [], threshold = 0.5): { id: string; overlap: number }[] {
     const mine = new Set(terms.map(lower).filter(Boolean));
     if (mine.size === 0) return [];
+    const byTerm = this.lookups().byTerm;
     const seen = new Set<string>();
     const out: { id: string; overlap: number }[] = [];
-    for (const t of mine) {
-      for (const key of this.lookups().byTerm.get(ns, t)) {
+    // rarest terms first, and at most SUPERSEDE_SCAN holders visited: a term thousands of
+    // memories carry says little, and visiting all of them made every write cost O(library)
+    let budget = SUPERSEDE_SCAN;
+    const rarestFirst = [...mine].sort((a, b) => byTerm.count(ns, a) - byTerm.count(ns, b));
+    scan: for (const t of rarestFirst) {
+      for (const key of byTerm.values(ns, t)) {
+        if (budget-- <= 0) break scan;
         if (seen.has(key)) continue;
         seen.add(key);
         const e = this.entries.get(key);
