@@ -2,6 +2,7 @@
 // (temp file, fsync, rename, fsync dir) so a crash leaves the old or the new one.
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import zlib from 'node:zlib';
 import { join } from 'node:path';
 import { Packr } from 'msgpackr';
 
@@ -19,7 +20,7 @@ export interface SnapshotFile {
   version: number;
   seq: number;
   hash: string;
-  /** sha256 of `state` (the packed bytes): detects a damaged file without a canonical digest */
+  /** `crc32:<hex>` (or, in older files, the sha256 hex) of `state` (the packed bytes): detects a damaged file without a canonical digest */
   checksum: string;
   /** the projection's state, packed separately so it can be checksummed */
   state: Uint8Array;
@@ -32,11 +33,28 @@ export interface SnapshotFile {
 /** Pack a projection state and checksum it. */
 export function packState(state: unknown): { state: Uint8Array; checksum: string; encoding: typeof STATE_ENCODING } {
   const bytes = statePackr.pack(state);
-  return { state: bytes, checksum: createHash('sha256').update(bytes).digest('hex'), encoding: STATE_ENCODING };
+  return { state: bytes, checksum: checksumOf(bytes), encoding: STATE_ENCODING };
+}
+
+// The checksum detects a damaged file (it is no security boundary: whoever can write the file can
+// write its checksum). CRC-32 through zlib (Node ≥ 20.15) reads ~5× faster than sha256, which
+// was a tenth of start-up at 100k records; files with a sha256 checksum still verify.
+const crc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
+
+function checksumOf(bytes: Uint8Array): string {
+  return crc32 ? `crc32:${crc32(bytes).toString(16).padStart(8, '0')}` : createHash('sha256').update(bytes).digest('hex');
+}
+
+function checksumMatches(bytes: Uint8Array, checksum: string): boolean {
+  if (checksum.startsWith('crc32:')) {
+    if (!crc32) throw new Error('this snapshot has a CRC-32 checksum and this Node has no zlib.crc32 (Node ≥ 20.15 has)');
+    return checksum === `crc32:${crc32(bytes).toString(16).padStart(8, '0')}`;
+  }
+  return createHash('sha256').update(bytes).digest('hex') === checksum;
 }
 
 export function unpackState(snap: SnapshotFile): unknown {
-  if (createHash('sha256').update(snap.state).digest('hex') !== snap.checksum) throw new Error('checksum mismatch (file damaged?)');
+  if (!checksumMatches(snap.state, snap.checksum)) throw new Error('checksum mismatch (file damaged?)');
   return snap.encoding === STATE_ENCODING ? statePackr.unpack(snap.state) : packr.unpack(snap.state);
 }
 

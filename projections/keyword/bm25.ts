@@ -207,16 +207,17 @@ export class Bm25Index {
     return { lengths, counts, ids, tfs };
   }
 
-  /** An index whose doc i is column row i (docs with length -1 left out). */
+  /** An index whose doc i is column row i (docs with length -1 left out). Takes ownership of the columns' arrays. */
   static fromColumns(c: DocColumns, vocabularySize: number, params?: Bm25Params): Bm25Index {
     const index = new Bm25Index(params);
     const docs = c.lengths.length;
-    index.lengths = Int32Array.from(c.lengths);
-    index.docDistinct = Int32Array.from(c.counts);
+    // the columns are this index's own from here on (unpacked copies; no second copy made)
+    index.lengths = c.lengths.length ? (c.lengths as Int32Array<ArrayBuffer>) : new Int32Array(1).fill(-1);
+    index.docDistinct = c.counts.length ? (c.counts as Int32Array<ArrayBuffer>) : new Int32Array(1);
     index.docStart = new Int32Array(Math.max(docs, 1));
     index.docCount = docs;
-    index.arenaIds = Int32Array.from(c.ids);
-    index.arenaTfs = Uint16Array.from(c.tfs);
+    index.arenaIds = c.ids.length ? (c.ids as Int32Array<ArrayBuffer>) : new Int32Array(1);
+    index.arenaTfs = c.tfs.length ? (c.tfs as Uint16Array<ArrayBuffer>) : new Uint16Array(1);
     index.arenaUsed = c.ids.length;
     const terms = Math.max(vocabularySize, 1);
     index.postLen = new Int32Array(terms);
