@@ -21,6 +21,17 @@ export interface ListOptions {
 
 const lower = (s: string): string => s.normalize('NFKC').toLowerCase().trim();
 
+/** lower() of memory terms, kept: the same few thousand terms are compared on every write. */
+const loweredTerms = new Map<string, string>();
+function lowerTerm(term: string): string {
+  let l = loweredTerms.get(term);
+  if (l === undefined) {
+    if (loweredTerms.size >= 100_000) loweredTerms.clear();
+    loweredTerms.set(term, (l = lower(term)));
+  }
+  return l;
+}
+
 /** Memories visited at most when looking for supersede candidates (see supersedeCandidates). */
 export const SUPERSEDE_SCAN = 1_000;
 
@@ -199,7 +210,7 @@ export class RecordsProjection implements Projection {
       this.turnOrder.delete(e.session_id); // the session's order is re-derived when next asked
     }
     if (e.kind) visit(idx.byKind, e.ns, e.kind);
-    if (e.layer === 'memory') for (const t of e.terms) visit(idx.byTerm, e.ns, lower(t));
+    if (e.layer === 'memory') for (const t of e.terms) visit(idx.byTerm, e.ns, lowerTerm(t));
     if (e.superseded_by !== undefined) visit(idx.supersededBy, e.ns, e.superseded_by);
   }
 
@@ -358,7 +369,7 @@ export class RecordsProjection implements Projection {
 
   /** Active memories whose term groups overlap the given terms (Jaccard ≥ threshold): likely to need superseding. */
   supersedeCandidates(ns: string, terms: readonly string[], excludeIds: readonly string[] = [], threshold = 0.5): { id: string; overlap: number }[] {
-    const mine = new Set(terms.map(lower).filter(Boolean));
+    const mine = new Set(terms.map(lowerTerm).filter(Boolean));
     if (mine.size === 0) return [];
     const byTerm = this.lookups().byTerm;
     const seen = new Set<string>();
@@ -374,9 +385,18 @@ export class RecordsProjection implements Projection {
         seen.add(key);
         const e = this.entries.get(key);
         if (!e || e.status !== 'active' || excludeIds.includes(e.id)) continue;
-        const theirs = new Set(e.terms.map(lower));
-        const inter = [...mine].filter((x) => theirs.has(x)).length;
-        const overlap = inter / (mine.size + theirs.size - inter);
+        // their distinct terms and how many are mine, without a Set per memory visited
+        let theirs = 0;
+        let inter = 0;
+        for (let i = 0; i < e.terms.length; i++) {
+          const t = lowerTerm(e.terms[i] as string);
+          let repeat = false;
+          for (let j = 0; j < i && !repeat; j++) repeat = lowerTerm(e.terms[j] as string) === t;
+          if (repeat) continue;
+          theirs += 1;
+          if (mine.has(t)) inter += 1;
+        }
+        const overlap = inter / (mine.size + theirs - inter);
         if (overlap >= threshold) out.push({ id: e.id, overlap: Math.round(overlap * 1000) / 1000 });
       }
     }
