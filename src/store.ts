@@ -18,6 +18,7 @@ export interface OpenStoreOptions extends PathOverrides {
   projections?: Projection[];
   createIfMissing?: boolean;
   snapshotEvery?: number;
+  snapshotSpacing?: number;
   onProgress?: ProgressFn;
   onWarning?: (message: string) => void;
 }
@@ -34,6 +35,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<KiokuSt
     // a store that is not the one under the data dir must not share its snapshots
     ...(options.log ? {} : { snapshotDir: paths.projectionsDir }),
     ...(options.snapshotEvery !== undefined ? { snapshotEvery: options.snapshotEvery } : {}),
+    ...(options.snapshotSpacing !== undefined ? { snapshotSpacing: options.snapshotSpacing } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
   });
   try {

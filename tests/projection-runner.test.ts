@@ -122,11 +122,27 @@ describe('projection runner on disk', () => {
   });
 
   it('snapshots periodically while following the log', async () => {
-    const store = await openKioku({ data: dir.path, snapshotEvery: 100 });
+    const store = await openKioku({ data: dir.path, snapshotEvery: 100, snapshotSpacing: 0 });
     for (let i = 0; i < 5; i++) await store.log.appendAll(Array.from({ length: 60 }, (_, j) => jobEvent(i * 60 + j)));
     await store.projections.waitFor(300);
     expect(store.projections.status()[0]?.snapshot_seq).toBeGreaterThanOrEqual(200);
     await store.close();
+  });
+
+  it('spaces periodic snapshots by their own cost: the next waits a multiple of the last one’s duration', async () => {
+    // spacing so large that after the first periodic snapshot no second one is due in this test
+    const store = await openKioku({ data: dir.path, snapshotEvery: 100, snapshotSpacing: 1e9 });
+    for (let i = 0; i < 5; i++) {
+      const appended = await store.log.appendAll(Array.from({ length: 60 }, (_, j) => jobEvent(i * 60 + j)));
+      await store.projections.waitFor(appended.at(-1)?.seq ?? 0);
+    }
+    const first = store.projections.status()[0]?.snapshot_seq ?? 0;
+    expect(first).toBeGreaterThanOrEqual(100);
+    expect(first).toBeLessThan(200);
+    await store.close(); // close always snapshots
+    const again = await openKioku({ data: dir.path });
+    expect(again.projections.status()[0]).toMatchObject({ source: 'snapshot', snapshot_seq: 300 });
+    await again.close();
   });
 
   it('discards a snapshot that does not match the log and rebuilds from genesis', async () => {
