@@ -2,6 +2,7 @@
 // tiny made-up files in the benchmarks' formats — through a real `kioku serve` process with
 // state — skip cleanly when the data is absent on a developer's machine, and fail (exit 2) in CI.
 // The real development splits are read from ../shared/evals at run time, never copied here.
+// The footprint benches run at a small size and print what their issue asks of them.
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,9 +14,10 @@ function runScript(
   script: string,
   args: string[],
   env: Record<string, string> = {},
+  nodeArgs: string[] = [],
 ): Promise<{ code: number; stdout: string; json: Record<string, unknown> | undefined }> {
   return new Promise((done, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, script), ...args], {
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(REPO, script), ...args], {
       cwd: REPO,
       env: { ...process.env, CI: '', KIOKU_EMBEDDER: 'hash', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -102,4 +104,24 @@ describe('eval:locomo', () => {
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ eval: 'locomo', skipped: true });
   });
+});
+
+describe('footprint benches', () => {
+  it('bench:index reports the library as a fresh service process holds it', async () => {
+    const r = await runScript('tools/bench/index.ts', ['--records', '3000', '--queries', '20', '--no-model', '--json'], {}, ['--expose-gc']);
+    expect(r.code).toBe(0);
+    const service = r.json?.['service'] as Record<string, unknown>;
+    expect(service).toMatchObject({ modelReadyMs: null, dominant: expect.any(String) });
+    expect(service['openMsRuns']).toHaveLength(3);
+    expect(service['rssMB']).toBeGreaterThan(0);
+    expect(service['hnswRecallAt10']).toBeGreaterThanOrEqual(0.9);
+    expect((service['parts'] as Record<string, number>)['hnsw_mb']).toBeGreaterThan(0);
+    expect((service['keywordMs'] as { p50: number }).p50).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('bench:import runs kioku import with the bundled model over two copies and embeds every section', async () => {
+    const r = await runScript('tools/bench/import.ts', ['--sections', '40', '--per-file', '10', '--workers', '2', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ bench: 'import', sections: 40, files: 4, workers: 2, ok: true, embedded: 40 });
+  }, 120_000);
 });
