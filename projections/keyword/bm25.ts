@@ -361,6 +361,10 @@ export class Bm25Index {
     const { k1, b } = this.params;
     const avg = this.totalLength / this.live || 1;
     const touched: number[] = [];
+    // locals for the hot loop (typed-array fields read through `this` on every posting were ~14% slower)
+    const lengths = this.lengths;
+    const scores = scoreBuf;
+    const matches = matchBuf;
     for (const [token, q] of qtf) {
       const term = vocabulary.id(token);
       if (term === undefined) continue;
@@ -370,14 +374,16 @@ export class Bm25Index {
       const tfs = this.postTfs[term] as Uint16Array;
       const len = this.postLen[term] as number;
       const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+      const weight = q * idf;
       for (let i = 0; i < len; i++) {
         const d = docs[i] as number;
-        const dl = this.lengths[d] as number;
+        const dl = lengths[d] as number;
         if (dl < 0) continue;
         const tf = tfs[i] as number;
-        if (matchBuf[d] === 0) touched.push(d);
-        matchBuf[d] = (matchBuf[d] as number) + 1;
-        scoreBuf[d] = (scoreBuf[d] as number) + q * idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * dl) / avg)));
+        const m = matches[d] as number;
+        if (m === 0) touched.push(d);
+        matches[d] = m + 1;
+        scores[d] = (scores[d] as number) + weight * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * dl) / avg)));
       }
     }
     // bounded top-k: a min-heap of the best `limit` admitted docs
