@@ -1,10 +1,9 @@
 // records: every item by evidence key — current and retired — with supersede chains,
 // tombstones and fingerprints; lookups by id, entity, time range, session and kind.
-import type { ItemStatus, RecordEntry } from '../src/knowledge/item.js';
 import type { LogRecord } from '../src/events/index.js';
 import { documentKey, evidenceKey, type Layer } from '../src/knowledge/evidence.js';
 import { KnowledgeFold, type KnowledgeFoldState } from '../src/knowledge/fold.js';
-import type { Item, ItemChange, RetiredStatus } from '../src/knowledge/item.js';
+import type { ItemChange, RecordEntry } from '../src/knowledge/item.js';
 import { canonicalDigest, type Projection } from './projection.js';
 
 export type { ItemStatus, RecordEntry } from '../src/knowledge/item.js';
