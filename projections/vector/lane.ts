@@ -26,6 +26,13 @@ export interface LaneMeta {
 const FP_BYTES = 32;
 const VH_BYTES = 8;
 
+/** A copy of `bytes` in an array of `size` (the lanes only grow). */
+function grownBytes(bytes: Uint8Array, size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  out.set(bytes.subarray(0, Math.min(bytes.length, size)));
+  return out;
+}
+
 export interface VectorHit {
   key: string;
   /** cosine similarity */
@@ -64,15 +71,9 @@ export class VectorLane {
   }
 
   private grow(capacity: number): void {
-    const fp = new Uint8Array(capacity * FP_BYTES);
-    fp.set(this.fp.subarray(0, Math.min(this.fp.length, fp.length)));
-    const hasFp = new Uint8Array(capacity);
-    hasFp.set(this.hasFp.subarray(0, Math.min(this.hasFp.length, capacity)));
-    const vh = new Uint8Array(capacity * VH_BYTES);
-    vh.set(this.vh.subarray(0, Math.min(this.vh.length, vh.length)));
-    this.fp = fp;
-    this.hasFp = hasFp;
-    this.vh = vh;
+    this.fp = grownBytes(this.fp, capacity * FP_BYTES);
+    this.hasFp = grownBytes(this.hasFp, capacity);
+    this.vh = grownBytes(this.vh, capacity * VH_BYTES);
     this.capacity = capacity;
   }
 
