@@ -140,9 +140,13 @@ export class RecordsProjection implements Projection {
     /** per namespace, newer id → keys of the versions it superseded */
     supersededBy: new NsMulti(),
   };
+  /**
+   * The lookups are derived: a snapshot load and a rebuild leave them unbuilt, and the first
+   * query builds them in one pass (cheaper than filing every trace again at each re-upsert).
+   */
   private indexed = true;
 
-  /** The derived lookups, built now if a snapshot load left them unbuilt. */
+  /** The derived lookups, built now if a snapshot load or a rebuild left them unbuilt. */
   private lookups(): typeof this.idx {
     if (!this.indexed) {
       this.indexed = true;
@@ -251,7 +255,7 @@ export class RecordsProjection implements Projection {
     this.fold.reset();
     this.entries = new Map();
     for (const m of Object.values(this.idx)) m.clear();
-    this.indexed = true;
+    this.indexed = false;
     this.turnOrder.clear();
   }
 

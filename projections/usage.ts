@@ -47,6 +47,9 @@ interface UsageState {
 export class UsageProjection extends PlainStateProjection<UsageState> {
   readonly name = 'usage';
   readonly version = 2;
+  /** how many recalls `state.pending` holds (derived, so not in the snapshot; -1 = count at next use) */
+  private pendingCount = -1;
+
   constructor() {
     super(() => ({ counters: {}, pending: {} }));
   }
@@ -68,11 +71,7 @@ export class UsageProjection extends PlainStateProjection<UsageState> {
         u.considered += 1;
         if (c.flags?.includes('returned')) u.returned += 1;
       }
-      if (d.retrieval_mode !== 'skipped') {
-        this.state.pending[d.recall_id] = seriousCandidates(d.candidates);
-        const ids = Object.keys(this.state.pending);
-        for (const old of ids.slice(0, Math.max(0, ids.length - PENDING_RECALLS))) delete this.state.pending[old];
-      }
+      if (d.retrieval_mode !== 'skipped') this.await(d.recall_id, seriousCandidates(d.candidates));
     } else if (record.type === 'verdict.recorded') {
       const d = record.data as EventData<'verdict.recorded'>;
       const best = new Map<string, number | null>();
@@ -84,7 +83,7 @@ export class UsageProjection extends PlainStateProjection<UsageState> {
         } else best.set(v.evidence_key, prev == null ? v.score : Math.max(prev, v.score));
       }
       const serious = new Set(this.state.pending[d.recall_id] ?? []);
-      delete this.state.pending[d.recall_id];
+      this.settle(d.recall_id);
       for (const [key, score] of best) {
         if (score === null) continue; // unknown: no observation at all
         const relevant = score >= RELEVANT_AT;
@@ -94,6 +93,36 @@ export class UsageProjection extends PlainStateProjection<UsageState> {
         if (relevant) u.relevant += 1;
       }
     }
+  }
+
+  /** A recall whose verdicts are to come; the oldest beyond PENDING_RECALLS are dropped (insertion order = age). */
+  private await(recallId: string, serious: string[]): void {
+    const pending = this.state.pending;
+    let count = this.pendingCount < 0 ? Object.keys(pending).length : this.pendingCount;
+    if (!Object.hasOwn(pending, recallId)) count += 1;
+    pending[recallId] = serious;
+    for (const old in pending) {
+      if (count <= PENDING_RECALLS) break;
+      delete pending[old];
+      count -= 1;
+    }
+    this.pendingCount = count;
+  }
+
+  private settle(recallId: string): void {
+    if (!Object.hasOwn(this.state.pending, recallId)) return;
+    delete this.state.pending[recallId];
+    if (this.pendingCount > 0) this.pendingCount -= 1;
+  }
+
+  override load(state: unknown): void {
+    super.load(state);
+    this.pendingCount = -1;
+  }
+
+  override reset(): void {
+    super.reset();
+    this.pendingCount = -1;
   }
 
   get(ns: string, key: string): UsageCounters | undefined {

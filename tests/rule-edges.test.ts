@@ -281,6 +281,20 @@ describe('usage counters, exactly', () => {
     expect(v.get('p', 'a')).toMatchObject({ judged: 1 });
   });
 
+  it('counts settled recalls out of the 256, also across a snapshot load', () => {
+    const u = new UsageProjection();
+    u.apply(performed('first', [{ evidence_key: 'a', score: 1 }]));
+    for (let i = 0; i < 255; i++) u.apply(performed(`r${i}`, [{ evidence_key: 'x', score: 1 }]));
+    for (let i = 0; i < 10; i++) u.apply(verdicts(`r${i}`, [['x', 0.9]])); // 246 pending now
+    const w = new UsageProjection();
+    w.load(structuredClone(u.snapshot()));
+    for (const p of [u, w]) {
+      for (let i = 0; i < 10; i++) p.apply(performed(`s${i}`, [{ evidence_key: 'y', score: 1 }])); // 256: none dropped
+      p.apply(verdicts('first', [['a', 0.1]]));
+      expect(p.get('p', 'a')).toMatchObject({ judged: 1 });
+    }
+  });
+
   it('keeps a decisive verdict when an unknown one for the same key follows it in the same recall', () => {
     const u = new UsageProjection();
     u.apply(performed('mixed', [{ evidence_key: 'a', score: 1 }]));

@@ -259,14 +259,6 @@ export class Bm25Index {
     return index;
   }
 
-  /** Calls `visit` with each term id of a doc (no views made). */
-  forEachTerm(doc: number, visit: (term: number) => void): void {
-    if (!this.has(doc)) return;
-    const start = this.docStart[doc] as number;
-    const end = start + (this.docDistinct[doc] as number);
-    for (let k = start; k < end; k++) visit(this.arenaIds[k] as number);
-  }
-
   /** A doc's distinct terms (views into the index: read them before the next change), or undefined. */
   termsOf(doc: number): DocTerms | undefined {
     if (!this.has(doc)) return undefined;

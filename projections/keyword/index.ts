@@ -91,12 +91,17 @@ export class KeywordProjection implements Projection {
   }
 
   private insert(row: DocRowV1): void {
-    const ids = (tokens: string[]): number[] => tokens.map((t) => this.vocabulary.intern(t));
     this.drop(row.key);
     const doc = this.open(row.key, this.group(row.ns, row.layer));
-    this.text.add(doc, ids(row.text));
-    if (row.terms.length) this.terms.add(doc, ids(row.terms));
+    this.text.add(doc, this.termIds(row.text));
+    if (row.terms.length) this.terms.add(doc, this.termIds(row.terms));
     this.countIn(doc, +1);
+  }
+
+  private termIds(tokens: readonly string[]): number[] {
+    const ids = new Array<number>(tokens.length);
+    for (let i = 0; i < tokens.length; i++) ids[i] = this.vocabulary.intern(tokens[i] as string);
+    return ids;
   }
 
   /** A new doc number for a key. */
@@ -121,7 +126,8 @@ export class KeywordProjection implements Projection {
     }
     stats.live += sign;
     const df = stats.df;
-    this.text.forEachTerm(doc, (id) => (df[id] = (df[id] as number) + sign));
+    const ids = (this.text.termsOf(doc) as DocTerms).ids;
+    for (let k = 0; k < ids.length; k++) df[ids[k] as number] = (df[ids[k] as number] as number) + sign;
   }
 
   private drop(key: string): void {

@@ -4,13 +4,13 @@
 // snapshot and reloaded on start, so only the log tail is replayed (inserts are slow).
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { EventData, LogRecord } from '../../src/events/index.js';
+import { BYTES_PER_DIM, decodeVector, type EventData, type LogRecord } from '../../src/events/index.js';
 import { LAYERS, LAYER_INDEX, LAYER_SLOTS, type Layer } from '../../src/knowledge/evidence.js';
 import { KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold.js';
 import { canonicalDigest, type Projection } from '../projection.js';
-import { VectorLane, laneId, vectorFromBytes, type LaneMeta, type VectorHit } from './lane.js';
+import { VectorLane, laneId, type LaneMeta, type VectorHit } from './lane.js';
 
-export { VectorLane, laneId, vectorFromBytes, vectorToBytes, type VectorHit } from './lane.js';
+export { VectorLane, laneId, type VectorHit } from './lane.js';
 
 interface LiveItem {
   ns: string;
@@ -92,11 +92,11 @@ export class VectorProjection implements Projection {
     const id = laneId(d.lane, d.model);
     let lane = this.lanes.get(id);
     if (!lane) this.lanes.set(id, (lane = new VectorLane(d.lane, d.model, d.dim)));
-    if (lane.dim !== d.dim || d.vector.byteLength !== d.dim * 4) {
+    if (lane.dim !== d.dim || d.vector.byteLength !== d.dim * BYTES_PER_DIM[d.encoding]) {
       this.rejected += 1;
       return;
     }
-    const vector = vectorFromBytes(d.vector, d.dim);
+    const vector = decodeVector(d.vector, d.dim, d.encoding);
     const item = this.live.get(d.evidence_key) as LiveItem;
     lane.put(
       d.evidence_key,

@@ -235,15 +235,3 @@ export class VectorLane {
 export function laneId(lane: string, model: string): string {
   return `${lane}@${model}`;
 }
-
-/** Float32 little-endian bytes (as stored in embedding.computed) → vector. */
-export function vectorFromBytes(bytes: Uint8Array, dim: number): Float32Array {
-  if (bytes.byteLength !== dim * 4) throw new Error(`vector has ${bytes.byteLength} bytes, expected ${dim * 4}`);
-  const copy = new Uint8Array(bytes); // aligned copy
-  return new Float32Array(copy.buffer, 0, dim);
-}
-
-export function vectorToBytes(vector: Float32Array | readonly number[]): Uint8Array<ArrayBuffer> {
-  const f = vector instanceof Float32Array ? vector : Float32Array.from(vector);
-  return new Uint8Array(f.buffer.slice(f.byteOffset, f.byteOffset + f.byteLength) as ArrayBuffer);
-}

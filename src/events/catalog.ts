@@ -3,6 +3,7 @@
 // refused rather than silently dropped, so nothing a writer meant to record is lost.
 // Later capabilities extend these schemas by bumping `v` and adding an upcaster.
 import { z } from 'zod';
+import { VECTOR_ENCODINGS } from './vector-encoding.js';
 
 const id = z.string().min(1).max(512);
 const isoTime = z.iso.datetime({ offset: true });
@@ -168,8 +169,10 @@ export const eventSchemas = {
     dim: z.number().int().positive().max(8_192),
     /** fingerprint of the exact text embedded, so a changed item is re-embedded */
     fingerprint: sha256Hex.optional(),
-    // Float32 little-endian bytes; msgpack keeps them as a bin blob (4 bytes per dimension).
+    // little-endian float32 (4 bytes per dimension) or float16 (2), per `encoding`; msgpack keeps them as a bin blob
     vector: z.instanceof(Uint8Array),
+    /** v2: how `vector` is stored (v1 events were float32, and are upcast as such) */
+    encoding: z.enum(VECTOR_ENCODINGS).default('f32'),
   }),
   'job.event': z.strictObject({
     job_id: id,
@@ -196,13 +199,19 @@ export type EventData<T extends EventType> = z.output<(typeof eventSchemas)[T]>;
 export type EventDataInput<T extends EventType> = z.input<(typeof eventSchemas)[T]>;
 
 /** Current schema version per type. Bump together with an upcaster below. */
-export const CURRENT_VERSION: Record<EventType, number> = Object.fromEntries(EVENT_TYPES.map((t) => [t, 1])) as Record<EventType, number>;
+export const CURRENT_VERSION: Record<EventType, number> = {
+  ...(Object.fromEntries(EVENT_TYPES.map((t) => [t, 1])) as Record<EventType, number>),
+  'embedding.computed': 2,
+};
 
 /**
  * Upcasters turn the data of an old version into the next one (v → v+1).
  * Readers call `upcast` so projections only ever see current shapes.
  */
-export const UPCASTERS: Partial<Record<EventType, Record<number, (data: unknown) => unknown>>> = {};
+export const UPCASTERS: Partial<Record<EventType, Record<number, (data: unknown) => unknown>>> = {
+  // v1 vectors were float32 bytes, with no encoding field
+  'embedding.computed': { 1: (data) => ({ ...(data as object), encoding: 'f32' }) },
+};
 
 export function isEventType(type: string): type is EventType {
   return Object.prototype.hasOwnProperty.call(eventSchemas, type);

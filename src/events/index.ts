@@ -1,2 +1,3 @@
 export * from './catalog.js';
 export * from './envelope.js';
+export * from './vector-encoding.js';

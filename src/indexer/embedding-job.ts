@@ -5,11 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import type { ProjectionRunner } from '../../projections/runner.js';
 import type { RecordEntry, RecordsProjection } from '../../projections/records.js';
-import { vectorToBytes, type VectorProjection } from '../../projections/vector/index.js';
+import type { VectorProjection } from '../../projections/vector/index.js';
 import { searchableText } from '../knowledge/item.js';
 import { embedDocuments, type Embedder } from '../embed/index.js';
 import { KiokuError } from '../errors.js';
-import type { AppendInput } from '../events/index.js';
+import { encodeVector, type AppendInput } from '../events/index.js';
 import { fingerprint, type Layer } from '../knowledge/evidence.js';
 import { inConversation } from '../knowledge/item.js';
 import type { EventStore } from '../log/index.js';
@@ -243,7 +243,15 @@ export class EmbeddingIndexer {
             type: 'embedding.computed',
             ns: t.ns,
             actor,
-            data: { evidence_key: t.key, model: this.embedder.id, lane: t.lane, dim: v.length, vector: vectorToBytes(v), fingerprint: t.fp },
+            data: {
+              evidence_key: t.key,
+              model: this.embedder.id,
+              lane: t.lane,
+              dim: v.length,
+              vector: encodeVector(v, 'f16'),
+              encoding: 'f16',
+              fingerprint: t.fp,
+            },
           };
         });
         const appended = await this.store.log.appendAll(events);

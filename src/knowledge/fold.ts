@@ -19,6 +19,9 @@ export interface KnowledgeFoldState {
   turns: Record<string, PendingTurn>;
 }
 
+/** A record's commit time as ISO text, made only where an item needs it (most records make no item). */
+const isoAt = (ts: number): string => new Date(ts).toISOString();
+
 const docRef = (ns: string, layer: Layer, id: string): string => `${ns}\u0000${layer}\u0000${id}`;
 
 /** Heading → stable section id: survives inserting other sections (unlike a position). */
@@ -161,14 +164,13 @@ export class KnowledgeFold {
   }
 
   private compute(record: LogRecord): ItemChange[] {
-    const at = new Date(record.ts).toISOString();
     const ns = record.ns;
     switch (record.type) {
       case 'memory.written': {
         const d = record.data as EventData<'memory.written'>;
         const fp = fingerprint(d.text);
         const item = makeItem(
-          { ns, layer: 'memory', id: d.id, title: firstLine(d.text), text: d.text, occurred_at: d.occurred_at ?? at, seq: record.seq },
+          { ns, layer: 'memory', id: d.id, title: firstLine(d.text), text: d.text, occurred_at: d.occurred_at ?? isoAt(record.ts), seq: record.seq },
           {
             kind: d.kind,
             terms: d.terms,
@@ -212,7 +214,7 @@ export class KnowledgeFold {
               section: s.id,
               title: d.title,
               text: s.heading ? `${s.heading}\n${s.body}` : s.body,
-              occurred_at: at,
+              occurred_at: isoAt(record.ts),
               seq: record.seq,
               versionText: `${d.title}\n${s.heading}\n${s.body}`,
             },
@@ -235,7 +237,7 @@ export class KnowledgeFold {
           ns,
           'wiki',
           d.topic_id,
-          this.sectionItems(ns, 'wiki', d.topic_id, d.title, d.sections, at, record.seq, d.content_hash, d.source_path, d.tags),
+          this.sectionItems(ns, 'wiki', d.topic_id, d.title, d.sections, isoAt(record.ts), record.seq, d.content_hash, d.source_path, d.tags),
           record.seq,
         );
       }
@@ -258,7 +260,7 @@ export class KnowledgeFold {
         return this.replaceDocument(ns, 'note', (record.data as EventData<'note.removed'>).date, [], record.seq);
       case 'turn.started': {
         const d = record.data as EventData<'turn.started'>;
-        const occurred = d.occurred_at ?? at;
+        const occurred = d.occurred_at ?? isoAt(record.ts);
         this.edit({
           turns: `${ns}\u0000${d.turn_id}`,
           turn: { query: d.query, session_id: d.session_id, occurred_at: occurred, ...(d.speaker ? { speaker: d.speaker } : {}) },
@@ -273,7 +275,16 @@ export class KnowledgeFold {
         return [
           {
             op: 'upsert',
-            item: this.traceItem(ns, d.turn_id, started?.query ?? '', d.answer, d.session_id, started?.occurred_at ?? at, record.seq, started?.speaker),
+            item: this.traceItem(
+              ns,
+              d.turn_id,
+              started?.query ?? '',
+              d.answer,
+              d.session_id,
+              started?.occurred_at ?? isoAt(record.ts),
+              record.seq,
+              started?.speaker,
+            ),
           },
         ];
       }
@@ -287,7 +298,7 @@ export class KnowledgeFold {
             id: d.episode_id,
             title: firstLine(d.messages[0]?.text ?? d.episode_id),
             text,
-            occurred_at: d.messages[0]?.at ?? at,
+            occurred_at: d.messages[0]?.at ?? isoAt(record.ts),
             seq: record.seq,
           },
           { ...(d.session_id ? { session_id: d.session_id } : {}) },
@@ -298,7 +309,7 @@ export class KnowledgeFold {
         const d = record.data as EventData<'asset.registered'>;
         // The description is an asset's only search text (seed 002).
         const item = makeItem(
-          { ns, layer: 'asset', id: d.id, title: d.path.split('/').pop() ?? d.path, text: d.description, occurred_at: at, seq: record.seq },
+          { ns, layer: 'asset', id: d.id, title: d.path.split('/').pop() ?? d.path, text: d.description, occurred_at: isoAt(record.ts), seq: record.seq },
           { tags: d.tags, asset: { path: d.path, size: d.size, sha256: d.sha256, ...(d.mime ? { mime: d.mime } : {}) } },
         );
         return [{ op: 'upsert', item }];
@@ -313,9 +324,10 @@ export class KnowledgeFold {
     const text = `${speaker ? `${speaker}: ` : ''}${answer ? `${query}\n${answer}` : query}`;
     const item = makeItem(
       { ns, layer: 'trace', id: turnId, title: firstLine(query), text, occurred_at: occurredAt, seq },
-      { entities: speaker ? [speaker] : [], session_id: sessionId },
+      { entities: speaker ? [speaker] : NONE, session_id: sessionId },
     );
-    return { ...item, fingerprint: item.content_fp };
+    item.fingerprint = item.content_fp;
+    return item;
   }
 
   private sectionItems(

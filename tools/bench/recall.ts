@@ -9,9 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { vectorToBytes } from '../../projections/index.js';
 import { UseLiteEmbedder, type Embedder } from '../../src/embed/index.js';
-import type { AppendInput } from '../../src/events/index.js';
+import { encodeVector, type AppendInput } from '../../src/events/index.js';
 import { openKioku } from '../../src/kioku.js';
 import { Knowledge, evidenceKey } from '../../src/knowledge/index.js';
 import { EmbeddingCache, LocalJudge, openSession, startTurn, type RecallCore } from '../../src/recall/index.js';
@@ -64,7 +63,8 @@ for (let i = 0; i < RECORDS; i += 500) {
       model: model.id,
       lane: 'text',
       dim: 512,
-      vector: vectorToBytes(syn.near(centers[(i + j) % 200] as Float32Array, 0.8)),
+      vector: encodeVector(syn.near(centers[(i + j) % 200] as Float32Array, 0.8), 'f16'),
+      encoding: 'f16',
     },
   }));
   const appended = await store.log.appendAll(events);

@@ -1,7 +1,6 @@
 // Deterministic synthetic data shared by the benchmarks: Zipf-like English-ish text
 // (one record in ten Chinese) and clustered unit vectors.
-import { vectorToBytes } from '../../projections/vector/index.js';
-import type { AppendInput } from '../../src/events/index.js';
+import { encodeVector, type AppendInput } from '../../src/events/index.js';
 import { evidenceKey } from '../../src/knowledge/evidence.js';
 export class Synthetic {
   private seed: number;
@@ -57,7 +56,8 @@ export function syntheticEmbedding(i: number, vector: Float32Array): AppendInput
       model: 'synthetic',
       lane: 'text',
       dim: vector.length,
-      vector: vectorToBytes(vector),
+      vector: encodeVector(vector, 'f16'),
+      encoding: 'f16',
     },
   };
 }
