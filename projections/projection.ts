@@ -28,6 +28,8 @@ export interface Projection {
   restoreFiles?(dir: string): void | Promise<void>;
   /** Optional: true after load() read an older snapshot format (the runner then writes the current one at its next snapshot). */
   readonly loadedOlderFormat?: boolean;
+  /** Optional: build what a first query would otherwise build (derived lookups); the runner calls it on an idle turn after open. */
+  warm?(): void;
 }
 
 // variableMapSize: projection states hold maps with more than 65,535 keys.

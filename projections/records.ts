@@ -146,6 +146,15 @@ export class RecordsProjection implements Projection {
    */
   private indexed = true;
 
+  warm(): void {
+    this.lookups();
+  }
+
+  /** whether the derived lookups are built (a snapshot load and a rebuild leave them for warm() or the first query) */
+  get lookupsBuilt(): boolean {
+    return this.indexed;
+  }
+
   /** The derived lookups, built now if a snapshot load or a rebuild left them unbuilt. */
   private lookups(): typeof this.idx {
     if (!this.indexed) {

@@ -96,6 +96,10 @@ export class ProjectionRunner {
     this.unsubscribe = this.log.onCommit(() => this.schedule(() => this.catchUp()).catch(() => undefined));
     await this.schedule(() => this.catchUp(onProgress));
     this.opened = true;
+    // derived lookups a snapshot load left unbuilt: built now, between requests, not in the first query
+    setTimeout(() => {
+      if (this.opened) for (const slot of this.slots.values()) if (!slot.failed) slot.projection.warm?.();
+    }, 0).unref();
     return this.status();
   }
 

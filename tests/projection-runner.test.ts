@@ -145,6 +145,19 @@ describe('projection runner on disk', () => {
     await again.close();
   });
 
+  it('builds the records lookups a snapshot load left unbuilt on an idle turn after open, not in the first query', async () => {
+    const store = await openKioku({ data: dir.path });
+    await store.log.appendAll(Array.from({ length: 20 }, (_, i) => memoryEvent(`m${i}`, `fact number ${i}`)));
+    await store.close();
+    const again = await openKioku({ data: dir.path });
+    const records = again.projections.views.records;
+    expect(records.lookupsBuilt).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(records.lookupsBuilt).toBe(true);
+    expect(records.document('private', 'memory', 'm3').map((e) => e.id)).toEqual(['m3']);
+    await again.close();
+  });
+
   it('discards a snapshot that does not match the log and rebuilds from genesis', async () => {
     await appendMany(100);
     // Replace the store's log with a different one of the same length: the snapshot's hash no longer matches.
