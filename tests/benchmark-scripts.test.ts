@@ -119,6 +119,17 @@ describe('footprint benches', () => {
     expect((service['keywordMs'] as { p50: number }).p50).toBeGreaterThan(0);
   }, 120_000);
 
+  it('bench:recall measures turns, then the library as a fresh service process holds it', async () => {
+    const r = await runScript('tools/bench/recall.ts', ['--records', '1000', '--turns', '10', '--no-model', '--json'], {}, ['--expose-gc']);
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ bench: 'recall', records: 1000, turns: 10 });
+    expect((r.json?.['disk'] as { logMB: number }).logMB).toBeGreaterThan(0);
+    const service = r.json?.['service'] as Record<string, unknown>;
+    expect(service).toMatchObject({ modelReadyMs: null, dominant: expect.any(String), replayed: 0 });
+    expect(service['openMsRuns']).toHaveLength(3);
+    expect(service['heapUsedMB']).toBeGreaterThan(0);
+  }, 120_000);
+
   it('bench:import runs kioku import with the bundled model over two copies and embeds every section', async () => {
     const r = await runScript('tools/bench/import.ts', ['--sections', '40', '--per-file', '10', '--workers', '2', '--json']);
     expect(r.code).toBe(0);

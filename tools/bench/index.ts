@@ -7,7 +7,6 @@
 // Vectors are synthetic and clustered (embedding 100k texts with the bundled model takes many
 // minutes; its rate is measured on a sample instead). --records 1000000 runs in well under an
 // hour on these machines (HNSW inserts are most of it). Prints a table, then one JSON object.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,7 +17,7 @@ import { UseLiteEmbedder, embedDocuments } from '../../src/embed/index.js';
 import type { AppendInput } from '../../src/events/index.js';
 import { openKioku } from '../../src/kioku.js';
 import { Knowledge } from '../../src/knowledge/index.js';
-import { probeService } from './service-probe.js';
+import { diskUsage, probeService } from './service-probe.js';
 import { Synthetic, percentile, syntheticEmbedding } from './synthetic.js';
 
 const { values } = parseArgs({
@@ -220,14 +219,7 @@ const events = store.log.head().seq;
 t = performance.now();
 await store.close(); // writes every snapshot, including the HNSW files
 const closeMs = performance.now() - t;
-const du = (p: string): number => {
-  try {
-    return Number(execFileSync('du', ['-sb', p]).toString().split(/\s/)[0]);
-  } catch {
-    return 0;
-  }
-};
-const disk = { logMB: Math.round(du(join(dataDir, 'log')) / 1e5) / 10, projectionsMB: Math.round(du(join(dataDir, 'projections')) / 1e5) / 10 };
+const disk = diskUsage(dataDir);
 
 // ---- 7. the library as the service holds it: a fresh process, from snapshots, the model beside it ----
 const queryFile = join(dataDir, 'bench-vector-queries.f32');

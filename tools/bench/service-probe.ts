@@ -63,6 +63,18 @@ export function hnswBytes(data: string): number {
   return total;
 }
 
+/** On-disk size of a data dir's log and snapshots, in MB (`du -sb`). */
+export function diskUsage(data: string): { logMB: number; projectionsMB: number } {
+  const du = (p: string): number => {
+    try {
+      return Number(execFileSync('du', ['-sb', p]).toString().split(/\s/)[0]);
+    } catch {
+      return 0;
+    }
+  };
+  return { logMB: mb(du(join(data, 'log'))), projectionsMB: mb(du(join(data, 'projections'))) };
+}
+
 /** Run the probe in a fresh process (`runs` times) and keep the run with the median open time. */
 export function probeService(spec: ProbeSpec, runs = 3): { median: ProbeResult; openMs: number[] } {
   const specFile = join(spec.data, 'probe-spec.json');
