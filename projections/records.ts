@@ -42,8 +42,6 @@ export const SUPERSEDE_SCAN = 200;
 // layer, kind, status, session, timestamps…), one string when both fingerprints are equal.
 // At 100k memories this takes an entry from ≈ 1.4 KB to well under 1 KB.
 const EMPTY: string[] = Object.freeze([]) as unknown as string[];
-const SHARED_FIELDS = ['ns', 'layer', 'kind', 'status', 'session_id', 'owner', 'source_path', 'doc_hash', 'occurred_at'] as const;
-const LIST_FIELDS = ['terms', 'entities', 'tags', 'attachments'] as const;
 
 class StringPool {
   private readonly pool = new Map<string, string>();
@@ -242,20 +240,37 @@ export class RecordsProjection implements Projection {
     this.indexed = this.entries.size === 0;
   }
 
-  /** The entry, with what repeats shared (see StringPool); same content. */
+  /** The entry, with what repeats shared (see StringPool); same content. Named fields, not a loop over names: this runs per upsert. */
   private compact(e: RecordEntry): RecordEntry {
-    const fields = e as unknown as Record<string, unknown>;
-    for (const f of SHARED_FIELDS) {
-      const v = fields[f];
-      if (typeof v === 'string') fields[f] = this.strings.get(v);
-    }
-    for (const f of LIST_FIELDS) {
-      const v = fields[f];
-      if (Array.isArray(v)) fields[f] = v.length === 0 ? EMPTY : v.map((x) => (typeof x === 'string' ? this.strings.get(x) : x));
-    }
+    const pool = this.strings;
+    e.ns = pool.get(e.ns);
+    e.layer = pool.get(e.layer) as Layer;
+    e.status = pool.get(e.status) as RecordEntry['status'];
+    e.occurred_at = pool.get(e.occurred_at);
+    if (e.kind !== undefined) e.kind = pool.get(e.kind);
+    if (e.session_id !== undefined) e.session_id = pool.get(e.session_id);
+    if (e.owner !== undefined) e.owner = pool.get(e.owner);
+    if (e.source_path !== undefined) e.source_path = pool.get(e.source_path);
+    if (e.doc_hash !== undefined) e.doc_hash = pool.get(e.doc_hash);
+    e.terms = this.sharedList(e.terms);
+    e.entities = this.sharedList(e.entities);
+    e.tags = this.sharedList(e.tags);
+    if (e.attachments !== undefined) e.attachments = this.sharedList(e.attachments);
     if (e.fingerprint !== undefined && e.fingerprint === e.content_fp) e.fingerprint = e.content_fp;
     if (e.title === e.text) e.title = e.text;
     return e;
+  }
+
+  /** A list with its strings shared (a new array: items' lists are shared with other projections), or the one empty list. */
+  private sharedList(list: string[]): string[] {
+    if (!Array.isArray(list)) return list; // as found (no entry lacks its lists; old snapshots are kept as they were)
+    if (list.length === 0) return EMPTY;
+    const out = new Array<string>(list.length);
+    for (let i = 0; i < list.length; i++) {
+      const x = list[i] as string;
+      out[i] = typeof x === 'string' ? this.strings.get(x) : x;
+    }
+    return out;
   }
 
   reset(): void {
