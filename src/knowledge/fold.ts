@@ -120,8 +120,11 @@ interface FoldStep {
 // order, so any two folds meeting the same record are in the same state. The first fold to meet
 // a record (records, keyword and vector each run one) keeps what it made for the others, which
 // replay only the state edits: building items (keys, fingerprints) three times was a third of a
-// rebuild. Items are shared between projections from here on and never mutated.
-const steps = new WeakMap<LogRecord, FoldStep>();
+// rebuild. Items are shared between projections from here on and never mutated. The runner hands
+// one record to every projection before reading the next, so the last record's step is all that
+// needs keeping (a WeakMap of every record read cost its share of each garbage collection).
+let lastRecord: LogRecord | undefined;
+let lastStep: FoldStep | undefined;
 
 export class KnowledgeFold {
   state: KnowledgeFoldState = { docs: {}, turns: {} };
@@ -138,14 +141,14 @@ export class KnowledgeFold {
 
   /** The item changes one committed record makes. Unknown and unrelated types make none. */
   changes(record: LogRecord): ItemChange[] {
-    const step = steps.get(record);
-    if (step) {
-      for (const edit of step.edits) this.apply(edit);
-      return step.changes;
+    if (record === lastRecord && lastStep) {
+      for (const edit of lastStep.edits) this.apply(edit);
+      return lastStep.changes;
     }
     this.edits = [];
     const changes = this.compute(record);
-    steps.set(record, { changes, edits: this.edits });
+    lastRecord = record;
+    lastStep = { changes, edits: this.edits };
     return changes;
   }
 
