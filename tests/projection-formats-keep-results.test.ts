@@ -55,7 +55,9 @@ it('an older snapshot format is written again in the current one when the store 
     const snap = readSnapshotFile(join(data, 'projections'), name) as SnapshotFile;
     expect(snap.encoding).toBe('msgpack-records');
   }
-  expect((unpackState(readSnapshotFile(join(data, 'projections'), 'keyword') as SnapshotFile) as { format?: number }).format).toBe(2);
+  for (const name of ['keyword', 'records']) {
+    expect((unpackState(readSnapshotFile(join(data, 'projections'), name) as SnapshotFile) as { format?: number }).format).toBe(2);
+  }
   const again = await openKioku({ data });
   try {
     expect(await askLibrary(again)).toEqual(before);
