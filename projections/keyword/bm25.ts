@@ -237,11 +237,16 @@ export class Bm25Index {
       }
       at += n;
     }
-    for (let t = 0; t < terms; t++) {
+    // every term's postings are views into two shared arrays (a separate pair per term cost a
+    // buffer each at load); a term that grows later moves to its own pair (see post)
+    const allDocs = new Int32Array(index.postingCount);
+    const allTfs = new Uint16Array(index.postingCount);
+    for (let t = 0, offset = 0; t < terms; t++) {
       const n = index.df[t] as number;
       if (n > 0) {
-        index.postDocs[t] = new Int32Array(n);
-        index.postTfs[t] = new Uint16Array(n);
+        index.postDocs[t] = allDocs.subarray(offset, offset + n);
+        index.postTfs[t] = allTfs.subarray(offset, offset + n);
+        offset += n;
       }
     }
     for (let d = 0; d < docs; d++) {
@@ -257,6 +262,15 @@ export class Bm25Index {
       }
     }
     return index;
+  }
+
+  /** Add `sign` to `counts[term]` for each distinct term of a doc (per-namespace document frequencies; no views made). */
+  countTerms(doc: number, counts: Int32Array, sign: number): void {
+    if (!this.has(doc)) return;
+    const ids = this.arenaIds;
+    const start = this.docStart[doc] as number;
+    const end = start + (this.docDistinct[doc] as number);
+    for (let k = start; k < end; k++) counts[ids[k] as number] = (counts[ids[k] as number] as number) + sign;
   }
 
   /** A doc's distinct terms (views into the index: read them before the next change), or undefined. */

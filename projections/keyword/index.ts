@@ -125,9 +125,7 @@ export class KeywordProjection implements Projection {
       stats.df = grown;
     }
     stats.live += sign;
-    const df = stats.df;
-    const ids = (this.text.termsOf(doc) as DocTerms).ids;
-    for (let k = 0; k < ids.length; k++) df[ids[k] as number] = (df[ids[k] as number] as number) + sign;
+    this.text.countTerms(doc, stats.df, sign);
   }
 
   private drop(key: string): void {
