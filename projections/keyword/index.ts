@@ -241,8 +241,8 @@ export class KeywordProjection implements Projection {
     this.vocabulary = new Vocabulary(snap.vocabulary ?? []);
     for (const ns of snap.namespaces ?? []) this.group(ns, 'memory');
     const keys = snap.keys ?? [];
-    this.keys = [...keys];
-    this.docOf = new Map(keys.map((k, doc) => [k, doc]));
+    this.keys = keys; // the unpacked array is ours
+    for (let doc = 0; doc < keys.length; doc++) this.docOf.set(keys[doc] as string, doc);
     this.groupOf = Array.from(snap.groups as Int32Array);
     this.text = Bm25Index.fromColumns(snap.text as DocColumns, this.vocabulary.size);
     this.terms = Bm25Index.fromColumns(snap.terms as DocColumns, this.vocabulary.size);
