@@ -96,9 +96,13 @@ export class ProjectionRunner {
     this.unsubscribe = this.log.onCommit(() => this.schedule(() => this.catchUp()).catch(() => undefined));
     await this.schedule(() => this.catchUp(onProgress));
     this.opened = true;
-    // derived lookups a snapshot load left unbuilt: built now, between requests, not in the first query
+    // derived lookups a snapshot load left unbuilt: built now, between requests, not in the first
+    // query; queued behind any rebuild asked for meanwhile (which would only have to keep them up)
     setTimeout(() => {
-      if (this.opened) for (const slot of this.slots.values()) if (!slot.failed) slot.projection.warm?.();
+      if (!this.opened) return;
+      this.schedule(async () => {
+        for (const slot of this.slots.values()) if (!slot.failed) slot.projection.warm?.();
+      }).catch(() => undefined);
     }, 0).unref();
     return this.status();
   }
