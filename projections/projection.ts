@@ -26,6 +26,12 @@ export interface Projection {
   persistFiles?(dir: string): void;
   /** Optional: after load(), read the side files persistFiles() wrote (may do it in the background); throw or reject if unusable. */
   restoreFiles?(dir: string): void | Promise<void>;
+  /**
+   * Optional: start reading the side files of a usable snapshot before load() (the runner calls
+   * it as soon as the snapshot is checked); restoreFiles() then takes what was read. A file that
+   * cannot be read here is simply read again, or reported, by restoreFiles().
+   */
+  prefetchFiles?(dir: string): void;
   /** Optional: true after load() read an older snapshot format (the runner then writes the current one at its next snapshot). */
   readonly loadedOlderFormat?: boolean;
   /** Optional: build what a first query would otherwise build (derived lookups); the runner calls it on an idle turn after open. */

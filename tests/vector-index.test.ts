@@ -1,8 +1,10 @@
 // The vector projection and the indexing job: vectors arrive as embedding.computed
 // events, the HNSW index is snapshotted and reloaded, retired items leave it, and a
 // failing model never costs an item its keyword findability.
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { KeywordProjection, VectorProjection } from '../projections/index.js';
+import { VectorLane, type KeywordProjection, type VectorProjection } from '../projections/index.js';
 import { HashedEmbedder, UseLiteEmbedder, type Embedder } from '../src/embed/index.js';
 import { EmbeddingIndexer } from '../src/indexer/embedding-job.js';
 import { openKioku, type KiokuStore } from '../src/kioku.js';
@@ -99,6 +101,39 @@ describe('vector projection on disk', () => {
     expect(rebuilt).toEqual(loaded);
     expect(reopened.projections.digests()).toEqual(loadedDigest);
     await reopened.close();
+  });
+
+  it('rebuilds the vector projection from the log when its HNSW file is damaged, and answers as before', async () => {
+    await seed();
+    const first = await openKioku({ data: dir.path });
+    const before = await vectorSearch(first, embedder, 'billing', 10);
+    await first.close();
+    const vectorDir = join(dir.path, 'projections', 'vector');
+    const files = readdirSync(vectorDir).find((d) => d.startsWith('files-')) as string;
+    for (const f of readdirSync(join(vectorDir, files))) writeFileSync(join(vectorDir, files, f), Buffer.alloc(100, 7)); // read early, then again: both fail
+    const warnings: string[] = [];
+    const reopened = await openKioku({ data: dir.path, onWarning: (m) => warnings.push(m) });
+    try {
+      expect(reopened.projections.status().find((s) => s.name === 'vector')).toMatchObject({ source: 'genesis', seq: reopened.log.head().seq });
+      expect(warnings.join('\n')).toMatch(/projection vector: snapshot discarded \(load failed/);
+      expect(await vectorSearch(reopened, embedder, 'billing', 10)).toEqual(before);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('restores a lane from a graph read before its metadata was unpacked, without reading the file again', async () => {
+    const lane = new VectorLane('text', embedder.id, 64);
+    const vectors = await embedder.embed(['deploys', 'billing', 'hiring', 'security']);
+    vectors.forEach((v, i) => lane.put(`k${i}`, v, undefined, `h${i}`));
+    const file = join(dir.path, 'lane.hnsw');
+    lane.writeTo(file);
+    const early = VectorLane.readGraph(file);
+    const restored = await VectorLane.restore(lane.meta(), join(dir.path, 'no-such-file.hnsw'), early);
+    expect(restored.search(vectors[1] as Float32Array, 1).map((h) => h.key)).toEqual(['k1']);
+    // without a usable early read the file is read
+    const again = await VectorLane.restore(lane.meta(), file, Promise.resolve(undefined));
+    expect(again.search(vectors[2] as Float32Array, 1).map((h) => h.key)).toEqual(['k2']);
   });
 
   it('rebuilding twice gives identical digests for every projection', async () => {

@@ -3,12 +3,13 @@
 // marked deleted in every lane. The HNSW files are saved with the projection's
 // snapshot and reloaded on start, so only the log tail is replayed (inserts are slow).
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { BYTES_PER_DIM, decodeVector, type EventData, type LogRecord } from '../../src/events/index.js';
 import { LAYERS, LAYER_INDEX, LAYER_SLOTS, type Layer } from '../../src/knowledge/evidence.js';
 import { KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold.js';
 import { canonicalDigest, type Projection } from '../projection.js';
-import { VectorLane, laneId, type LaneMeta, type VectorHit } from './lane.js';
+import { VectorLane, laneId, type HnswIndex, type LaneMeta, type VectorHit } from './lane.js';
 
 export { VectorLane, laneId, type VectorHit } from './lane.js';
 
@@ -162,7 +163,9 @@ export class VectorProjection implements Projection {
 
   load(state: unknown): void {
     const snap = state as VectorSnapshot;
+    const prefetched = this.prefetched; // graphs of this snapshot already being read
     this.reset();
+    this.prefetched = prefetched;
     this.fold.load(snap.fold);
     const live = snap.live;
     if (Array.isArray(live.keys) && live.groups instanceof Int32Array && Array.isArray(live.namespaces)) {
@@ -186,9 +189,35 @@ export class VectorProjection implements Projection {
     for (const lane of this.lanes.values()) lane.writeTo(join(dir, laneFile(lane.id)));
   }
 
-  /** Reads the lanes' HNSW files off the main thread (hnswlib's own worker), all at once. */
+  /** Graphs whose reading prefetchFiles() started, by file path. */
+  private prefetched = new Map<string, Promise<HnswIndex>>();
+
+  /** Start reading every HNSW file of a snapshot (off the main thread) before load() has unpacked the lanes. */
+  prefetchFiles(dir: string): void {
+    for (const file of readdirSync(dir)) {
+      if (!file.endsWith('.hnsw')) continue;
+      const path = join(dir, file);
+      const read = VectorLane.readGraph(path);
+      read.catch(() => undefined); // restoreFiles reads it again, or reports, if it is used at all
+      this.prefetched.set(path, read);
+    }
+  }
+
+  /** Reads the lanes' HNSW files off the main thread (hnswlib's own worker), all at once; takes what prefetchFiles() read. */
   async restoreFiles(dir: string): Promise<void> {
-    const lanes = await Promise.all(this.pendingLanes.map((meta) => VectorLane.restore(meta, join(dir, laneFile(laneId(meta.lane, meta.model))))));
+    const prefetched = this.prefetched;
+    this.prefetched = new Map();
+    const lanes = await Promise.all(
+      this.pendingLanes.map((meta) => {
+        const path = join(dir, laneFile(laneId(meta.lane, meta.model)));
+        const early = prefetched.get(path);
+        return VectorLane.restore(
+          meta,
+          path,
+          early?.catch(() => undefined),
+        );
+      }),
+    );
     for (const lane of lanes) {
       lane.regroup((key) => {
         const item = this.live.get(key);
@@ -205,6 +234,7 @@ export class VectorProjection implements Projection {
     this.liveItems = new Map();
     this.lanes = new Map();
     this.pendingLanes = [];
+    this.prefetched = new Map();
     this.rejected = 0;
     this.nsIds = new Map();
   }

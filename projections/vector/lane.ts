@@ -1,9 +1,11 @@
 // One vector lane (a lane name + a model id): an hnswlib-node cosine index with
 // integer labels ↔ evidence keys. Replacing or retiring an item marks its label
 // deleted; the index grows by doubling.
+import { closeSync, openSync, readSync } from 'node:fs';
 import hnswlib from 'hnswlib-node';
 
 const { HierarchicalNSW } = hnswlib;
+export type HnswIndex = InstanceType<typeof HierarchicalNSW>;
 
 export interface LaneMeta {
   lane: string;
@@ -200,9 +202,33 @@ export class VectorLane {
     this.index.writeIndexSync(file);
   }
 
-  static async restore(meta: LaneMeta, file: string): Promise<VectorLane> {
-    const index = new HierarchicalNSW('cosine', meta.dim);
+  /**
+   * Read an HNSW file without knowing its lane yet: the dimension comes from the file's header
+   * (hnswlib writes offsetLevel0, maxElements, count, sizePerElement, labelOffset, offsetData as
+   * 8-byte integers; a vector is labelOffset − offsetData bytes of float32).
+   */
+  static async readGraph(file: string): Promise<HnswIndex> {
+    const header = Buffer.alloc(48);
+    const fd = openSync(file, 'r');
+    try {
+      readSync(fd, header, 0, 48, 0);
+    } finally {
+      closeSync(fd);
+    }
+    const dim = Number(header.readBigUInt64LE(32) - header.readBigUInt64LE(40)) / 4;
+    if (!Number.isSafeInteger(dim) || dim <= 0) throw new Error(`${file}: not an HNSW file`);
+    const index = new HierarchicalNSW('cosine', dim);
     await index.readIndex(file);
+    return index;
+  }
+
+  /** A lane from its metadata and its HNSW file (or the graph already read from it, when that read worked and fits). */
+  static async restore(meta: LaneMeta, file: string, early?: Promise<HnswIndex | undefined>): Promise<VectorLane> {
+    let index = await early;
+    if (!index || index.getNumDimensions() !== meta.dim) {
+      index = new HierarchicalNSW('cosine', meta.dim);
+      await index.readIndex(file);
+    }
     if (index.getMaxElements() < meta.capacity) index.resizeIndex(meta.capacity);
     index.setEf(HNSW_EF_SEARCH);
     return VectorLane.withMeta(meta, index);
