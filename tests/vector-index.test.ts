@@ -5,6 +5,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VectorLane, type KeywordProjection, type VectorProjection } from '../projections/index.js';
+import { efSearchFor } from '../projections/vector/lane.js';
 import { HashedEmbedder, UseLiteEmbedder, type Embedder } from '../src/embed/index.js';
 import { EmbeddingIndexer } from '../src/indexer/embedding-job.js';
 import { openKioku, type KiokuStore } from '../src/kioku.js';
@@ -120,6 +121,11 @@ describe('vector projection on disk', () => {
     } finally {
       await reopened.close();
     }
+  });
+
+  it('widens the HNSW search breadth with the graph size (recall@10 at a million vectors)', () => {
+    expect([1_000, 100_000, 128_000, 200_000, 1_000_000, 5_000_000].map(efSearchFor)).toEqual([64, 64, 64, 100, 500, 1024]);
+    expect(new VectorLane('text', embedder.id, 64).efSearch).toBe(64);
   });
 
   it('restores a lane from a graph read before its metadata was unpacked, without reading the file again', async () => {
