@@ -11,6 +11,7 @@ import {
   packState,
   pruneSideFiles,
   readSnapshotFile,
+  readSnapshotFileAsync,
   sideFilesDir,
   unpackState,
   writeSnapshotFile,
@@ -29,6 +30,15 @@ export interface RunnerOptions {
    */
   snapshotSpacing?: number;
   onWarning?: (message: string) => void;
+  /**
+   * Let open() return while projections with side files (the HNSW graphs: a second and a half at
+   * 100k, most of a minute's start at 1M) finish reading them. Until then such a projection is
+   * `loading`: it is not caught up, `waitFor` waits for it (so a turn's recall, and every write
+   * that waits for its own effects, sees it whole), and direct readers of its view see it empty.
+   * For the long-running service, whose reads that need vectors also need the model, which is
+   * loading meanwhile; tools that read views right after open keep the default (off).
+   */
+  restoreFilesInBackground?: boolean;
 }
 
 export interface ProjectionStatus {
@@ -39,6 +49,8 @@ export interface ProjectionStatus {
   /** how the projection started: from a matching snapshot, or from genesis */
   source: 'snapshot' | 'genesis';
   snapshot_seq: number;
+  /** still reading its side files (see RunnerOptions.restoreFilesInBackground) */
+  loading?: true;
   failed?: { code: string; message: string; seq: number };
 }
 
@@ -57,6 +69,8 @@ interface Slot {
   snapshotMs: number;
   failed: KiokuError | undefined;
   failedSeq: number;
+  /** side files still being read in the background: not caught up until this settles */
+  restoring: Promise<void> | undefined;
 }
 
 export class ProjectionRunner {
@@ -86,6 +100,7 @@ export class ProjectionRunner {
         snapshotMs: 0,
         failed: undefined,
         failedSeq: 0,
+        restoring: undefined,
       });
     }
   }
@@ -114,8 +129,12 @@ export class ProjectionRunner {
   private async loadSnapshots(): Promise<void> {
     const checked: { slot: Slot; snap: SnapshotFile }[] = [];
     const withFilesFirst = (a: Slot, b: Slot): number => Number(Boolean(b.projection.restoreFiles)) - Number(Boolean(a.projection.restoreFiles));
-    for (const slot of [...this.slots.values()].sort(withFilesFirst)) {
-      const snap = await this.usableSnapshot(slot);
+    const slots = [...this.slots.values()].sort(withFilesFirst);
+    // every snapshot file is read at once, off this thread; each is checked as it is needed
+    const dir = this.options.snapshotDir;
+    const reads = new Map(slots.map((slot) => [slot, dir ? readSnapshotFileAsync(dir, slot.projection.name) : undefined]));
+    for (const slot of slots) {
+      const snap = await this.usableSnapshot(slot, reads.get(slot));
       if (!snap) continue;
       // side files (an HNSW graph: over a second at 100k) start reading now, while the rest is checked and unpacked
       if (snap.files && slot.projection.prefetchFiles)
@@ -132,11 +151,11 @@ export class ProjectionRunner {
   }
 
   /** The slot's snapshot when it matches this log, else undefined (a reason is warned unless it is simply missing). */
-  private async usableSnapshot(slot: Slot): Promise<SnapshotFile | undefined> {
+  private async usableSnapshot(slot: Slot, reading?: Promise<ReturnType<typeof readSnapshotFile>>): Promise<SnapshotFile | undefined> {
     const dir = this.options.snapshotDir;
     const name = slot.projection.name;
     if (!dir) return undefined;
-    const snap = readSnapshotFile(dir, name);
+    const snap = reading ? await reading : readSnapshotFile(dir, name);
     if ('missing' in snap) return undefined;
     const discard = (why: string): undefined => void this.discard(slot, why);
     if ('invalid' in snap) return discard(snap.invalid);
@@ -157,7 +176,9 @@ export class ProjectionRunner {
       snap.state = new Uint8Array(0); // let the packed bytes go while the rest loads
       if (slot.projection.restoreFiles) {
         if (!snap.files) throw new Error('snapshot has no side files');
-        await slot.projection.restoreFiles(join(dir, name, snap.files));
+        const restored = slot.projection.restoreFiles(join(dir, name, snap.files));
+        if (this.options.restoreFilesInBackground && restored instanceof Promise) slot.restoring = this.inBackground(slot, restored);
+        else await restored;
       }
     } catch (err) {
       return this.discard(slot, `load failed: ${(err as Error).message}`);
@@ -168,6 +189,30 @@ export class ProjectionRunner {
     slot.snapshotSeq = snap.seq;
     // a snapshot in an older format is written again in the current one at the next snapshot
     slot.hasSnapshot = snap.encoding === STATE_ENCODING && !slot.projection.loadedOlderFormat;
+  }
+
+  /** A projection whose side files are still being read: caught up once they are, rebuilt from genesis if they fail. */
+  private inBackground(slot: Slot, restored: Promise<void>): Promise<void> {
+    const arrived = restored.then(
+      () => {
+        slot.restoring = undefined;
+      },
+      (err: unknown) => {
+        slot.restoring = undefined;
+        this.discard(slot, `load failed: ${(err as Error).message}`);
+        Object.assign(slot, { seq: 0, hash: GENESIS_HASH_HEX, source: 'genesis', snapshotSeq: 0, hasSnapshot: false });
+      },
+    );
+    this.restorations.push(arrived.then(() => this.schedule(() => this.catchUp())).catch(() => undefined));
+    return arrived;
+  }
+
+  /** files being read in the background, each followed by its projection's catch-up */
+  private restorations: Promise<void>[] = [];
+
+  /** Resolves once no projection is still reading its side files and each has caught up (at once when none was). */
+  async restored(): Promise<void> {
+    await Promise.all(this.restorations);
   }
 
   // All reads and applies run one at a time, in seq order. A read that fails (a shared store
@@ -194,7 +239,7 @@ export class ProjectionRunner {
   }
 
   private async catchUp(onProgress?: ProgressFn, only?: ReadonlySet<string>): Promise<void> {
-    const active = [...this.slots.values()].filter((s) => !s.failed && (!only || only.has(s.projection.name)));
+    const active = [...this.slots.values()].filter((s) => !s.failed && !s.restoring && (!only || only.has(s.projection.name)));
     if (active.length === 0) return this.settleWaiters();
     const head = this.log.head().seq;
     const from = Math.min(...active.map((s) => s.seq)) + 1;
@@ -254,7 +299,7 @@ export class ProjectionRunner {
 
   private writeSnapshot(slot: Slot): void {
     const dir = this.options.snapshotDir;
-    if (!dir || slot.failed) return;
+    if (!dir || slot.failed || slot.restoring) return; // a projection without its files yet is not its state
     const name = slot.projection.name;
     const started = performance.now();
     let files: string | undefined;
@@ -308,6 +353,7 @@ export class ProjectionRunner {
     const selected = new Set(names && names.length ? names : this.slots.keys());
     for (const name of selected) if (!this.slots.has(name)) throw unknownProjection(name, [...this.slots.keys()]);
     await this.schedule(async () => {
+      for (const name of selected) await this.slots.get(name)?.restoring; // a reset must not race the files' arrival
       for (const name of selected) {
         const slot = this.slots.get(name) as Slot;
         slot.projection.reset();
@@ -348,6 +394,7 @@ export class ProjectionRunner {
       seq: s.seq,
       source: s.source,
       snapshot_seq: s.snapshotSeq,
+      ...(s.restoring ? { loading: true as const } : {}),
       ...(s.failed ? { failed: { code: s.failed.code, message: s.failed.message, seq: s.failedSeq } } : {}),
     }));
   }
@@ -365,6 +412,8 @@ export class ProjectionRunner {
     this.unsubscribe = undefined;
     clearTimeout(this.retry);
     this.retry = undefined;
+    // files still being read: let them arrive (and catch up) before the final snapshots
+    await Promise.all([...this.slots.values()].map((s) => s.restoring));
     if (this.opened) await this.snapshotAll();
     this.opened = false;
   }

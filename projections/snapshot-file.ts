@@ -2,6 +2,7 @@
 // (temp file, fsync, rename, fsync dir) so a crash leaves the old or the new one.
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import zlib from 'node:zlib';
 import { join } from 'node:path';
 import { Packr } from 'msgpackr';
@@ -84,15 +85,36 @@ export function writeSnapshotFile(dir: string, snap: SnapshotFile): void {
   }
 }
 
+type SnapshotRead = SnapshotFile | { missing: true } | { invalid: string };
+
 /** The snapshot, or a reason it cannot be used (missing is not a warning). */
-export function readSnapshotFile(dir: string, name: string): SnapshotFile | { missing: true } | { invalid: string } {
+export function readSnapshotFile(dir: string, name: string): SnapshotRead {
   let bytes: Buffer;
   try {
     bytes = readFileSync(snapshotPath(dir, name));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { missing: true };
-    return { invalid: (err as Error).message };
+    return unreadable(err);
   }
+  return parseSnapshotFile(bytes);
+}
+
+/** readSnapshotFile, reading off the main thread (start-up reads every projection's file at once). */
+export async function readSnapshotFileAsync(dir: string, name: string): Promise<SnapshotRead> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(snapshotPath(dir, name));
+  } catch (err) {
+    return unreadable(err);
+  }
+  return parseSnapshotFile(bytes);
+}
+
+function unreadable(err: unknown): { missing: true } | { invalid: string } {
+  if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { missing: true };
+  return { invalid: (err as Error).message };
+}
+
+function parseSnapshotFile(bytes: Buffer): SnapshotRead {
   try {
     const snap = packr.unpack(bytes) as Partial<SnapshotFile>;
     if (

@@ -19,6 +19,8 @@ export interface OpenStoreOptions extends PathOverrides {
   createIfMissing?: boolean;
   snapshotEvery?: number;
   snapshotSpacing?: number;
+  /** see RunnerOptions.restoreFilesInBackground (the service sets it) */
+  restoreFilesInBackground?: boolean;
   onProgress?: ProgressFn;
   onWarning?: (message: string) => void;
 }
@@ -36,6 +38,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<KiokuSt
     ...(options.log ? {} : { snapshotDir: paths.projectionsDir }),
     ...(options.snapshotEvery !== undefined ? { snapshotEvery: options.snapshotEvery } : {}),
     ...(options.snapshotSpacing !== undefined ? { snapshotSpacing: options.snapshotSpacing } : {}),
+    ...(options.restoreFilesInBackground ? { restoreFilesInBackground: true } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
   });
   try {

@@ -40,7 +40,15 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
     };
   }
 
-  const channels = await runChannels(core, config, plan, embedQueries(core, config, plan.request, plan.queries));
+  // a service just started may still be reading its HNSW graphs: the dense channel waits for them,
+  // as it waits for the query vectors (the model loads meanwhile), instead of finding nothing
+  const embedding = embedQueries(core, config, plan.request, plan.queries);
+  const channels = await runChannels(
+    core,
+    config,
+    plan,
+    core.projections.restored().then(() => embedding),
+  );
   const t1 = performance.now();
   const ranked = rankCandidates(core, config, plan, channels.lists, channels.filteredByLayer);
   const fusionMs = round(performance.now() - t1);

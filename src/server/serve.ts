@@ -95,7 +95,13 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   // clients (CLI, MCP, hook) find the service that owns this library through the run file
   writeRunFile(paths.dataDir, { url, pid: process.pid, started_at: new Date(state.startedAt).toISOString() });
 
-  const runner = new ProjectionRunner(log, defaultProjections(), { snapshotDir: paths.projectionsDir, onWarning: (m) => app.log.warn(m) });
+  // the HNSW graphs finish reading after the service is ready (see restoreFilesInBackground): a turn
+  // that needs them waits for them, as it waits for the model, which loads meanwhile
+  const runner = new ProjectionRunner(log, defaultProjections(), {
+    snapshotDir: paths.projectionsDir,
+    restoreFilesInBackground: true,
+    onWarning: (m) => app.log.warn(m),
+  });
   const readyPromise = (async () => {
     await runner.open((done, total) => (state.progress = { done, total }));
     // the server closes the log and runner itself (after the port), so the facade's store close is a no-op

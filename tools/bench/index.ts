@@ -277,6 +277,7 @@ const rows: [string, string][] = [
   ['disk MB log / projections', `${disk.logMB} / ${disk.projectionsMB}`],
   ['close (snapshots) ms', String(result.closeWithSnapshotsMs)],
   ['service: open ms (3 runs) / ready from process start', `${service.openMsRuns.join(', ')} / ${service.readyMs}`],
+  ['service: open until the HNSW graphs are read too, ms', String(service.vectorsReadyMs)],
   ['service: model ready ms from process start', String(service.modelReadyMs ?? 'no model')],
   ['service: RSS MB / JS heap used, total / external', `${service.rssMB} / ${service.heapUsedMB}, ${service.heapTotalMB} / ${service.externalMB}`],
   [

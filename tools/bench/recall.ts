@@ -133,6 +133,7 @@ const rows: [string, string][] = [
   ['bench process RSS MB (wrote the library, ran the turns)', String(rssMB)],
   ['disk MB log / projections', `${disk.logMB} / ${disk.projectionsMB}`],
   ['service: open ms (3 runs) / ready from process start', `${service.openMsRuns.join(', ')} / ${service.readyMs}`],
+  ['service: open until the HNSW graphs are read too, ms', String(service.vectorsReadyMs)],
   ['service: RSS MB / JS heap used / external', `${service.rssMB} / ${service.heapUsedMB} / ${service.externalMB}`],
   [
     'service: parts MB (model, hnsw, js heap, other)',
