@@ -111,14 +111,17 @@ export class ProjectionRunner {
     this.unsubscribe = this.log.onCommit(() => this.schedule(() => this.catchUp()).catch(() => undefined));
     await this.schedule(() => this.catchUp(onProgress));
     this.opened = true;
-    // derived lookups a snapshot load left unbuilt: built now, between requests, not in the first
-    // query; queued behind any rebuild asked for meanwhile (which would only have to keep them up)
-    setTimeout(() => {
-      if (!this.opened) return;
-      this.schedule(async () => {
-        for (const slot of this.slots.values()) if (!slot.failed) slot.projection.warm?.();
-      }).catch(() => undefined);
-    }, 0).unref();
+    // derived lookups a snapshot load left unbuilt: built between requests, not in the first query;
+    // queued behind any rebuild asked for meanwhile (which would only have to keep them up) and
+    // after files still being read have arrived (their catch-up is what a turn waits for)
+    void this.restored().then(() =>
+      setTimeout(() => {
+        if (!this.opened) return;
+        this.schedule(async () => {
+          for (const slot of this.slots.values()) if (!slot.failed) slot.projection.warm?.();
+        }).catch(() => undefined);
+      }, 0).unref(),
+    );
     return this.status();
   }
 
