@@ -33,6 +33,6 @@ export function storeHealth(store: KiokuStore): Record<string, unknown> {
     store: shared ?? { kind: store.log.kind, connected: true },
     stale: shared ? !shared.connected : false,
     projection_lag: Math.max(0, head - applied),
-    projections: projections.map((p) => ({ name: p.name, seq: p.seq, ...(p.failed ? { failed: p.failed } : {}) })),
+    projections: projections.map((p) => ({ name: p.name, seq: p.seq, ...(p.loading ? { loading: true } : {}), ...(p.failed ? { failed: p.failed } : {}) })),
   };
 }
