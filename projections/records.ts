@@ -32,8 +32,27 @@ function listOf(list: unknown, strings: string[]): unknown {
   return list;
 }
 
-const ROW_STRINGS = ['ns', 'layer', 'kind', 'status', 'session_id', 'owner', 'source_path', 'doc_hash', 'occurred_at'] as const;
-const ROW_LISTS = ['terms', 'entities', 'tags', 'attachments'] as const;
+/**
+ * The fields entries share (see StringPool and RecordsSnapshot), rewritten through `str` (repeated
+ * strings) and `list` (string lists): pooling on upsert, indices into the string table on snapshot,
+ * and back on load all go through this one list. Named fields, not a loop over names: it runs per
+ * upsert and per loaded row (keyed access over 100k rows showed in start-up).
+ */
+function mapShared(e: Record<string, unknown>, str: (v: unknown) => unknown, list: (v: unknown) => unknown): void {
+  e['ns'] = str(e['ns']);
+  e['layer'] = str(e['layer']);
+  e['status'] = str(e['status']);
+  e['occurred_at'] = str(e['occurred_at']);
+  if (e['kind'] !== undefined) e['kind'] = str(e['kind']);
+  if (e['session_id'] !== undefined) e['session_id'] = str(e['session_id']);
+  if (e['owner'] !== undefined) e['owner'] = str(e['owner']);
+  if (e['source_path'] !== undefined) e['source_path'] = str(e['source_path']);
+  if (e['doc_hash'] !== undefined) e['doc_hash'] = str(e['doc_hash']);
+  e['terms'] = list(e['terms']);
+  e['entities'] = list(e['entities']);
+  e['tags'] = list(e['tags']);
+  if (e['attachments'] !== undefined) e['attachments'] = list(e['attachments']);
+}
 
 export interface ListOptions {
   includeRetired?: boolean;
@@ -258,15 +277,12 @@ export class RecordsProjection implements Projection {
       if (id === undefined) ids.set(value, (id = strings.push(value) - 1));
       return id;
     };
+    const str = (v: unknown): unknown => (typeof v === 'string' ? ref(v) : v);
+    const list = (v: unknown): unknown => (!Array.isArray(v) || !v.every((x) => typeof x === 'string') ? v : v.length === 0 ? 0 : v.map(ref));
     const rows: SnapshotRow[] = [];
     for (const e of this.entries.values()) {
       const row: SnapshotRow = { ...e };
-      for (const f of ROW_STRINGS) if (typeof row[f] === 'string') row[f] = ref(row[f] as string);
-      for (const f of ROW_LISTS) {
-        const list = row[f];
-        if (!Array.isArray(list) || !list.every((x) => typeof x === 'string')) continue;
-        row[f] = list.length === 0 ? 0 : list.map(ref);
-      }
+      mapShared(row, str, list);
       if (e.fingerprint !== undefined && e.fingerprint === e.content_fp) row['fingerprint'] = 0;
       if (e.title === e.text) row['title'] = 0;
       rows.push(row);
@@ -290,22 +306,10 @@ export class RecordsProjection implements Projection {
   /** Format 2 rows back into entries, in place (the decoded rows become the entries). */
   private loadRows(rows: SnapshotRow[], strings: string[]): void {
     for (const s of strings) this.strings.get(s); // later upserts share these too
-    const str = (v: unknown): string => strings[v as number] as string;
+    const str = (v: unknown): unknown => strings[v as number];
+    const list = (v: unknown): unknown => listOf(v, strings);
     for (const row of rows) {
-      row['ns'] = str(row['ns']);
-      row['layer'] = str(row['layer']);
-      row['status'] = str(row['status']);
-      row['occurred_at'] = str(row['occurred_at']);
-      // named fields, not a loop over names (keyed access over 100k rows showed in start-up)
-      if (row['kind'] !== undefined) row['kind'] = str(row['kind']);
-      if (row['session_id'] !== undefined) row['session_id'] = str(row['session_id']);
-      if (row['owner'] !== undefined) row['owner'] = str(row['owner']);
-      if (row['source_path'] !== undefined) row['source_path'] = str(row['source_path']);
-      if (row['doc_hash'] !== undefined) row['doc_hash'] = str(row['doc_hash']);
-      row['terms'] = listOf(row['terms'], strings);
-      row['entities'] = listOf(row['entities'], strings);
-      row['tags'] = listOf(row['tags'], strings);
-      if (row['attachments'] !== undefined) row['attachments'] = listOf(row['attachments'], strings);
+      mapShared(row, str, list);
       if (row['fingerprint'] === 0) row['fingerprint'] = row['content_fp'];
       if (row['title'] === 0) row['title'] = row['text'];
       const entry = row as unknown as RecordEntry;
@@ -313,29 +317,18 @@ export class RecordsProjection implements Projection {
     }
   }
 
-  /** The entry, with what repeats shared (see StringPool); same content. Named fields, not a loop over names: this runs per upsert. */
+  /** The entry, with what repeats shared (see StringPool); same content. */
   private compact(e: RecordEntry): RecordEntry {
-    const pool = this.strings;
-    e.ns = pool.get(e.ns);
-    e.layer = pool.get(e.layer) as Layer;
-    e.status = pool.get(e.status) as RecordEntry['status'];
-    e.occurred_at = pool.get(e.occurred_at);
-    if (e.kind !== undefined) e.kind = pool.get(e.kind);
-    if (e.session_id !== undefined) e.session_id = pool.get(e.session_id);
-    if (e.owner !== undefined) e.owner = pool.get(e.owner);
-    if (e.source_path !== undefined) e.source_path = pool.get(e.source_path);
-    if (e.doc_hash !== undefined) e.doc_hash = pool.get(e.doc_hash);
-    e.terms = this.sharedList(e.terms);
-    e.entities = this.sharedList(e.entities);
-    e.tags = this.sharedList(e.tags);
-    if (e.attachments !== undefined) e.attachments = this.sharedList(e.attachments);
+    mapShared(e as unknown as Record<string, unknown>, this.pooled, this.sharedList);
     if (e.fingerprint !== undefined && e.fingerprint === e.content_fp) e.fingerprint = e.content_fp;
     if (e.title === e.text) e.title = e.text;
     return e;
   }
 
+  private readonly pooled = (v: unknown): unknown => this.strings.get(v as string);
+
   /** A list with its strings shared (a new array: items' lists are shared with other projections), or the one empty list. */
-  private sharedList(list: string[]): string[] {
+  private readonly sharedList = (list: unknown): unknown => {
     if (!Array.isArray(list)) return list; // as found (no entry lacks its lists; old snapshots are kept as they were)
     if (list.length === 0) return EMPTY;
     const out = new Array<string>(list.length);
@@ -344,7 +337,7 @@ export class RecordsProjection implements Projection {
       out[i] = typeof x === 'string' ? this.strings.get(x) : x;
     }
     return out;
-  }
+  };
 
   reset(): void {
     this.strings.clear();

@@ -10,13 +10,13 @@ import {
   fsyncFolder,
   packState,
   pruneSideFiles,
-  readSnapshotFile,
   readSnapshotFileAsync,
   sideFilesDir,
   unpackState,
   writeSnapshotFile,
   STATE_ENCODING,
   type SnapshotFile,
+  type SnapshotRead,
 } from './snapshot-file.js';
 
 export interface RunnerOptions {
@@ -130,18 +130,18 @@ export class ProjectionRunner {
    * background (an HNSW file takes a second to read) while the others unpack on this thread.
    */
   private async loadSnapshots(): Promise<void> {
+    const dir = this.options.snapshotDir;
+    if (!dir) return;
     const checked: { slot: Slot; snap: SnapshotFile }[] = [];
     const withFilesFirst = (a: Slot, b: Slot): number => Number(Boolean(b.projection.restoreFiles)) - Number(Boolean(a.projection.restoreFiles));
     const slots = [...this.slots.values()].sort(withFilesFirst);
     // every snapshot file is read at once, off this thread; each is checked as it is needed
-    const dir = this.options.snapshotDir;
-    const reads = new Map(slots.map((slot) => [slot, dir ? readSnapshotFileAsync(dir, slot.projection.name) : undefined]));
-    for (const slot of slots) {
-      const snap = await this.usableSnapshot(slot, reads.get(slot));
+    const reads = slots.map((slot) => readSnapshotFileAsync(dir, slot.projection.name));
+    for (const [i, slot] of slots.entries()) {
+      const snap = await this.usableSnapshot(slot, reads[i] as Promise<SnapshotRead>);
       if (!snap) continue;
       // side files (an HNSW graph: over a second at 100k) start reading now, while the rest is checked and unpacked
-      if (snap.files && slot.projection.prefetchFiles)
-        slot.projection.prefetchFiles(join(this.options.snapshotDir as string, slot.projection.name, snap.files));
+      if (snap.files && slot.projection.prefetchFiles) slot.projection.prefetchFiles(join(dir, slot.projection.name, snap.files));
       checked.push({ slot, snap });
     }
     const loading = checked.map(({ slot, snap }) => this.loadSnapshot(slot, snap));
@@ -154,11 +154,9 @@ export class ProjectionRunner {
   }
 
   /** The slot's snapshot when it matches this log, else undefined (a reason is warned unless it is simply missing). */
-  private async usableSnapshot(slot: Slot, reading?: Promise<ReturnType<typeof readSnapshotFile>>): Promise<SnapshotFile | undefined> {
-    const dir = this.options.snapshotDir;
+  private async usableSnapshot(slot: Slot, reading: Promise<SnapshotRead>): Promise<SnapshotFile | undefined> {
     const name = slot.projection.name;
-    if (!dir) return undefined;
-    const snap = reading ? await reading : readSnapshotFile(dir, name);
+    const snap = await reading;
     if ('missing' in snap) return undefined;
     const discard = (why: string): undefined => void this.discard(slot, why);
     if ('invalid' in snap) return discard(snap.invalid);

@@ -85,7 +85,7 @@ export function writeSnapshotFile(dir: string, snap: SnapshotFile): void {
   }
 }
 
-type SnapshotRead = SnapshotFile | { missing: true } | { invalid: string };
+export type SnapshotRead = SnapshotFile | { missing: true } | { invalid: string };
 
 /** The snapshot, or a reason it cannot be used (missing is not a warning). */
 export function readSnapshotFile(dir: string, name: string): SnapshotRead {

@@ -195,7 +195,7 @@ export class EmbeddingIndexer {
     const started = performance.now();
     // plan against projections that hold the whole log: a vector projection still reading its
     // graphs at start-up (restoreFilesInBackground) would look empty and everything re-embedded
-    if (this.store.projections.status().some((p) => p.loading)) await this.store.projections.waitFor(this.store.log.head().seq);
+    await this.store.projections.restored();
     const { tasks, skippedCjk } = this.plan();
     const jobId = `embed-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
     const summary: JobSummary = {
