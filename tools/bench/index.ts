@@ -17,7 +17,7 @@ import { UseLiteEmbedder, embedDocuments } from '../../src/embed/index.js';
 import type { AppendInput } from '../../src/events/index.js';
 import { openKioku } from '../../src/kioku.js';
 import { Knowledge } from '../../src/knowledge/index.js';
-import { diskUsage, probeService } from './service-probe.js';
+import { diskUsage, probeService, serviceRows } from './service-probe.js';
 import { Synthetic, percentile, syntheticEmbedding } from './synthetic.js';
 
 const { values } = parseArgs({
@@ -276,14 +276,7 @@ const rows: [string, string][] = [
   ['bench process RSS MB after writing / peak', `${rssLoaded} / ${peakRss}`],
   ['disk MB log / projections', `${disk.logMB} / ${disk.projectionsMB}`],
   ['close (snapshots) ms', String(result.closeWithSnapshotsMs)],
-  ['service: open ms (3 runs) / ready from process start', `${service.openMsRuns.join(', ')} / ${service.readyMs}`],
-  ['service: open until the HNSW graphs are read too, ms', String(service.vectorsReadyMs)],
-  ['service: model ready ms from process start', String(service.modelReadyMs ?? 'no model')],
-  ['service: RSS MB / JS heap used, total / external', `${service.rssMB} / ${service.heapUsedMB}, ${service.heapTotalMB} / ${service.externalMB}`],
-  [
-    'service: parts MB (model, hnsw, js heap, other)',
-    `${service.parts.model_mb}, ${service.parts.hnsw_mb}, ${service.parts.js_heap_mb}, ${service.parts.other_mb} → ${service.dominant}`,
-  ],
+  ...serviceRows(service),
   ['service: keyword ms p50 / p99', `${service.keywordMs?.p50} / ${service.keywordMs?.p99}`],
   ['service: vector ms p50 / p99, recall@10', `${service.vectorMs?.p50} / ${service.vectorMs?.p99}, ${service.hnswRecallAt10}`],
 ];

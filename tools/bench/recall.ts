@@ -16,7 +16,7 @@ import { encodeVector, type AppendInput } from '../../src/events/index.js';
 import { openKioku } from '../../src/kioku.js';
 import { Knowledge, evidenceKey } from '../../src/knowledge/index.js';
 import { EmbeddingCache, LocalJudge, openSession, startTurn, type RecallCore } from '../../src/recall/index.js';
-import { diskUsage, probeService } from './service-probe.js';
+import { diskUsage, probeService, serviceRows } from './service-probe.js';
 import { Synthetic, percentile } from './synthetic.js';
 
 const { values } = parseArgs({
@@ -132,13 +132,7 @@ const rows: [string, string][] = [
   ['query embedding ms p50 / p95', `${result.embedMs.p50} / ${result.embedMs.p95}`],
   ['bench process RSS MB (wrote the library, ran the turns)', String(rssMB)],
   ['disk MB log / projections', `${disk.logMB} / ${disk.projectionsMB}`],
-  ['service: open ms (3 runs) / ready from process start', `${service.openMsRuns.join(', ')} / ${service.readyMs}`],
-  ['service: open until the HNSW graphs are read too, ms', String(service.vectorsReadyMs)],
-  ['service: RSS MB / JS heap used / external', `${service.rssMB} / ${service.heapUsedMB} / ${service.externalMB}`],
-  [
-    'service: parts MB (model, hnsw, js heap, other)',
-    `${service.parts.model_mb}, ${service.parts.hnsw_mb}, ${service.parts.js_heap_mb}, ${service.parts.other_mb} → ${service.dominant}`,
-  ],
+  ...serviceRows(service),
 ];
 for (const [k, v] of rows) process.stdout.write(`${k.padEnd(58)} ${v}\n`);
 if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -65,6 +65,18 @@ export function hnswBytes(data: string): number {
   return total;
 }
 
+/** The table rows both footprint benches print for a probed service. */
+export function serviceRows(service: Omit<ProbeResult, 'vectorTop10'> & { openMsRuns: number[] }): [string, string][] {
+  const p = service.parts;
+  return [
+    ['service: open ms (3 runs) / ready from process start', `${service.openMsRuns.join(', ')} / ${service.readyMs}`],
+    ['service: open until the HNSW graphs are read too, ms', String(service.vectorsReadyMs)],
+    ['service: model ready ms from process start', String(service.modelReadyMs ?? 'no model')],
+    ['service: RSS MB / JS heap used, total / external', `${service.rssMB} / ${service.heapUsedMB}, ${service.heapTotalMB} / ${service.externalMB}`],
+    ['service: parts MB (model, hnsw, js heap, other)', `${p.model_mb}, ${p.hnsw_mb}, ${p.js_heap_mb}, ${p.other_mb} → ${service.dominant}`],
+  ];
+}
+
 /** On-disk size of a data dir's log and snapshots, in MB (`du -sb`). */
 export function diskUsage(data: string): { logMB: number; projectionsMB: number } {
   const du = (p: string): number => {
