@@ -3,7 +3,7 @@
 import type { LogRecord } from '../src/events/index.js';
 import { documentKey, evidenceKey, type Layer } from '../src/knowledge/evidence.js';
 import { KnowledgeFold, type KnowledgeFoldState } from '../src/knowledge/fold.js';
-import type { ItemChange, RecordEntry } from '../src/knowledge/item.js';
+import type { Item, ItemChange, ItemStatus, RecordEntry } from '../src/knowledge/item.js';
 import { canonicalDigest, type Projection } from './projection.js';
 
 export type { ItemStatus, RecordEntry } from '../src/knowledge/item.js';
@@ -52,6 +52,18 @@ function mapShared(e: Record<string, unknown>, str: (v: unknown) => unknown, lis
   e['entities'] = list(e['entities']);
   e['tags'] = list(e['tags']);
   if (e['attachments'] !== undefined) e['attachments'] = list(e['attachments']);
+}
+
+/**
+ * An item as an entry, copied key by key: an object spread of an item made every entry a hidden
+ * class of its own (21,651 for 21,667 entries after a rebuild), so every access to an entry
+ * went through V8's slow megamorphic path — a third of the records' rebuild.
+ */
+function entryOf(item: Item, status: ItemStatus): RecordEntry {
+  const entry = {} as Record<string, unknown>;
+  for (const k in item) entry[k] = (item as unknown as Record<string, unknown>)[k];
+  entry['status'] = status;
+  return entry as unknown as RecordEntry;
 }
 
 export interface ListOptions {
@@ -219,14 +231,11 @@ export class RecordsProjection implements Projection {
       // A memory's tombstone is final: a write with a retired id does not revive it.
       const keepRetired = prev && prev.status !== 'active' && prev.layer === 'memory';
       if (prev && this.indexed) this.unindex(prev);
-      const entry: RecordEntry = keepRetired
-        ? {
-            ...change.item,
-            status: prev.status,
-            ...(prev.superseded_by ? { superseded_by: prev.superseded_by } : {}),
-            ...(prev.retired_seq ? { retired_seq: prev.retired_seq } : {}),
-          }
-        : { ...change.item, status: 'active' };
+      const entry = entryOf(change.item, keepRetired ? prev.status : 'active');
+      if (keepRetired) {
+        if (prev.superseded_by) entry.superseded_by = prev.superseded_by;
+        if (prev.retired_seq) entry.retired_seq = prev.retired_seq;
+      }
       this.entries.set(entry.key, this.compact(entry));
       if (this.indexed) this.index(entry);
       return;
