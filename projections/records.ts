@@ -290,7 +290,8 @@ export class RecordsProjection implements Projection {
     const list = (v: unknown): unknown => (!Array.isArray(v) || !v.every((x) => typeof x === 'string') ? v : v.length === 0 ? 0 : v.map(ref));
     const rows: SnapshotRow[] = [];
     for (const e of this.entries.values()) {
-      const row: SnapshotRow = { ...e };
+      const row: SnapshotRow = {}; // key by key, not a spread (see entryOf)
+      for (const k in e) row[k] = (e as unknown as SnapshotRow)[k];
       mapShared(row, str, list);
       if (e.fingerprint !== undefined && e.fingerprint === e.content_fp) row['fingerprint'] = 0;
       if (e.title === e.text) row['title'] = 0;

@@ -68,10 +68,11 @@ export function writeSnapshotFile(dir: string, snap: SnapshotFile): void {
   mkdirSync(folder, { recursive: true });
   const target = snapshotPath(dir, snap.name);
   const tmp = `${target}.tmp-${process.pid}`;
-  const bytes = packr.pack(snap);
+  const [head, state] = fileParts(snap);
   const fd = openSync(tmp, 'w');
   try {
-    writeSync(fd, bytes);
+    writeSync(fd, head);
+    writeSync(fd, state);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -83,6 +84,23 @@ export function writeSnapshotFile(dir: string, snap: SnapshotFile): void {
   } finally {
     closeSync(dfd);
   }
+}
+
+/**
+ * The file as two parts, so the packed state (megabytes) is written as it is, not copied into a
+ * second packing of the whole file: the fields packed with `state` last and empty (msgpack bin8,
+ * c4 00), that bin header widened to bin32 (c6 + length), then the state's bytes. It unpacks to
+ * the same object as packing the whole (only the key order differs).
+ */
+export function fileParts(snap: SnapshotFile): [Uint8Array, Uint8Array] {
+  const { state, ...fields } = snap;
+  const packed = packr.pack({ ...fields, state: Buffer.alloc(0) });
+  if (packed[packed.length - 2] !== 0xc4 || packed[packed.length - 1] !== 0) throw new Error('snapshot file: unexpected packing of the empty state');
+  const head = Buffer.alloc(packed.length + 3);
+  head.set(packed.subarray(0, packed.length - 2));
+  head[packed.length - 2] = 0xc6;
+  head.writeUInt32BE(state.length, packed.length - 1);
+  return [head, state];
 }
 
 export type SnapshotRead = SnapshotFile | { missing: true } | { invalid: string };

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { MemoryLevel } from 'memory-level';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProjectionRunner, StatsProjection, canonicalDigest, type Projection, type StatsState } from '../projections/index.js';
-import { snapshotPath } from '../projections/snapshot-file.js';
+import { readSnapshotFile, snapshotPath, writeSnapshotFile, type SnapshotFile } from '../projections/snapshot-file.js';
 import type { LogRecord } from '../src/events/index.js';
 import { openKioku } from '../src/kioku.js';
 import { EventLog, openLog, type LevelStore } from '../src/log/index.js';
@@ -206,6 +206,35 @@ describe('projection runner on disk', () => {
     expect(warnings.join('\n')).toMatch(/checksum mismatch/);
     expect(store.projections.views.stats.current().total).toBe(100);
     await store.close();
+  });
+});
+
+describe('snapshot files', () => {
+  it('are written with the packed state as it is and read back field for field, small or large', async () => {
+    const { Packr } = await import('msgpackr');
+    const packr = new Packr({ useRecords: false, moreTypes: true, variableMapSize: true });
+    const dir = tempDir();
+    try {
+      for (const size of [0, 5, 300, 70_000, 3_000_000]) {
+        const snap: SnapshotFile = {
+          format: 2,
+          name: 'demo',
+          version: 3,
+          seq: 42,
+          hash: 'ab'.repeat(32),
+          checksum: 'crc32:00000000',
+          state: Buffer.alloc(size, size % 251),
+          encoding: 'msgpack-records',
+          files: 'files-42',
+        };
+        writeSnapshotFile(dir.path, snap);
+        const back = readSnapshotFile(dir.path, 'demo') as SnapshotFile;
+        expect(back).toEqual(packr.unpack(packr.pack(snap)));
+        expect(Buffer.compare(Buffer.from(back.state), snap.state)).toBe(0);
+      }
+    } finally {
+      dir.cleanup();
+    }
   });
 });
 
