@@ -1,7 +1,7 @@
 // usage: per namespace and evidence key, how often an item was considered, judged,
 // found relevant and returned — one observation per recall — and the demotion rule.
 import type { EventData, LogRecord } from '../src/events/index.js';
-import { PlainStateProjection } from './projection.js';
+import { canonicalDigest, type Projection } from './projection.js';
 
 export interface UsageCounters {
   considered: number;
@@ -38,25 +38,27 @@ export function isDemoted(c: UsageCounters | undefined): boolean {
   return c !== undefined && c.judged >= DEMOTION_MIN_JUDGED && c.relevant === 0;
 }
 
+/** The snapshot's form (plain objects; the projection keeps Maps: a rebuild files ~200k observations). */
 interface UsageState {
   counters: Record<string, Record<string, UsageCounters>>;
   /** recall_id → its serious candidates, until its verdicts arrive (insertion order = age) */
   pending: Record<string, string[]>;
 }
 
-export class UsageProjection extends PlainStateProjection<UsageState> {
+export class UsageProjection implements Projection {
   readonly name = 'usage';
   readonly version = 2;
-  /** how many recalls `state.pending` holds (derived, so not in the snapshot; -1 = count at next use) */
-  private pendingCount = -1;
+  /** namespace → evidence key → counters */
+  private counters = new Map<string, Map<string, UsageCounters>>();
+  /** recall_id → its serious candidates, until its verdicts arrive (insertion order = age) */
+  private pending = new Map<string, string[]>();
 
-  constructor() {
-    super(() => ({ counters: {}, pending: {} }));
-  }
-
-  private counters(ns: string, key: string): UsageCounters {
-    const byKey = (this.state.counters[ns] ??= {});
-    return (byKey[key] ??= { considered: 0, judged: 0, relevant: 0, returned: 0 });
+  private countersOf(ns: string, key: string): UsageCounters {
+    let byKey = this.counters.get(ns);
+    if (byKey === undefined) this.counters.set(ns, (byKey = new Map()));
+    let c = byKey.get(key);
+    if (c === undefined) byKey.set(key, (c = { considered: 0, judged: 0, relevant: 0, returned: 0 }));
+    return c;
   }
 
   apply(record: LogRecord): void {
@@ -67,7 +69,7 @@ export class UsageProjection extends PlainStateProjection<UsageState> {
       for (const c of d.candidates) {
         if (seen.has(c.evidence_key)) continue;
         seen.add(c.evidence_key);
-        const u = this.counters(record.ns, c.evidence_key);
+        const u = this.countersOf(record.ns, c.evidence_key);
         u.considered += 1;
         if (c.flags?.includes('returned')) u.returned += 1;
       }
@@ -82,13 +84,13 @@ export class UsageProjection extends PlainStateProjection<UsageState> {
           if (!best.has(v.evidence_key)) best.set(v.evidence_key, null);
         } else best.set(v.evidence_key, prev == null ? v.score : Math.max(prev, v.score));
       }
-      const serious = new Set(this.state.pending[d.recall_id] ?? []);
-      this.settle(d.recall_id);
+      const serious = new Set(this.pending.get(d.recall_id) ?? []);
+      this.pending.delete(d.recall_id);
       for (const [key, score] of best) {
         if (score === null) continue; // unknown: no observation at all
         const relevant = score >= RELEVANT_AT;
         if (!relevant && !serious.has(key)) continue; // a weak neighbour's negative says nothing
-        const u = this.counters(record.ns, key);
+        const u = this.countersOf(record.ns, key);
         u.judged += 1;
         if (relevant) u.relevant += 1;
       }
@@ -97,36 +99,36 @@ export class UsageProjection extends PlainStateProjection<UsageState> {
 
   /** A recall whose verdicts are to come; the oldest beyond PENDING_RECALLS are dropped (insertion order = age). */
   private await(recallId: string, serious: string[]): void {
-    const pending = this.state.pending;
-    let count = this.pendingCount < 0 ? Object.keys(pending).length : this.pendingCount;
-    if (!Object.hasOwn(pending, recallId)) count += 1;
-    pending[recallId] = serious;
-    for (const old in pending) {
-      if (count <= PENDING_RECALLS) break;
-      delete pending[old];
-      count -= 1;
+    this.pending.set(recallId, serious);
+    for (const old of this.pending.keys()) {
+      if (this.pending.size <= PENDING_RECALLS) break;
+      this.pending.delete(old);
     }
-    this.pendingCount = count;
   }
 
-  private settle(recallId: string): void {
-    if (!Object.hasOwn(this.state.pending, recallId)) return;
-    delete this.state.pending[recallId];
-    if (this.pendingCount > 0) this.pendingCount -= 1;
+  snapshot(): UsageState {
+    const counters: UsageState['counters'] = {};
+    for (const [ns, byKey] of this.counters) counters[ns] = Object.fromEntries(byKey);
+    return { counters, pending: Object.fromEntries(this.pending) };
   }
 
-  override load(state: unknown): void {
-    super.load(state);
-    this.pendingCount = -1;
+  load(state: unknown): void {
+    const s = state as UsageState;
+    this.counters = new Map(Object.entries(s.counters).map(([ns, byKey]) => [ns, new Map(Object.entries(byKey))]));
+    this.pending = new Map(Object.entries(s.pending));
   }
 
-  override reset(): void {
-    super.reset();
-    this.pendingCount = -1;
+  reset(): void {
+    this.counters = new Map();
+    this.pending = new Map();
+  }
+
+  digest(): string {
+    return canonicalDigest(this.snapshot());
   }
 
   get(ns: string, key: string): UsageCounters | undefined {
-    return this.state.counters[ns]?.[key];
+    return this.counters.get(ns)?.get(key);
   }
 
   demoted(ns: string, key: string): boolean {
@@ -135,7 +137,7 @@ export class UsageProjection extends PlainStateProjection<UsageState> {
 
   /** Evidence considered at least `minConsidered` times and never found relevant. */
   cold(ns: string, minConsidered = 5): ({ key: string } & UsageCounters)[] {
-    return Object.entries(this.state.counters[ns] ?? {})
+    return [...(this.counters.get(ns) ?? [])]
       .filter(([, c]) => c.considered >= minConsidered && c.relevant === 0)
       .map(([key, c]) => ({ key, ...c }))
       .sort((a, b) => b.considered - a.considered || (a.key < b.key ? -1 : 1));
