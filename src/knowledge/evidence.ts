@@ -82,8 +82,11 @@ export function documentKey(key: string): string {
 
 /** Whitespace-collapsed, NFKC, lower-cased body: edits that only reflow text keep their fingerprint. */
 export function normaliseBody(body: string): string {
-  return body.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
+  // NFKC leaves ASCII as it is (and costs a tenth of a rebuild's fingerprints)
+  return (NOT_ASCII.test(body) ? body.normalize('NFKC') : body).toLowerCase().replace(/\s+/g, ' ').trim();
 }
+
+const NOT_ASCII = /[^\x00-\x7f]/;
 
 /** sha256 (hex) of the normalised body. */
 export function fingerprint(body: string): string {
