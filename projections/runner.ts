@@ -126,26 +126,30 @@ export class ProjectionRunner {
   }
 
   /**
-   * Every usable snapshot, loaded. Projections with side files go first and read them in the
-   * background (an HNSW file takes a second to read) while the others unpack on this thread.
+   * Every usable snapshot, loaded. All files are read at once, off this thread; each is checked and
+   * loaded as soon as it arrives, so the large ones' reads overlap the others' unpacking. Side files
+   * (an HNSW graph: over a second at 100k, most of the start at 1M) start reading as soon as their
+   * snapshot is checked, before any other snapshot is unpacked on this thread.
    */
   private async loadSnapshots(): Promise<void> {
     const dir = this.options.snapshotDir;
     if (!dir) return;
-    const checked: { slot: Slot; snap: SnapshotFile }[] = [];
-    const withFilesFirst = (a: Slot, b: Slot): number => Number(Boolean(b.projection.restoreFiles)) - Number(Boolean(a.projection.restoreFiles));
-    const slots = [...this.slots.values()].sort(withFilesFirst);
-    // every snapshot file is read at once, off this thread; each is checked as it is needed
-    const reads = slots.map((slot) => readSnapshotFileAsync(dir, slot.projection.name));
-    for (const [i, slot] of slots.entries()) {
-      const snap = await this.usableSnapshot(slot, reads[i] as Promise<SnapshotRead>);
-      if (!snap) continue;
-      // side files (an HNSW graph: over a second at 100k) start reading now, while the rest is checked and unpacked
-      if (snap.files && slot.projection.prefetchFiles) slot.projection.prefetchFiles(join(dir, slot.projection.name, snap.files));
-      checked.push({ slot, snap });
-    }
-    const loading = checked.map(({ slot, snap }) => this.loadSnapshot(slot, snap));
-    await Promise.all(loading);
+    const slots = [...this.slots.values()];
+    const checks = slots.map((slot) =>
+      this.usableSnapshot(slot, readSnapshotFileAsync(dir, slot.projection.name)).then((snap) => {
+        if (snap?.files && slot.projection.prefetchFiles) slot.projection.prefetchFiles(join(dir, slot.projection.name, snap.files));
+        return snap;
+      }),
+    );
+    const filesStarted = Promise.all(slots.map((slot, i) => (slot.projection.restoreFiles ? checks[i] : undefined)));
+    await Promise.all(
+      slots.map(async (slot, i) => {
+        const snap = await checks[i];
+        if (!snap) return;
+        if (!slot.projection.restoreFiles) await filesStarted;
+        await this.loadSnapshot(slot, snap);
+      }),
+    );
   }
 
   private discard(slot: Slot, why: string): void {
