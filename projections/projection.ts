@@ -34,8 +34,12 @@ export interface Projection {
   prefetchFiles?(dir: string): void;
   /** Optional: true after load() read an older snapshot format (the runner then writes the current one at its next snapshot). */
   readonly loadedOlderFormat?: boolean;
-  /** Optional: build what a first query would otherwise build (derived lookups); the runner calls it on an idle turn after open. */
-  warm?(): void;
+  /**
+   * Optional: build what a first query would otherwise build (derived lookups), about `budgetMs`
+   * of it at a time; true once nothing is left. The runner calls it in slices between other work
+   * after open (a million records' lookups take seconds: one call would hold every request).
+   */
+  warm?(budgetMs: number): boolean;
 }
 
 // variableMapSize: projection states hold maps with more than 65,535 keys.

@@ -197,8 +197,33 @@ export class RecordsProjection implements Projection {
    */
   private indexed = true;
 
-  warm(): void {
-    this.lookups();
+  /** A lookup build under way in slices (see warm), and the revision it started at. */
+  private building: { entries: Iterator<RecordEntry>; revision: number } | undefined;
+
+  /**
+   * Build the lookups for about `budgetMs`; true once built. A change meanwhile (which does not
+   * touch unbuilt lookups) starts the build over, so a build always covers the entries as they are.
+   */
+  warm(budgetMs = Infinity): boolean {
+    if (this.indexed) return true;
+    if (this.building && this.building.revision !== this.revision) this.building = undefined;
+    if (!this.building) {
+      for (const m of Object.values(this.idx)) m.clear();
+      this.turnOrder.clear();
+      this.building = { entries: this.entries.values(), revision: this.revision };
+    }
+    const entries = this.building.entries;
+    const until = performance.now() + budgetMs;
+    for (let n = 1; ; n++) {
+      const next = entries.next();
+      if (next.done) {
+        this.building = undefined;
+        this.indexed = true;
+        return true;
+      }
+      this.index(next.value);
+      if ((n & 1023) === 0 && performance.now() >= until) return false;
+    }
   }
 
   /** whether the derived lookups are built (a snapshot load and a rebuild leave them for warm() or the first query) */
@@ -208,10 +233,7 @@ export class RecordsProjection implements Projection {
 
   /** The derived lookups, built now if a snapshot load or a rebuild left them unbuilt. */
   private lookups(): typeof this.idx {
-    if (!this.indexed) {
-      this.indexed = true;
-      for (const e of this.entries.values()) this.index(e);
-    }
+    if (!this.indexed) this.warm();
     return this.idx;
   }
   /** per session, its traces in conversation order with each one's position; absent = changed since last asked (derived) */
@@ -356,6 +378,7 @@ export class RecordsProjection implements Projection {
     this.entries = new Map();
     for (const m of Object.values(this.idx)) m.clear();
     this.indexed = false;
+    this.building = undefined;
     this.turnOrder.clear();
   }
 

@@ -19,6 +19,9 @@ import {
   type SnapshotRead,
 } from './snapshot-file.js';
 
+/** How long one slice of warm-up may hold the event loop (requests wait at most about this long for it). */
+const WARM_SLICE_MS = 20;
+
 export interface RunnerOptions {
   /** where snapshot files live; without it nothing is snapshotted (in-memory stores) */
   snapshotDir?: string;
@@ -114,15 +117,20 @@ export class ProjectionRunner {
     // derived lookups a snapshot load left unbuilt: built between requests, not in the first query;
     // queued behind any rebuild asked for meanwhile (which would only have to keep them up) and
     // after files still being read have arrived (their catch-up is what a turn waits for)
-    void this.restored().then(() =>
-      setTimeout(() => {
-        if (!this.opened) return;
-        this.schedule(async () => {
-          for (const slot of this.slots.values()) if (!slot.failed) slot.projection.warm?.();
-        }).catch(() => undefined);
-      }, 0).unref(),
-    );
+    void this.restored().then(() => this.warmUp());
     return this.status();
+  }
+
+  /** One slice of every projection's warm-up on an idle turn, then the next, until none is left. */
+  private warmUp(): void {
+    setTimeout(() => {
+      if (!this.opened) return;
+      this.schedule(async () => {
+        let left = false;
+        for (const slot of this.slots.values()) if (!slot.failed && slot.projection.warm && !slot.projection.warm(WARM_SLICE_MS)) left = true;
+        if (left) this.warmUp();
+      }).catch(() => undefined);
+    }, 0).unref();
   }
 
   /**
