@@ -226,6 +226,7 @@ export class VectorProjection implements Projection {
       this.lanes.set(lane.id, lane);
     }
     this.pendingLanes = [];
+    this.revision += 1; // what waits for vectors, if planned while the graphs were read, is planned again
   }
 
   reset(): void {
