@@ -150,6 +150,7 @@ export class ProjectionRunner {
       }),
     );
     const filesStarted = Promise.all(slots.map((slot, i) => (slot.projection.restoreFiles ? checks[i] : undefined)));
+    filesStarted.catch(() => undefined); // a failed check is reported through its own slot's load below
     await Promise.all(
       slots.map(async (slot, i) => {
         const snap = await checks[i];
