@@ -2,7 +2,7 @@
 // delivered in it and whether (and with what body) it was completed.
 import { createHash } from 'node:crypto';
 import type { EventData, LogRecord } from '../src/events/index.js';
-import { PlainStateProjection } from './projection.js';
+import { canonicalDigest, type Projection } from './projection.js';
 
 export interface SessionState {
   ns: string;
@@ -34,44 +34,44 @@ export function completionHash(answer: string, toolData: unknown): string {
     .digest('hex');
 }
 
-export class TurnsProjection extends PlainStateProjection<TurnsSnapshot> {
+export class TurnsProjection implements Projection {
   readonly name = 'turns';
   readonly version = 1;
-  constructor() {
-    super(() => ({ sessions: {}, turns: {} }));
-  }
+  // Maps, not objects keyed by id (a rebuild files every turn); snapshots keep the object form.
+  private sessions = new Map<string, SessionState>();
+  private turns = new Map<string, TurnState>();
 
   apply(record: LogRecord): void {
     switch (record.type) {
       case 'session.opened': {
         const d = record.data as EventData<'session.opened'>;
-        this.state.sessions[d.session_id] ??= { ns: record.ns, agent: d.agent, opened_at: record.ts };
+        if (!this.sessions.has(d.session_id)) this.sessions.set(d.session_id, { ns: record.ns, agent: d.agent, opened_at: record.ts });
         return;
       }
       case 'turn.started': {
         const d = record.data as EventData<'turn.started'>;
-        this.state.turns[d.turn_id] = { ns: record.ns, session_id: d.session_id, query: d.query, started_at: record.ts, delivered: [], seqs: [record.seq] };
+        this.turns.set(d.turn_id, { ns: record.ns, session_id: d.session_id, query: d.query, started_at: record.ts, delivered: [], seqs: [record.seq] });
         return;
       }
       case 'recall.performed':
       case 'verdict.recorded': {
         const d = record.data as { turn_id?: string };
-        const turn = d.turn_id ? this.state.turns[d.turn_id] : undefined;
+        const turn = d.turn_id ? this.turns.get(d.turn_id) : undefined;
         if (turn) turn.seqs.push(record.seq);
         return;
       }
       case 'delivery.made': {
         const d = record.data as EventData<'delivery.made'>;
-        const turn = d.turn_id ? this.state.turns[d.turn_id] : undefined;
+        const turn = d.turn_id ? this.turns.get(d.turn_id) : undefined;
         if (turn) {
-          turn.delivered.push(...d.items.map((i) => i.evidence_key));
+          for (const i of d.items) turn.delivered.push(i.evidence_key);
           turn.seqs.push(record.seq);
         }
         return;
       }
       case 'turn.completed': {
         const d = record.data as EventData<'turn.completed'>;
-        const turn = this.state.turns[d.turn_id];
+        const turn = this.turns.get(d.turn_id);
         if (turn && !turn.completed) {
           turn.seqs.push(record.seq);
           turn.completed = completionHash(d.answer, d.tool_data);
@@ -84,10 +84,29 @@ export class TurnsProjection extends PlainStateProjection<TurnsSnapshot> {
   }
 
   session(id: string): SessionState | undefined {
-    return this.state.sessions[id];
+    return this.sessions.get(id);
   }
 
   turn(id: string): TurnState | undefined {
-    return this.state.turns[id];
+    return this.turns.get(id);
+  }
+
+  snapshot(): TurnsSnapshot {
+    return { sessions: Object.fromEntries(this.sessions), turns: Object.fromEntries(this.turns) };
+  }
+
+  load(state: unknown): void {
+    const s = state as TurnsSnapshot;
+    this.sessions = new Map(Object.entries(s.sessions));
+    this.turns = new Map(Object.entries(s.turns));
+  }
+
+  reset(): void {
+    this.sessions = new Map();
+    this.turns = new Map();
+  }
+
+  digest(): string {
+    return canonicalDigest(this.snapshot());
   }
 }

@@ -60,9 +60,15 @@ function withSpeaker(entities: string[], speaker: string | undefined): string[] 
   return [...entities, speaker];
 }
 
+/** The first non-blank line, trimmed and cut at `max` (scanned, not split: traces are mostly one line). */
 function firstLine(text: string, max = 120): string {
-  const line = text.split(/\r?\n/).find((l) => l.trim()) ?? '';
-  const t = line.trim();
+  let t = '';
+  for (let start = 0; start <= text.length;) {
+    const nl = text.indexOf('\n', start);
+    t = (nl < 0 ? text.slice(start) : text.slice(start, nl)).trim();
+    if (t || nl < 0) break;
+    start = nl + 1;
+  }
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
