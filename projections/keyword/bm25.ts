@@ -241,24 +241,30 @@ export class Bm25Index {
     // buffer each at load); a term that grows later moves to its own pair (see post)
     const allDocs = new Int32Array(index.postingCount);
     const allTfs = new Uint16Array(index.postingCount);
+    // where each term's postings start in the shared arrays; the scatter below writes through
+    // it (not through each term's view: a million records make 25M postings)
+    const next = new Int32Array(terms);
     for (let t = 0, offset = 0; t < terms; t++) {
       const n = index.df[t] as number;
+      next[t] = offset;
       if (n > 0) {
         index.postDocs[t] = allDocs.subarray(offset, offset + n);
         index.postTfs[t] = allTfs.subarray(offset, offset + n);
+        index.postLen[t] = n;
         offset += n;
       }
     }
+    const ids = c.ids;
+    const tfs = c.tfs;
     for (let d = 0; d < docs; d++) {
       if ((c.lengths[d] as number) < 0) continue;
       const start = index.docStart[d] as number;
       const end = start + (c.counts[d] as number);
       for (let k = start; k < end; k++) {
-        const t = c.ids[k] as number;
-        const len = index.postLen[t] as number;
-        (index.postDocs[t] as Int32Array)[len] = d;
-        (index.postTfs[t] as Uint16Array)[len] = c.tfs[k] as number;
-        index.postLen[t] = len + 1;
+        const at = next[ids[k] as number] as number;
+        allDocs[at] = d;
+        allTfs[at] = tfs[k] as number;
+        next[ids[k] as number] = at + 1;
       }
     }
     return index;

@@ -170,10 +170,12 @@ export class VectorProjection implements Projection {
     const live = snap.live;
     if (Array.isArray(live.keys) && live.groups instanceof Int32Array && Array.isArray(live.namespaces)) {
       const c = live as LiveColumns;
-      c.keys.forEach((key, i) => {
+      const byGroup: LiveItem[] = []; // the shared item of each group, looked up once per group, not per key
+      for (let i = 0; i < c.keys.length; i++) {
         const g = c.groups[i] as number;
-        this.live.set(key, this.liveItem(c.namespaces[Math.floor(g / LAYER_SLOTS)] as string, LAYERS_ALL[g % LAYER_SLOTS] as Layer));
-      });
+        const item = (byGroup[g] ??= this.liveItem(c.namespaces[Math.floor(g / LAYER_SLOTS)] as string, LAYERS_ALL[g % LAYER_SLOTS] as Layer));
+        this.live.set(c.keys[i] as string, item);
+      }
     } else for (const [key, item] of Object.entries(live as Record<string, LiveItem>)) this.live.set(key, this.liveItem(item.ns, item.layer));
     this.rejected = snap.rejected;
     this.pendingLanes = snap.lanes;
