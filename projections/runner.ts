@@ -12,8 +12,7 @@ import {
   pruneSideFiles,
   readSnapshotFileAsync,
   sideFilesDir,
-  checkState,
-  unpackUnchecked,
+  unpackState,
   writeSnapshotFile,
   STATE_ENCODING,
   type SnapshotFile,
@@ -187,13 +186,8 @@ export class ProjectionRunner {
     const dir = this.options.snapshotDir as string;
     const name = slot.projection.name;
     try {
-      // a large state's checksum is computed on a second thread while this one unpacks it; the
-      // side files are attached only once it has matched (a mismatch resets the projection)
-      const checked = checkState(snap);
-      checked.catch(() => undefined); // awaited below, after the unpacking
-      slot.projection.load(unpackUnchecked(snap));
+      slot.projection.load(unpackState(snap));
       snap.state = new Uint8Array(0); // let the packed bytes go while the rest loads
-      await checked;
       if (slot.projection.restoreFiles) {
         if (!snap.files) throw new Error('snapshot has no side files');
         const restored = slot.projection.restoreFiles(join(dir, name, snap.files));

@@ -2,8 +2,7 @@
 // (temp file, fsync, rename, fsync dir) so a crash leaves the old or the new one.
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
-import { Worker } from 'node:worker_threads';
+import { readFile } from 'node:fs/promises';
 import zlib from 'node:zlib';
 import { join } from 'node:path';
 import { Packr } from 'msgpackr';
@@ -56,68 +55,8 @@ function checksumMatches(bytes: Uint8Array, checksum: string): boolean {
 }
 
 export function unpackState(snap: SnapshotFile): unknown {
-  if (!checksumMatches(snap.state, snap.checksum)) throw checksumMismatch();
-  return unpackUnchecked(snap);
-}
-
-/** The state unpacked before its checksum is known (see checkState): a mismatch must then undo whatever was built from it. */
-export function unpackUnchecked(snap: SnapshotFile): unknown {
+  if (!checksumMatches(snap.state, snap.checksum)) throw new Error('checksum mismatch (file damaged?)');
   return snap.encoding === STATE_ENCODING ? statePackr.unpack(snap.state) : packr.unpack(snap.state);
-}
-
-const checksumMismatch = (): Error => new Error('checksum mismatch (file damaged?)');
-
-/** States at least this large are checked on a second thread while this one unpacks them (CRC-32 runs ~0.5 GB/s here). */
-const CHECK_OFF_THREAD_BYTES = 8 * 1024 * 1024;
-
-/**
- * Resolves if the packed state matches its checksum, rejects if not. A large CRC-32 state read into
- * shared memory (readSnapshotFileAsync) is checked on a second thread, so the caller can unpack
- * meanwhile; anything else is checked here, now.
- */
-export function checkState(snap: SnapshotFile): Promise<void> {
-  const { state, checksum } = snap;
-  if (!crc32 || !checksum.startsWith('crc32:') || state.length < CHECK_OFF_THREAD_BYTES || !(state.buffer instanceof SharedArrayBuffer)) {
-    return checksumMatches(state, checksum) ? Promise.resolve() : Promise.reject(checksumMismatch());
-  }
-  return crcOffThread(state).then((crc) => {
-    if (checksum !== `crc32:${crc.toString(16).padStart(8, '0')}`) throw checksumMismatch();
-  });
-}
-
-// One small worker computes the CRCs of a start-up's large states, then goes away.
-const CRC_WORKER = `const { parentPort } = require('node:worker_threads');
-const zlib = require('node:zlib');
-parentPort.on('message', ({ id, bytes }) => parentPort.postMessage({ id, crc: zlib.crc32(bytes) }));`;
-let crcWorker: { worker: Worker; pending: Map<number, { resolve: (crc: number) => void; reject: (e: Error) => void }>; next: number } | undefined;
-
-function crcOffThread(bytes: Uint8Array): Promise<number> {
-  if (!crcWorker) {
-    const worker = new Worker(CRC_WORKER, { eval: true });
-    const w = { worker, pending: new Map<number, { resolve: (crc: number) => void; reject: (e: Error) => void }>(), next: 0 };
-    const failAll = (err: Error): void => {
-      for (const p of w.pending.values()) p.reject(err);
-      w.pending.clear();
-      if (crcWorker === w) crcWorker = undefined;
-    };
-    worker.on('message', ({ id, crc }: { id: number; crc: number }) => {
-      w.pending.get(id)?.resolve(crc);
-      w.pending.delete(id);
-      if (w.pending.size === 0) {
-        if (crcWorker === w) crcWorker = undefined;
-        void worker.terminate();
-      }
-    });
-    worker.on('error', failAll);
-    worker.on('exit', () => failAll(new Error('checksum thread exited')));
-    crcWorker = w;
-  }
-  const w = crcWorker;
-  return new Promise((resolve, reject) => {
-    const id = w.next++;
-    w.pending.set(id, { resolve, reject });
-    w.worker.postMessage({ id, bytes }); // shared memory: not copied
-  });
 }
 
 export function snapshotPath(dir: string, name: string): string {
@@ -181,29 +120,11 @@ export function readSnapshotFile(dir: string, name: string): SnapshotRead {
 export async function readSnapshotFileAsync(dir: string, name: string): Promise<SnapshotRead> {
   let bytes: Buffer;
   try {
-    bytes = await readShared(snapshotPath(dir, name));
+    bytes = await readFile(snapshotPath(dir, name));
   } catch (err) {
     return unreadable(err);
   }
   return parseSnapshotFile(bytes);
-}
-
-/** A whole file in shared memory (so a second thread can checksum its state without a copy), read in large chunks. */
-async function readShared(path: string): Promise<Buffer> {
-  const file = await open(path, 'r');
-  try {
-    const { size } = await file.stat();
-    const bytes = Buffer.from(new SharedArrayBuffer(size));
-    let at = 0;
-    while (at < size) {
-      const { bytesRead } = await file.read(bytes, at, Math.min(size - at, 64 * 1024 * 1024), at);
-      if (bytesRead === 0) break;
-      at += bytesRead;
-    }
-    return at === size ? bytes : bytes.subarray(0, at);
-  } finally {
-    await file.close();
-  }
 }
 
 function unreadable(err: unknown): { missing: true } | { invalid: string } {
