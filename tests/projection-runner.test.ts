@@ -1,6 +1,6 @@
 // The runner: snapshots that match the log are used, others are discarded; the tail
 // is replayed; live commits are followed; rebuild equals catch-up, digest for digest.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { MemoryLevel } from 'memory-level';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProjectionRunner, StatsProjection, canonicalDigest, type Projection, type StatsState } from '../projections/index.js';
@@ -233,6 +233,68 @@ describe('snapshot files', () => {
         expect(fields).toEqual(expectedFields);
         expect(Buffer.compare(Buffer.from(state), Buffer.from(expected))).toBe(0); // (toEqual walks a buffer byte by byte)
       }
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
+
+describe('large snapshot states', () => {
+  /** Counts records and carries 10 MB of bytes. */
+  class Bulky implements Projection {
+    readonly name = 'bulky';
+    readonly version = 1;
+    seen = 0;
+    blob: Buffer = Buffer.alloc(10 * 1024 * 1024, 7);
+    loads = 0;
+    apply(): void {
+      this.seen += 1;
+    }
+    snapshot(): unknown {
+      return { seen: this.seen, blob: this.blob };
+    }
+    load(state: unknown): void {
+      this.loads += 1;
+      ({ seen: this.seen, blob: this.blob } = state as { seen: number; blob: Buffer });
+    }
+    reset(): void {
+      this.seen = 0;
+      this.blob = Buffer.alloc(10 * 1024 * 1024, 7);
+    }
+    digest(): string {
+      return String(this.seen);
+    }
+  }
+
+  it('a good one loads; a damaged one is discarded and rebuilt', async () => {
+    const dir = tempDir();
+    try {
+      const log = await openLog(dir.path);
+      await log.appendAll([jobEvent(1), jobEvent(2), jobEvent(3)]);
+      const snapshotDir = `${dir.path}/projections`;
+      const first = new ProjectionRunner(log, [new Bulky()], { snapshotDir });
+      await first.open();
+      await first.close();
+
+      const good = new Bulky();
+      const again = new ProjectionRunner(log, [good], { snapshotDir });
+      expect((await again.open())[0]).toMatchObject({ source: 'snapshot', seq: 3 });
+      expect(good.loads).toBe(1);
+      await again.close();
+
+      const file = snapshotPath(snapshotDir, 'bulky');
+      const bytes = readFileSync(file);
+      bytes[bytes.length - 1000] = (bytes[bytes.length - 1000] as number) ^ 0xff; // inside the packed state
+      writeFileSync(file, bytes);
+      const warnings: string[] = [];
+      const damaged = new Bulky();
+      const third = new ProjectionRunner(log, [damaged], { snapshotDir, onWarning: (m) => warnings.push(m) });
+      expect((await third.open())[0]).toMatchObject({ source: 'genesis', seq: 3 });
+      expect(damaged.loads).toBe(0); // the checksum is checked before anything is unpacked
+      expect(damaged.seen).toBe(3);
+      expect(warnings.join('\n')).toMatch(/checksum mismatch/);
+      await third.close();
+      await log.close();
     } finally {
       dir.cleanup();
     }
