@@ -3,6 +3,7 @@
 import type { LogRecord } from '../src/events/index.js';
 import { documentKey, evidenceKey, type Layer } from '../src/knowledge/evidence.js';
 import { KnowledgeFold, type KnowledgeFoldState } from '../src/knowledge/fold.js';
+import { remembered } from '../src/text/remembered.js';
 import type { Item, ItemChange, ItemStatus, RecordEntry } from '../src/knowledge/item.js';
 import { canonicalDigest, type Projection } from './projection.js';
 
@@ -73,16 +74,8 @@ export interface ListOptions {
 
 const lower = (s: string): string => s.normalize('NFKC').toLowerCase().trim();
 
-/** lower() of memory terms, kept: the same few thousand terms are compared on every write. */
-const loweredTerms = new Map<string, string>();
-function lowerTerm(term: string): string {
-  let l = loweredTerms.get(term);
-  if (l === undefined) {
-    if (loweredTerms.size >= 100_000) loweredTerms.clear();
-    loweredTerms.set(term, (l = lower(term)));
-  }
-  return l;
-}
+/** lower() of memory terms, remembered: the same few thousand terms are compared on every write. */
+const lowerTerm = remembered(lower, 100_000);
 
 /**
  * Memories visited at most when looking for supersede candidates (see supersedeCandidates): a

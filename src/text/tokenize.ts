@@ -1,5 +1,6 @@
 // Tokens for the keyword lanes: lower-cased Latin words with light stemming, and
 // CJK character bigrams (a lone CJK character stays a unigram). Stop words dropped.
+import { remembered } from './remembered.js';
 import { CHINESE_STOP_CHARS, isEnglishStopWord } from './stopwords.js';
 
 // A CJK run, or a run of other letters/digits (CJK subtracted, so "2013年" splits into "2013" and "年").
@@ -27,16 +28,8 @@ export function lightStem(word: string): string {
 
 const SEPARATOR = /[._'-]/;
 
-/** lightStem, remembered: a library repeats the same few thousand words (bounded; cleared when full). */
-const stems = new Map<string, string>();
-function stemmed(word: string): string {
-  let stem = stems.get(word);
-  if (stem === undefined) {
-    if (stems.size >= 50_000) stems.clear();
-    stems.set(word, (stem = lightStem(word)));
-  }
-  return stem;
-}
+/** lightStem, remembered (a library repeats the same few thousand words). */
+const stemmed = remembered(lightStem, 50_000);
 
 function undouble(stem: string): string {
   // "stopped" → "stopp" → "stop"; keep "ll", "ss", "zz" ("called" → "call")
