@@ -190,22 +190,24 @@ export class RecordsProjection implements Projection {
    */
   private indexed = true;
 
-  /** A lookup build under way in slices (see warm), and the revision it started at. */
-  private building: { entries: Iterator<RecordEntry>; revision: number } | undefined;
+  /** A lookup build under way in slices (see warm): the entries it has still to file. */
+  private building: Iterator<RecordEntry> | undefined;
 
   /**
-   * Build the lookups for about `budgetMs`; true once built. A change meanwhile (which does not
-   * touch unbuilt lookups) starts the build over, so a build always covers the entries as they are.
+   * Whether changes file themselves in the lookups: once built, and while a build is under way.
+   * Filing is idempotent and taking back what was never filed does nothing, so a change in the
+   * middle of a build is right whether or not the build has reached its entry yet (an updated
+   * entry keeps its place in the Map; a new one is filed now and again when the build reaches it).
    */
+  private get filing(): boolean {
+    return this.indexed || this.building !== undefined;
+  }
+
+  /** Build the lookups for about `budgetMs`; true once built. */
   warm(budgetMs = Infinity): boolean {
     if (this.indexed) return true;
-    if (this.building && this.building.revision !== this.revision) this.building = undefined;
-    if (!this.building) {
-      for (const m of Object.values(this.idx)) m.clear();
-      this.turnOrder.clear();
-      this.building = { entries: this.entries.values(), revision: this.revision };
-    }
-    const entries = this.building.entries;
+    this.building ??= this.entries.values();
+    const entries = this.building;
     const until = performance.now() + budgetMs;
     for (let n = 1; ; n++) {
       const next = entries.next();
@@ -245,14 +247,14 @@ export class RecordsProjection implements Projection {
       const prev = this.entries.get(change.item.key);
       // A memory's tombstone is final: a write with a retired id does not revive it.
       const keepRetired = prev && prev.status !== 'active' && prev.layer === 'memory';
-      if (prev && this.indexed) this.unindex(prev);
+      if (prev && this.filing) this.unindex(prev);
       const entry = entryOf(change.item, keepRetired ? prev.status : 'active');
       if (keepRetired) {
         if (prev.superseded_by) entry.superseded_by = prev.superseded_by;
         if (prev.retired_seq) entry.retired_seq = prev.retired_seq;
       }
       this.entries.set(entry.key, this.compact(entry));
-      if (this.indexed) this.index(entry);
+      if (this.filing) this.index(entry);
       return;
     }
     const entry = this.entries.get(change.key);
@@ -265,9 +267,9 @@ export class RecordsProjection implements Projection {
     entry.status = change.status;
     entry.retired_seq = change.seq;
     if (change.by !== undefined) {
-      if (entry.superseded_by !== undefined && this.indexed) this.idx.supersededBy.delete(entry.ns, entry.superseded_by, entry.key);
+      if (entry.superseded_by !== undefined && this.filing) this.idx.supersededBy.delete(entry.ns, entry.superseded_by, entry.key);
       entry.superseded_by = change.by;
-      if (this.indexed) this.idx.supersededBy.add(entry.ns, change.by, entry.key);
+      if (this.filing) this.idx.supersededBy.add(entry.ns, change.by, entry.key);
     }
   }
 
