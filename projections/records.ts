@@ -61,10 +61,16 @@ function mapShared(e: Record<string, unknown>, str: (v: unknown) => unknown, lis
  * went through V8's slow megamorphic path — a third of the records' rebuild.
  */
 function entryOf(item: Item, status: ItemStatus): RecordEntry {
-  const entry = {} as Record<string, unknown>;
-  for (const k in item) entry[k] = (item as unknown as Record<string, unknown>)[k];
+  const entry = copyKeys(item);
   entry['status'] = status;
   return entry as unknown as RecordEntry;
+}
+
+/** A shallow copy made key by key (see entryOf for why not a spread). */
+function copyKeys(from: object): Record<string, unknown> {
+  const to: Record<string, unknown> = {};
+  for (const k in from) to[k] = (from as Record<string, unknown>)[k];
+  return to;
 }
 
 export interface ListOptions {
@@ -307,8 +313,7 @@ export class RecordsProjection implements Projection {
     const list = (v: unknown): unknown => (!Array.isArray(v) || !v.every((x) => typeof x === 'string') ? v : v.length === 0 ? 0 : v.map(ref));
     const rows: SnapshotRow[] = [];
     for (const e of this.entries.values()) {
-      const row: SnapshotRow = {}; // key by key, not a spread (see entryOf)
-      for (const k in e) row[k] = (e as unknown as SnapshotRow)[k];
+      const row: SnapshotRow = copyKeys(e);
       mapShared(row, str, list);
       if (e.fingerprint !== undefined && e.fingerprint === e.content_fp) row['fingerprint'] = 0;
       if (e.title === e.text) row['title'] = 0;

@@ -162,8 +162,14 @@ export class ProjectionRunner {
   }
 
   private discard(slot: Slot, why: string): void {
-    slot.projection.reset();
+    this.toGenesis(slot);
     this.warn(`projection ${slot.projection.name}: snapshot discarded (${why}); rebuilding from genesis`);
+  }
+
+  /** The projection back to its empty state, to be folded again from the log's first record. */
+  private toGenesis(slot: Slot): void {
+    slot.projection.reset();
+    Object.assign(slot, { seq: 0, hash: GENESIS_HASH_HEX, source: 'genesis', failed: undefined, failedSeq: 0, hasSnapshot: false });
   }
 
   /** The slot's snapshot when it matches this log, else undefined (a reason is warned unless it is simply missing). */
@@ -214,7 +220,7 @@ export class ProjectionRunner {
       (err: unknown) => {
         slot.restoring = undefined;
         this.discard(slot, `load failed: ${(err as Error).message}`);
-        Object.assign(slot, { seq: 0, hash: GENESIS_HASH_HEX, source: 'genesis', snapshotSeq: 0, hasSnapshot: false });
+        slot.snapshotSeq = 0;
       },
     );
     this.restorations.push(arrived.then(() => this.schedule(() => this.catchUp())).catch(() => undefined));
@@ -368,16 +374,7 @@ export class ProjectionRunner {
     for (const name of selected) if (!this.slots.has(name)) throw unknownProjection(name, [...this.slots.keys()]);
     await this.schedule(async () => {
       for (const name of selected) await this.slots.get(name)?.restoring; // a reset must not race the files' arrival
-      for (const name of selected) {
-        const slot = this.slots.get(name) as Slot;
-        slot.projection.reset();
-        slot.seq = 0;
-        slot.hash = GENESIS_HASH_HEX;
-        slot.source = 'genesis';
-        slot.failed = undefined;
-        slot.failedSeq = 0;
-        slot.hasSnapshot = false;
-      }
+      for (const name of selected) this.toGenesis(this.slots.get(name) as Slot);
       await this.catchUp(onProgress, selected);
       for (const name of selected) this.writeSnapshot(this.slots.get(name) as Slot);
     });
