@@ -34,8 +34,14 @@ export interface SnapshotFile {
 /** Pack a projection state and checksum it. */
 export function packState(state: unknown): { state: Uint8Array; checksum: string; encoding: typeof STATE_ENCODING } {
   const bytes = statePackr.pack(state);
+  // msgpackr packs into one module-level buffer, kept for the next pack, that only ever grows: after
+  // a large state it would hold ~1.25–2× that state for the life of the process (68 MB of RSS after
+  // one snapshot at 100k items). Handing it a small fresh buffer lets the large one go with `bytes`.
+  if (bytes.length > PACK_BUFFER_BYTES) statePackr.useBuffer(Buffer.allocUnsafeSlow(PACK_BUFFER_BYTES)); // a Buffer, as msgpackr makes its own
   return { state: bytes, checksum: checksumOf(bytes), encoding: STATE_ENCODING };
 }
+
+const PACK_BUFFER_BYTES = 64 * 1024;
 
 // The checksum detects a damaged file (it is no security boundary: whoever can write the file can
 // write its checksum). CRC-32 through zlib (Node ≥ 20.15) reads ~5× faster than sha256, which
@@ -56,7 +62,19 @@ function checksumMatches(bytes: Uint8Array, checksum: string): boolean {
 
 export function unpackState(snap: SnapshotFile): unknown {
   if (!checksumMatches(snap.state, snap.checksum)) throw new Error('checksum mismatch (file damaged?)');
-  return snap.encoding === STATE_ENCODING ? statePackr.unpack(snap.state) : packr.unpack(snap.state);
+  try {
+    return snap.encoding === STATE_ENCODING ? statePackr.unpack(snap.state) : packr.unpack(snap.state);
+  } finally {
+    releaseUnpackedBytes();
+  }
+}
+
+// msgpackr keeps a DataView of the last buffer it unpacked (module state, shared by every unpacker)
+// until something else is unpacked: after a start-up that was the last snapshot file's bytes, held
+// for nothing (35 MB of RSS at 100k items, 345 MB at 1M). Unpacking one byte (nil) lets them go.
+const NIL = Uint8Array.of(0xc0);
+function releaseUnpackedBytes(): void {
+  packr.unpack(NIL);
 }
 
 export function snapshotPath(dir: string, name: string): string {
@@ -147,6 +165,8 @@ function parseSnapshotFile(bytes: Buffer): SnapshotRead {
     return snap as SnapshotFile;
   } catch (err) {
     return { invalid: `undecodable: ${(err as Error).message}` };
+  } finally {
+    releaseUnpackedBytes(); // the file's bytes stay reachable through `state` only, until it is unpacked
   }
 }
 
