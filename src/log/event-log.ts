@@ -4,7 +4,7 @@ import { KiokuError } from '../errors.js';
 import type { LogRecord } from '../events/index.js';
 import { GroupCommitStore, RecentFrames, LastOfType, decodeRecord, follow, hexHead, lastIn, planGroup, type PendingWrite } from './chain.js';
 import { GENESIS_PREV, decodeBody, seqKey, splitFrame } from './codec.js';
-import { DURABLE, HEAD_KEY, logSublevels, parseHeadMeta, type LevelStore, type LogSublevels } from './level.js';
+import { DURABLE, HEAD_KEY, READ_AHEAD, logSublevels, parseHeadMeta, type LevelStore, type LogSublevels } from './level.js';
 import type { EventStore, Head, ReadOptions, TailOptions } from './port.js';
 import { inBatches, type ChainFrame } from './transfer.js';
 import { verifyChain, type ChainReport, type VerifyChainOptions } from './verify.js';
@@ -171,7 +171,7 @@ export class EventLog extends GroupCommitStore implements EventStore {
       for (const frame of kept) yield decodeRecord(frame);
       return;
     }
-    const it = this.sub.records.values({ gte: seqKey(from), lte: seqKey(to) });
+    const it = this.sub.records.values({ gte: seqKey(from), lte: seqKey(to), ...READ_AHEAD });
     // Prefetch: LevelDB's thread reads the next chunk while the consumer handles this one.
     let next = it.nextv(READ_CHUNK);
     try {

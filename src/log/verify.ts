@@ -1,7 +1,7 @@
 // Walk the chain and report the first damage. Works on the raw store, not on an
 // open EventLog, so a damaged store can still be inspected.
 import { GENESIS_HASH_HEX, GENESIS_PREV, parseSeqKey, peekSeq, sha256, splitFrame } from './codec.js';
-import { HEAD_KEY, logSublevels, parseHeadMeta, type LevelStore } from './level.js';
+import { HEAD_KEY, READ_AHEAD, logSublevels, parseHeadMeta, type LevelStore } from './level.js';
 
 export const DAMAGE_KINDS = ['modified', 'missing', 'reordered', 'truncated', 'foreign', 'anchor_mismatch', 'unreadable'] as const;
 export type DamageKind = (typeof DAMAGE_KINDS)[number];
@@ -51,7 +51,7 @@ export function levelChainSource(db: LevelStore): ChainSource {
   let it: ReturnType<typeof sub.records.iterator> | undefined;
   return {
     readHead: () => sub.meta.get(HEAD_KEY),
-    nextChunk: (size) => (it ??= sub.records.iterator()).nextv(size) as Promise<[string, Uint8Array][]>,
+    nextChunk: (size) => (it ??= sub.records.iterator(READ_AHEAD)).nextv(size) as Promise<[string, Uint8Array][]>,
     close: async () => {
       await it?.close();
     },
