@@ -4,12 +4,20 @@
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openLog, verifyChain, openLevelStore, type EventLog } from '../src/log/index.js';
-import { jobEvent, tempDir } from './helpers.js';
+import type { AppendInput } from '../src/events/index.js';
+import { tempDir } from './helpers.js';
 
 // classic-level's native iterator (its package has no exports map, so the file can be reached)
 const { Iterator } = createRequire(import.meta.url)('classic-level/iterator.js') as {
   Iterator: { prototype: { _nextv: (...args: unknown[]) => Promise<unknown[]> } };
 };
+
+/** a job event of ~360 bytes stored, the size of the usual record */
+const largeJobEvent = (i: number): AppendInput => ({
+  type: 'job.event',
+  actor: 'test',
+  data: { job_id: `job-${i}`, stage: 'embed', status: 'running', detail: `step ${i} `.repeat(25) },
+});
 
 const EVENTS = 5_000; // ~1.8 MB of frames: ~110 trips at 16 KiB each
 
@@ -21,8 +29,7 @@ describe('reading the log from disk', () => {
   beforeEach(async () => {
     dir = tempDir();
     const log = await openLog(dir.path);
-    for (let i = 0; i < EVENTS; i += 500)
-      await log.appendAll(Array.from({ length: 500 }, (_, j) => ({ ...jobEvent(i + j), data: { ...jobEvent(i + j).data, detail: 'x'.repeat(200) } })));
+    for (let i = 0; i < EVENTS; i += 500) await log.appendAll(Array.from({ length: 500 }, (_, j) => largeJobEvent(i + j)));
     await log.close();
     trips = 0;
     Iterator.prototype._nextv = function (this: unknown, ...args: unknown[]) {
