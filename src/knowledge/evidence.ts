@@ -83,10 +83,14 @@ export function documentKey(key: string): string {
 /** Whitespace-collapsed, NFKC, lower-cased body: edits that only reflow text keep their fingerprint. */
 export function normaliseBody(body: string): string {
   // NFKC leaves ASCII as it is (and costs a tenth of a rebuild's fingerprints)
-  return (NOT_ASCII.test(body) ? body.normalize('NFKC') : body).toLowerCase().replace(/\s+/g, ' ').trim();
+  const lower = (NOT_ASCII.test(body) ? body.normalize('NFKC') : body).toLowerCase();
+  // most bodies are single-spaced already: the replace (a new string every time) only when it changes something
+  return (SPACING_TO_COLLAPSE.test(lower) ? lower.replace(/\s+/g, ' ') : lower).trim();
 }
 
 const NOT_ASCII = /[^\x00-\x7f]/;
+/** two whitespace characters in a row, or one that is not a plain space */
+const SPACING_TO_COLLAPSE = /\s\s|[^\S ]/;
 
 /** sha256 (hex) of the normalised body. */
 export function fingerprint(body: string): string {

@@ -81,7 +81,7 @@ const isAsciiAlnum = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 &
 const isJoiner = (c: number): boolean => c === 46 || c === 95 || c === 39 || c === 45; // . _ ' -
 
 /**
- * ASCII_TOKEN's runs of lower-cased ASCII text, scanned by hand: a regex iterator made a match
+ * TOKEN's runs in lower-cased ASCII text, scanned by hand: a regex iterator made a match
  * array per token (a third of what a rebuild allocated), this makes only the run's string.
  */
 function asciiRuns(lower: string, visit: (run: string, joined: boolean) => void): void {
