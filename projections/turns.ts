@@ -1,6 +1,6 @@
 // turns: sessions and turns — who opened a session, what a turn asked, what was
 // delivered in it and whether (and with what body) it was completed.
-import { createHash } from 'node:crypto';
+import { hash as oneShotHash } from 'node:crypto';
 import type { EventData, LogRecord } from '../src/events/index.js';
 import { canonicalDigest, type Projection } from './projection.js';
 
@@ -29,9 +29,7 @@ interface TurnsSnapshot {
 }
 
 export function completionHash(answer: string, toolData: unknown): string {
-  return createHash('sha256')
-    .update(JSON.stringify([answer, toolData ?? null]))
-    .digest('hex');
+  return oneShotHash('sha256', JSON.stringify([answer, toolData ?? null]), 'hex');
 }
 
 export class TurnsProjection implements Projection {
