@@ -70,6 +70,8 @@ interface Slot {
   /** when the last snapshot was written, and how long it took (ms) */
   snapshotAt: number;
   snapshotMs: number;
+  /** bytes of its last snapshot's packed state (read or written): what the next packing is sized for */
+  snapshotBytes: number;
   failed: KiokuError | undefined;
   failedSeq: number;
   /** side files still being read in the background: not caught up until this settles */
@@ -101,6 +103,7 @@ export class ProjectionRunner {
         hasSnapshot: false,
         snapshotAt: 0,
         snapshotMs: 0,
+        snapshotBytes: 0,
         failed: undefined,
         failedSeq: 0,
         restoring: undefined,
@@ -193,6 +196,7 @@ export class ProjectionRunner {
     const name = slot.projection.name;
     try {
       slot.projection.load(unpackState(snap));
+      slot.snapshotBytes = snap.state.length;
       snap.state = new Uint8Array(0); // let the packed bytes go while the rest loads
       if (slot.projection.restoreFiles) {
         if (!snap.files) throw new Error('snapshot has no side files');
@@ -331,15 +335,9 @@ export class ProjectionRunner {
     }
     // A checksum of the packed bytes guards the file; the canonical digest() is for
     // comparing states (rebuild vs catch-up) and is too slow to compute on every snapshot.
-    writeSnapshotFile(dir, {
-      format: 2,
-      name,
-      version: slot.projection.version,
-      seq: slot.seq,
-      hash: slot.hash,
-      ...packState(slot.projection.snapshot()),
-      ...(files ? { files } : {}),
-    });
+    const packed = packState(slot.projection.snapshot(), slot.snapshotBytes);
+    writeSnapshotFile(dir, { format: 2, name, version: slot.projection.version, seq: slot.seq, hash: slot.hash, ...packed, ...(files ? { files } : {}) });
+    slot.snapshotBytes = packed.state.length;
     pruneSideFiles(dir, name, files);
     slot.snapshotSeq = slot.seq;
     slot.hasSnapshot = true;

@@ -31,13 +31,19 @@ export interface SnapshotFile {
   files?: string;
 }
 
-/** Pack a projection state and checksum it. */
-export function packState(state: unknown): { state: Uint8Array; checksum: string; encoding: typeof STATE_ENCODING } {
+/**
+ * Pack a projection state and checksum it. `sizeHint`: the bytes its last packing took (its
+ * snapshot on disk, say). msgpackr packs into one buffer of its own, growing it by copies from
+ * what it has: handed a buffer of about the right size instead, it packs in one go (100k records:
+ * 250 ms instead of 480 ms, fresh memory being slow to touch on these machines).
+ */
+export function packState(state: unknown, sizeHint = 0): { state: Uint8Array; checksum: string; encoding: typeof STATE_ENCODING } {
+  if (sizeHint > PACK_BUFFER_BYTES) statePackr.useBuffer(Buffer.allocUnsafeSlow(Math.ceil(sizeHint * 1.1) + PACK_BUFFER_BYTES)); // a Buffer, as msgpackr makes its own
   const bytes = statePackr.pack(state);
-  // msgpackr packs into one module-level buffer, kept for the next pack, that only ever grows: after
-  // a large state it would hold ~1.25–2× that state for the life of the process (68 MB of RSS after
-  // one snapshot at 100k items). Handing it a small fresh buffer lets the large one go with `bytes`.
-  if (bytes.length > PACK_BUFFER_BYTES) statePackr.useBuffer(Buffer.allocUnsafeSlow(PACK_BUFFER_BYTES)); // a Buffer, as msgpackr makes its own
+  // That buffer is also kept for the next pack and only ever grows: after a large state it would
+  // hold ~1.25–2× that state for the life of the process (68 MB of RSS after one snapshot at 100k
+  // items). Handing it a small fresh one lets the large one go with `bytes`.
+  if (bytes.length > PACK_BUFFER_BYTES) statePackr.useBuffer(Buffer.allocUnsafeSlow(PACK_BUFFER_BYTES));
   return { state: bytes, checksum: checksumOf(bytes), encoding: STATE_ENCODING };
 }
 
