@@ -26,10 +26,13 @@ function largeState(): unknown {
 }
 
 describe('snapshot bytes', () => {
-  it('are released after a state is packed and written', async () => {
+  it.each([
+    ['grown as it packs', 0],
+    ['sized from the last snapshot', 4_000_000],
+  ])('are released after a state is packed into a buffer %s and written', async (_, sizeHint) => {
     const dir = tempDir();
     try {
-      let packed: ReturnType<typeof packState> | undefined = packState(largeState());
+      let packed: ReturnType<typeof packState> | undefined = packState(largeState(), sizeHint);
       expect(packed.state.byteLength).toBeGreaterThan(1_000_000);
       const ref = new WeakRef(packed.state.buffer);
       writeSnapshotFile(dir.path, { format: 2, name: 'demo', version: 1, seq: 0, hash: '0'.repeat(64), ...packed });
