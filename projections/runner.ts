@@ -117,10 +117,10 @@ export class ProjectionRunner {
     this.unsubscribe = this.log.onCommit(() => this.schedule(() => this.catchUp()).catch(() => undefined));
     await this.schedule(() => this.catchUp(onProgress));
     this.opened = true;
-    // derived lookups a snapshot load left unbuilt: built between requests, not in the first query;
-    // queued behind any rebuild asked for meanwhile (which would only have to keep them up) and
-    // after files still being read have arrived (their catch-up is what a turn waits for)
-    void this.restored().then(() => this.warmUp());
+    // what a snapshot load left unbuilt (records' lookups, the vector projection's live map): built in
+    // slices between requests, not in the first query, and while the HNSW graphs are still being read
+    // (at a million items the graphs' arrival re-derives every label's group from the live map)
+    this.warmUp();
     return this.status();
   }
 

@@ -48,7 +48,42 @@ export class VectorProjection implements Projection {
   readonly name = 'vector';
   readonly version = 2;
   private readonly fold = new KnowledgeFold();
-  private live = new Map<string, LiveItem>();
+  /** key → live item; filled from a snapshot's columns in slices (see live) */
+  private liveByKey = new Map<string, LiveItem>();
+  /** a loaded snapshot's live columns not yet in liveByKey, and the next row to add */
+  private pendingLive: { columns: LiveColumns; next: number; byGroup: LiveItem[] } | undefined;
+
+  /**
+   * Every live item. A snapshot's million keys took 1.7 s to put in a Map at start-up, before any
+   * read could be answered, though nothing needs them until a write, an embedding or the graphs
+   * arrive: warm() fills the Map in slices meanwhile, and anything that needs it first finishes it.
+   * Rows are added in column order either way, so the Map's order is the snapshot's.
+   */
+  private get live(): Map<string, LiveItem> {
+    if (this.pendingLive) this.warm();
+    return this.liveByKey;
+  }
+
+  /** Add the rest of a loaded snapshot's live columns for about `budgetMs`; true once none is left. */
+  warm(budgetMs = Infinity): boolean {
+    const pending = this.pendingLive;
+    if (!pending) return true;
+    const { columns: c, byGroup } = pending;
+    const until = performance.now() + budgetMs;
+    let i = pending.next;
+    for (; i < c.keys.length; i++) {
+      const g = c.groups[i] as number;
+      // the shared item of each group, looked up once per group, not per key
+      const item = (byGroup[g] ??= this.liveItem(c.namespaces[Math.floor(g / LAYER_SLOTS)] as string, LAYERS_ALL[g % LAYER_SLOTS] as Layer));
+      this.liveByKey.set(c.keys[i] as string, item);
+      if ((i & 4095) === 4095 && performance.now() >= until) {
+        pending.next = i + 1;
+        return false;
+      }
+    }
+    this.pendingLive = undefined;
+    return true;
+  }
   private lanes = new Map<string, VectorLane>();
   private rejected = 0;
   /** bumps on every change to what is live or embedded (derived, never snapshotted): tells planners when to look again */
@@ -169,14 +204,8 @@ export class VectorProjection implements Projection {
     this.fold.load(snap.fold);
     const live = snap.live;
     if (Array.isArray(live.keys) && live.groups instanceof Int32Array && Array.isArray(live.namespaces)) {
-      const c = live as LiveColumns;
-      const byGroup: LiveItem[] = []; // the shared item of each group, looked up once per group, not per key
-      for (let i = 0; i < c.keys.length; i++) {
-        const g = c.groups[i] as number;
-        const item = (byGroup[g] ??= this.liveItem(c.namespaces[Math.floor(g / LAYER_SLOTS)] as string, LAYERS_ALL[g % LAYER_SLOTS] as Layer));
-        this.live.set(c.keys[i] as string, item);
-      }
-    } else for (const [key, item] of Object.entries(live as Record<string, LiveItem>)) this.live.set(key, this.liveItem(item.ns, item.layer));
+      this.pendingLive = { columns: live as LiveColumns, next: 0, byGroup: [] }; // into the Map by warm(), or when first needed
+    } else for (const [key, item] of Object.entries(live as Record<string, LiveItem>)) this.liveByKey.set(key, this.liveItem(item.ns, item.layer));
     this.rejected = snap.rejected;
     this.pendingLanes = snap.lanes;
     this.loadedOlderFormat = !('keys' in live && Array.isArray(live.keys)) || snap.lanes.some((l) => !l.fp);
@@ -233,7 +262,8 @@ export class VectorProjection implements Projection {
 
   reset(): void {
     this.fold.reset();
-    this.live = new Map();
+    this.liveByKey = new Map();
+    this.pendingLive = undefined;
     this.liveItems = new Map();
     this.lanes = new Map();
     this.pendingLanes = [];
