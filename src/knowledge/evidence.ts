@@ -2,6 +2,7 @@
 // Used for fusion, usage counting, demotion, delivery dedup and eval labels.
 import { createHash, hash as oneShotHash } from 'node:crypto';
 import { z } from 'zod';
+import { lowerNfkc } from '../text/script.js';
 import { hasLoneSurrogate } from '../text/well-formed.js';
 
 export const LAYERS = ['card', 'wiki', 'memory', 'note', 'trace', 'episode', 'asset'] as const;
@@ -82,13 +83,11 @@ export function documentKey(key: string): string {
 
 /** Whitespace-collapsed, NFKC, lower-cased body: edits that only reflow text keep their fingerprint. */
 export function normaliseBody(body: string): string {
-  // NFKC leaves ASCII as it is (and costs a tenth of a rebuild's fingerprints)
-  const lower = (NOT_ASCII.test(body) ? body.normalize('NFKC') : body).toLowerCase();
+  const lower = lowerNfkc(body);
   // most bodies are single-spaced already: the replace (a new string every time) only when it changes something
   return (SPACING_TO_COLLAPSE.test(lower) ? lower.replace(/\s+/g, ' ') : lower).trim();
 }
 
-const NOT_ASCII = /[^\x00-\x7f]/;
 /** two whitespace characters in a row, or one that is not a plain space */
 const SPACING_TO_COLLAPSE = /\s\s|[^\S ]/;
 

@@ -3,6 +3,17 @@ const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]
 const CJK_GLOBAL = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/gu;
 const LATIN_LETTER = /[A-Za-z\u00c0-\u024f]/gu;
 
+const NOT_ASCII = /[^\x00-\x7f]/;
+
+export function isAscii(text: string): boolean {
+  return !NOT_ASCII.test(text);
+}
+
+/** NFKC, lower-cased: what tokens and fingerprints compare. ASCII skips NFKC, which leaves it as it is (and was a tenth of a rebuild's fingerprints). */
+export function lowerNfkc(text: string, ascii = isAscii(text)): string {
+  return ascii ? text.toLowerCase() : text.normalize('NFKC').toLowerCase();
+}
+
 export function isCjkChar(ch: string): boolean {
   return CJK.test(ch);
 }

@@ -1,6 +1,7 @@
 // Tokens for the keyword lanes: lower-cased Latin words with light stemming, and
 // CJK character bigrams (a lone CJK character stays a unigram). Stop words dropped.
 import { remembered } from './remembered.js';
+import { isAscii, lowerNfkc } from './script.js';
 import { CHINESE_STOP_CHARS, isEnglishStopWord } from './stopwords.js';
 
 // A CJK run, or a run of other letters/digits (CJK subtracted, so "2013年" splits into "2013" and "年").
@@ -9,7 +10,6 @@ const TOKEN =
 const CJK_RUN = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/v;
 // TOKEN on ASCII text is /[a-z0-9]+(?:[._'-][a-z0-9]+)*/ (NFKC leaves ASCII as it is; lower-cased, its
 // letters and digits are a-z, 0-9), scanned by asciiRuns below.
-const NOT_ASCII = /[^\x00-\x7f]/;
 
 /**
  * Light English stemming: plural and common verb endings only, so "deploys",
@@ -46,8 +46,8 @@ export interface TokenizeOptions {
 /** All keyword tokens of a text, in order, duplicates kept (term frequency matters). */
 export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
   const out: string[] = [];
-  const ascii = !NOT_ASCII.test(text);
-  const lower = ascii ? text.toLowerCase() : text.normalize('NFKC').toLowerCase();
+  const ascii = isAscii(text);
+  const lower = lowerNfkc(text, ascii);
   const keepStop = options.keepStopWords ?? false;
   if (ascii) {
     asciiRuns(lower, (run, joined) => pushWord(run, joined, out, keepStop));
