@@ -4,6 +4,7 @@ import type { LogRecord } from '../src/events/index.js';
 import { documentKey, evidenceKey, type Layer } from '../src/knowledge/evidence.js';
 import { KnowledgeFold, type KnowledgeFoldState } from '../src/knowledge/fold.js';
 import { remembered } from '../src/text/remembered.js';
+import { lowerNfkc } from '../src/text/script.js';
 import type { Item, ItemChange, ItemStatus, RecordEntry } from '../src/knowledge/item.js';
 import { canonicalDigest, type Projection } from './projection.js';
 
@@ -78,7 +79,7 @@ export interface ListOptions {
   layers?: readonly Layer[];
 }
 
-const lower = (s: string): string => s.normalize('NFKC').toLowerCase().trim();
+const lower = (s: string): string => lowerNfkc(s).trim();
 
 /** lower() of memory terms, remembered: the same few thousand terms are compared on every write. */
 const lowerTerm = remembered(lower, 100_000);
