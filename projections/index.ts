@@ -2,7 +2,7 @@ export { ProjectionRunner, type RunnerOptions, type ProjectionStatus, type Progr
 export { canonicalDigest, type Projection } from './projection.js';
 export { VIEW_NAMES, type Views } from './views.js';
 export { StatsProjection, evolveStats, type StatsState } from './stats.js';
-export { RecordsProjection, type RecordEntry, type ItemStatus } from './records.js';
+export { RecordsProjection, type RecordEntry, type ItemStatus } from './records/index.js';
 export { KeywordProjection, searchableText, type KeywordHit, type KeywordLane, type KeywordSearchOptions } from './keyword/index.js';
 export { DeliveredProjection } from './delivered.js';
 export { JobsProjection, type JobState } from './jobs.js';
@@ -11,7 +11,7 @@ export { UsageProjection, isDemoted, DEMOTION_MIN_JUDGED, type UsageCounters } f
 export { VectorProjection, VectorLane, laneId, type VectorHit, type VectorSearchOptions } from './vector/index.js';
 import type { Projection } from './projection.js';
 import { KeywordProjection } from './keyword/index.js';
-import { RecordsProjection } from './records.js';
+import { RecordsProjection } from './records/index.js';
 import { StatsProjection } from './stats.js';
 import { VectorProjection } from './vector/index.js';
 import { DeliveredProjection } from './delivered.js';

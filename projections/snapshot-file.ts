@@ -79,7 +79,7 @@ export function unpackState(snap: SnapshotFile): unknown {
 // until something else is unpacked: after a start-up that was the last snapshot file's bytes, held
 // for nothing (35 MB of RSS at 100k items, 345 MB at 1M). Unpacking one byte (nil) lets them go.
 const NIL = Uint8Array.of(0xc0);
-function releaseUnpackedBytes(): void {
+export function releaseUnpackedBytes(): void {
   packr.unpack(NIL);
 }
 

@@ -2,7 +2,7 @@
 import type { DeliveredProjection } from './delivered.js';
 import type { JobsProjection } from './jobs.js';
 import type { KeywordProjection } from './keyword/index.js';
-import type { RecordsProjection } from './records.js';
+import type { RecordsProjection } from './records/index.js';
 import type { StatsProjection } from './stats.js';
 import type { TurnsProjection } from './turns.js';
 import type { UsageProjection } from './usage.js';

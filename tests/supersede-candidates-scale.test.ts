@@ -3,7 +3,7 @@
 // must not make every write scan the library (it did: writes slowed as the library grew),
 // and a candidate found through a rare term is still found.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { SUPERSEDE_SCAN } from '../projections/records.js';
+import { SUPERSEDE_SCAN } from '../projections/records/index.js';
 import { memoryStore } from './helpers.js';
 
 let store: Awaited<ReturnType<typeof memoryStore>>;

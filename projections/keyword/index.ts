@@ -65,7 +65,36 @@ export class KeywordProjection implements Projection {
   private terms = new Bm25Index();
   /** doc → evidence key (undefined once dropped) */
   private keys: (string | undefined)[] = [];
-  private docOf = new Map<string, number>();
+  private docByKey = new Map<string, number>();
+  /** a loaded snapshot's first doc not yet in docByKey (see docOf), or none left */
+  private pendingDocs: number | undefined;
+
+  /**
+   * Each live key's doc. A snapshot's million keys took over a second to put in the Map at
+   * start-up, though searches never need it (hits map docs to keys): warm() fills it in slices
+   * after the open, and anything that needs it first (a write, `has`, `size`) finishes it.
+   */
+  private get docOf(): Map<string, number> {
+    if (this.pendingDocs !== undefined) this.warm();
+    return this.docByKey;
+  }
+
+  /** Add the rest of a loaded snapshot's keys to docOf for about `budgetMs`; true once none is left. */
+  warm(budgetMs = Infinity): boolean {
+    if (this.pendingDocs === undefined) return true;
+    const keys = this.keys;
+    const until = performance.now() + budgetMs;
+    let doc = this.pendingDocs;
+    for (; doc < keys.length; doc++) {
+      this.docByKey.set(keys[doc] as string, doc);
+      if ((doc & 4095) === 4095 && performance.now() >= until) {
+        this.pendingDocs = doc + 1;
+        return false;
+      }
+    }
+    this.pendingDocs = undefined;
+    return true;
+  }
   /** doc → group (namespace id × 8 + layer id), for gating searches with typed lookups */
   private groupOf: number[] = [];
   private nsIds = new Map<string, number>();
@@ -242,7 +271,7 @@ export class KeywordProjection implements Projection {
     for (const ns of snap.namespaces ?? []) this.group(ns, 'memory');
     const keys = snap.keys ?? [];
     this.keys = keys; // the unpacked array is ours
-    for (let doc = 0; doc < keys.length; doc++) this.docOf.set(keys[doc] as string, doc);
+    this.pendingDocs = keys.length > 0 ? 0 : undefined; // into docOf by warm(), or when first needed
     this.groupOf = Array.from(snap.groups as Int32Array);
     this.text = Bm25Index.fromColumns(snap.text as DocColumns, this.vocabulary.size);
     this.terms = Bm25Index.fromColumns(snap.terms as DocColumns, this.vocabulary.size);
@@ -257,7 +286,8 @@ export class KeywordProjection implements Projection {
     this.text = new Bm25Index();
     this.terms = new Bm25Index();
     this.keys = [];
-    this.docOf = new Map();
+    this.docByKey = new Map();
+    this.pendingDocs = undefined;
     this.groupOf = [];
     this.nsIds = new Map();
     this.nsNames = [];

@@ -4,7 +4,7 @@
 // is planned is whatever the vector projection does not yet hold for this model.
 import { randomBytes } from 'node:crypto';
 import type { ProjectionRunner } from '../../projections/runner.js';
-import type { RecordEntry, RecordsProjection } from '../../projections/records.js';
+import type { RecordEntry, RecordsProjection } from '../../projections/records/index.js';
 import type { VectorProjection } from '../../projections/vector/index.js';
 import { searchableText } from '../knowledge/item.js';
 import { embedDocuments, type Embedder } from '../embed/index.js';

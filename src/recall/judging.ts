@@ -1,6 +1,6 @@
 // What the judge sees: the top of the fused list, at most N sections per document, with
 // the cosines the vector lane already measured.
-import type { RecordEntry } from '../../projections/records.js';
+import type { RecordEntry } from '../../projections/records/index.js';
 import { searchableText } from '../knowledge/item.js';
 import { documentKey } from '../knowledge/evidence.js';
 import { tokenize } from '../text/index.js';

@@ -1,7 +1,7 @@
 // Stage 3, rank: fuse the lanes over evidence keys, add the cue boosts (an entity or speaker
 // the query names, a time range it mentions), drop this session's own visible traces, lift
 // the neighbours of strong turns, demote by a bounded share, sort, and apply the per-layer caps.
-import type { RecordsProjection } from '../../../projections/records.js';
+import type { RecordsProjection } from '../../../projections/records/index.js';
 import { isDemoted } from '../../../projections/usage.js';
 import type { Layer } from '../../knowledge/evidence.js';
 import { inConversation, type RecordEntry } from '../../knowledge/item.js';

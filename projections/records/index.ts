@@ -1,27 +1,46 @@
 // records: every item by evidence key — current and retired — with supersede chains,
 // tombstones and fingerprints; lookups by id, entity, time range, session and kind.
-import type { LogRecord } from '../src/events/index.js';
-import { documentKey, evidenceKey, type Layer } from '../src/knowledge/evidence.js';
-import { KnowledgeFold, type KnowledgeFoldState } from '../src/knowledge/fold.js';
-import { remembered } from '../src/text/remembered.js';
-import { lowerNfkc } from '../src/text/script.js';
-import type { Item, ItemChange, ItemStatus, RecordEntry } from '../src/knowledge/item.js';
-import { canonicalDigest, type Projection } from './projection.js';
+import type { LogRecord } from '../../src/events/index.js';
+import { documentKey, evidenceKey, type Layer } from '../../src/knowledge/evidence.js';
+import { KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold.js';
+import { remembered } from '../../src/text/remembered.js';
+import { lowerNfkc } from '../../src/text/script.js';
+import type { Item, ItemChange, ItemStatus, RecordEntry } from '../../src/knowledge/item.js';
+import { canonicalDigest, type Projection } from '../projection.js';
+import { releaseUnpackedBytes } from '../snapshot-file.js';
+import { PackedRows, RowWriter } from './rows.js';
 
-export type { ItemStatus, RecordEntry } from '../src/knowledge/item.js';
+export type { ItemStatus, RecordEntry } from '../../src/knowledge/item.js';
 
 /**
- * Format 2: entries as rows whose repeated strings (namespace, layer, kind, status, session,
- * owner, source path, document hash, time, and the strings of term/entity/tag/attachment lists)
- * are indices into `strings`, an empty list is 0, and a fingerprint or title equal to
- * content_fp or text is 0. Loading it makes a tenth of the strings and arrays the plain
- * entries did (half the records' load time at 100k). Format 1 (plain entries) still loads.
+ * Format 3: the entries' keys, and the entries as rows packed one by one into `rows` (row i ends
+ * at `ends[i]`; see rows.ts), so that a load keeps them packed and unpacks each when first needed.
+ * Within a row, as in format 2: repeated strings (namespace, layer, kind, status, session, owner,
+ * source path, document hash, time, and the strings of term/entity/tag/attachment lists) are
+ * indices into `strings`, an empty list is 0, and a fingerprint or title equal to content_fp or
+ * text is 0. Formats 2 (such rows as maps, all in `entries`) and 1 (plain entries) still load.
  */
 interface RecordsSnapshot {
   fold: KnowledgeFoldState;
-  format?: 2;
+  format?: 2 | 3;
   strings?: string[];
-  entries: RecordEntry[] | SnapshotRow[];
+  entries?: RecordEntry[] | SnapshotRow[];
+  keys?: string[];
+  rows?: Uint8Array;
+  ends?: Uint32Array;
+}
+
+/** What a format 3 load left packed: row i is keys[i]'s entry while the Map holds i for it. */
+interface Packed {
+  rows: PackedRows;
+  keys: string[];
+  strings: string[];
+  /** keys put in the Map so far (a million take over a second: warm() does it in slices, see mapKeys) */
+  mapped: number;
+  /** the warm-up's place in the rows */
+  next: number;
+  /** rows still packed (known once every key is mapped) */
+  left: number;
 }
 
 /** A RecordEntry as format 2 stores it (see RecordsSnapshot). */
@@ -178,7 +197,12 @@ export class RecordsProjection implements Projection {
   readonly name = 'records';
   readonly version = 1;
   private readonly fold = new KnowledgeFold();
-  private entries = new Map<string, RecordEntry>();
+  /** every entry by key; a number is the row of a loaded snapshot not unpacked yet (see entry()) */
+  private entries = new Map<string, RecordEntry | number>();
+  /** the rows a format 3 load kept packed, until every one is unpacked */
+  private packed: Packed | undefined;
+  /** bytes of the last snapshot's rows: the next snapshot's buffer is sized from it */
+  private rowBytes = 0;
   private readonly strings = new StringPool();
   // Derived lookups, never snapshotted: after a snapshot load they are built on first use
   // (start-up does not wait for them), then kept up to date change by change.
@@ -210,12 +234,13 @@ export class RecordsProjection implements Projection {
     return this.indexed || this.building !== undefined;
   }
 
-  /** Build the lookups for about `budgetMs`; true once built. */
+  /** Unpack what a snapshot load left packed, then build the lookups, for about `budgetMs`; true once done. */
   warm(budgetMs = Infinity): boolean {
-    if (this.indexed) return true;
-    this.building ??= this.entries.values();
-    const entries = this.building;
     const until = performance.now() + budgetMs;
+    if (this.packed && !(this.mapKeys(until) && this.unpackRows(until))) return false;
+    if (this.indexed) return true;
+    this.building ??= this.entries.values() as IterableIterator<RecordEntry>;
+    const entries = this.building;
     for (let n = 1; ; n++) {
       const next = entries.next();
       if (next.done) {
@@ -226,6 +251,76 @@ export class RecordsProjection implements Projection {
       this.index(next.value);
       if ((n & 1023) === 0 && performance.now() >= until) return false;
     }
+  }
+
+  /**
+   * Put a loaded snapshot's keys in the Map (each mapped to its row), in row order, until `until`
+   * (performance.now()); true once all are. Nothing reads or changes an entry before they all are
+   * (see entry), so the Map's order is the snapshot's and every other entry comes after.
+   */
+  private mapKeys(until = Infinity): boolean {
+    const packed = this.packed;
+    if (!packed || packed.mapped === packed.keys.length) return true;
+    const { keys } = packed;
+    let i = packed.mapped;
+    for (; i < keys.length; i++) {
+      this.entries.set(keys[i] as string, i);
+      if ((i & 4095) === 4095 && performance.now() >= until) {
+        packed.mapped = i + 1;
+        return false;
+      }
+    }
+    packed.mapped = i;
+    packed.left = this.entries.size; // a key twice in a damaged file: its last row counts
+    return true;
+  }
+
+  /** Unpack packed rows in order until `until` (performance.now()); true once none is left. */
+  private unpackRows(until: number): boolean {
+    for (let n = 1; this.packed; n++) {
+      const packed = this.packed;
+      const i = packed.next++;
+      if (i >= packed.keys.length) throw new Error('records: rows left packed past the last one'); // cannot happen: left counts the Map's numbers
+      const key = packed.keys[i] as string;
+      if (this.entries.get(key) === i) this.unpack(key, i);
+      if ((n & 511) === 0 && performance.now() >= until) return this.packed === undefined;
+    }
+    return true;
+  }
+
+  /** The entry for a key, unpacked first if a snapshot load left it packed. */
+  private entry(key: string): RecordEntry | undefined {
+    if (this.packed) this.mapKeys();
+    const e = this.entries.get(key);
+    return typeof e === 'number' ? this.unpack(key, e) : e;
+  }
+
+  /** Every entry, in the Map's order (unpacking first whatever is still packed). */
+  private allEntries(): IterableIterator<RecordEntry> {
+    if (this.packed) this.mapKeys() && this.unpackRows(Infinity);
+    return this.entries.values() as IterableIterator<RecordEntry>;
+  }
+
+  /** Row `row` as its entry, put in the Map in the row's place (a set on a key keeps its place). */
+  private unpack(key: string, row: number): RecordEntry {
+    const packed = this.packed as Packed;
+    const strings = packed.strings;
+    const e = packed.rows.entry(key, row);
+    mapShared(
+      e,
+      (v) => strings[v as number],
+      (v) => listOf(v, strings),
+    );
+    if (e['fingerprint'] === 0) e['fingerprint'] = e['content_fp'];
+    if (e['title'] === 0) e['title'] = e['text'];
+    const entry = e as unknown as RecordEntry;
+    this.entries.set(key, entry);
+    if (--packed.left === 0) {
+      this.packed = undefined;
+      releaseUnpackedBytes(); // msgpackr held a view of the rows' file
+      for (const s of strings) this.strings.get(s); // later upserts share these too
+    }
+    return entry;
   }
 
   /** whether the derived lookups are built (a snapshot load and a rebuild leave them for warm() or the first query) */
@@ -251,7 +346,7 @@ export class RecordsProjection implements Projection {
   private applyChange(change: ItemChange): void {
     this.revision += 1;
     if (change.op === 'upsert') {
-      const prev = this.entries.get(change.item.key);
+      const prev = this.entry(change.item.key);
       // A memory's tombstone is final: a write with a retired id does not revive it.
       const keepRetired = prev && prev.status !== 'active' && prev.layer === 'memory';
       if (prev && this.filing) this.unindex(prev);
@@ -264,7 +359,7 @@ export class RecordsProjection implements Projection {
       if (this.filing) this.index(entry);
       return;
     }
-    const entry = this.entries.get(change.key);
+    const entry = this.entry(change.key);
     if (!entry) return;
     if (change.op === 'audience') {
       entry.audience = change.audience;
@@ -312,28 +407,48 @@ export class RecordsProjection implements Projection {
     };
     const str = (v: unknown): unknown => (typeof v === 'string' ? ref(v) : v);
     const list = (v: unknown): unknown => (!Array.isArray(v) || !v.every((x) => typeof x === 'string') ? v : v.length === 0 ? 0 : v.map(ref));
-    const rows: SnapshotRow[] = [];
-    for (const e of this.entries.values()) {
+    const keys: string[] = [];
+    const writer = new RowWriter(this.rowBytes);
+    for (const e of this.allEntries()) {
       const row: SnapshotRow = copyKeys(e);
       mapShared(row, str, list);
       if (e.fingerprint !== undefined && e.fingerprint === e.content_fp) row['fingerprint'] = 0;
       if (e.title === e.text) row['title'] = 0;
-      rows.push(row);
+      keys.push(e.key);
+      writer.add(row);
     }
-    return { fold: this.fold.state, format: 2, strings, entries: rows };
+    const { rows, ends } = writer.finish();
+    this.rowBytes = rows.length;
+    return { fold: this.fold.state, format: 3, strings, keys, rows, ends };
   }
 
   load(state: unknown): void {
     const snap = state as RecordsSnapshot;
     this.reset();
     this.fold.load(snap.fold);
-    if (snap.format === 2) this.loadRows(snap.entries as SnapshotRow[], snap.strings ?? []);
+    if (snap.format === 3) this.keepPacked(snap);
+    else if (snap.format === 2) this.loadRows(snap.entries as SnapshotRow[], snap.strings ?? []);
     else for (const e of snap.entries as RecordEntry[]) this.entries.set(e.key, this.compact(e));
-    this.loadedOlderFormat = snap.format !== 2;
-    this.indexed = this.entries.size === 0;
+    this.loadedOlderFormat = snap.format !== 3;
+    this.indexed = this.entries.size === 0 && this.packed === undefined;
   }
 
-  /** true after load() read format 1 (the runner then writes format 2) */
+  /** A format 3 load: each key maps to its row (see mapKeys), unpacked when first needed (or by warm()). */
+  private keepPacked(snap: RecordsSnapshot): void {
+    const keys = snap.keys ?? [];
+    const rows = new PackedRows(snap.rows ?? new Uint8Array(0), snap.ends ?? new Uint32Array(0));
+    if (rows.count !== keys.length) throw new Error(`records snapshot: ${keys.length} keys for ${rows.count} rows`);
+    this.rowBytes = snap.rows?.length ?? 0;
+    if (keys.length > 0) this.packed = { rows, keys, strings: snap.strings ?? [], mapped: 0, next: 0, left: keys.length };
+  }
+
+  /** how many entries a snapshot load left packed (unpacked when first asked for, or by warm()) */
+  get rowsPacked(): number {
+    if (this.packed) this.mapKeys();
+    return this.packed?.left ?? 0;
+  }
+
+  /** true after load() read format 1 or 2 (the runner then writes format 3) */
   loadedOlderFormat = false;
 
   /** Format 2 rows back into entries, in place (the decoded rows become the entries). */
@@ -377,6 +492,7 @@ export class RecordsProjection implements Projection {
     this.incoming = undefined;
     this.fold.reset();
     this.entries = new Map();
+    this.packed = undefined;
     for (const m of Object.values(this.idx)) m.clear();
     this.indexed = false;
     this.building = undefined;
@@ -384,14 +500,14 @@ export class RecordsProjection implements Projection {
   }
 
   digest(): string {
-    const entries = [...this.entries.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+    const entries = [...this.allEntries()].sort((a, b) => (a.key < b.key ? -1 : 1));
     return canonicalDigest({ fold: this.fold.state, entries });
   }
 
   // ---- queries ----
 
   get(key: string): RecordEntry | undefined {
-    return this.entries.get(key);
+    return this.entry(key);
   }
 
   /** All sections of one document (or the one item for single-item layers), in section order. */
@@ -403,7 +519,7 @@ export class RecordsProjection implements Projection {
 
   /** A memory's supersede chain: the current head (none when forgotten) and every version, oldest first. */
   memoryChain(ns: string, id: string): { head: RecordEntry | undefined; history: RecordEntry[] } {
-    const start = this.entries.get(evidenceKey({ ns, layer: 'memory', id }));
+    const start = this.entry(evidenceKey({ ns, layer: 'memory', id }));
     if (!start) return { head: undefined, history: [] };
     const seen = new Set<string>([start.key]);
     let head: RecordEntry = start;
@@ -420,7 +536,7 @@ export class RecordsProjection implements Projection {
       visited.add(e.key);
       history.push(e);
       for (const k of this.lookups().supersededBy.get(ns, e.id)) {
-        const older = this.entries.get(k);
+        const older = this.entry(k);
         if (older) stack.push(older);
       }
     }
@@ -429,7 +545,7 @@ export class RecordsProjection implements Projection {
   }
 
   private successor(e: RecordEntry): RecordEntry | undefined {
-    return e.superseded_by === undefined ? undefined : this.entries.get(evidenceKey({ ns: e.ns, layer: 'memory', id: e.superseded_by }));
+    return e.superseded_by === undefined ? undefined : this.entry(evidenceKey({ ns: e.ns, layer: 'memory', id: e.superseded_by }));
   }
 
   /** The ids of active cards that relate to card `id` (an index rebuilt once per change, not a scan per call). */
@@ -466,7 +582,7 @@ export class RecordsProjection implements Projection {
    * once per session change, not per question.
    */
   turnNeighbours(key: string): { before?: string | undefined; after?: string | undefined } {
-    const sessionId = this.entries.get(key)?.session_id;
+    const sessionId = this.entry(key)?.session_id;
     if (!sessionId) return {};
     let order = this.turnOrder.get(sessionId);
     if (!order) {
@@ -490,7 +606,7 @@ export class RecordsProjection implements Projection {
     const out: RecordEntry[] = [];
     const f = Date.parse(from);
     const t = Date.parse(to);
-    for (const e of this.entries.values()) {
+    for (const e of this.allEntries()) {
       if (e.ns !== ns || !this.visible(e, options)) continue;
       const at = Date.parse(e.occurred_at);
       if (at >= f && at < t) out.push(e);
@@ -514,7 +630,7 @@ export class RecordsProjection implements Projection {
         if (budget-- <= 0) break scan;
         if (seen.has(key)) continue;
         seen.add(key);
-        const e = this.entries.get(key);
+        const e = this.entry(key);
         if (!e || e.status !== 'active' || excludeIds.includes(e.id)) continue;
         // their distinct terms and how many are mine, without a Set per memory visited
         let theirs = 0;
@@ -536,7 +652,7 @@ export class RecordsProjection implements Projection {
 
   /** Every entry (optionally only active ones), in no particular order. */
   *all(options: ListOptions = {}): IterableIterator<RecordEntry> {
-    for (const e of this.entries.values()) if (this.visible(e, options)) yield e;
+    for (const e of this.allEntries()) if (this.visible(e, options)) yield e;
   }
 
   /** Items of one namespace, or of all. */
@@ -544,7 +660,7 @@ export class RecordsProjection implements Projection {
     const by_layer: Record<string, number> = {};
     let active = 0;
     let total = 0;
-    for (const e of this.entries.values()) {
+    for (const e of this.allEntries()) {
       if (ns !== undefined && e.ns !== ns) continue;
       total += 1;
       if (e.status !== 'active') continue;
@@ -562,7 +678,7 @@ export class RecordsProjection implements Projection {
   private pick(keys: readonly string[], options: ListOptions): RecordEntry[] {
     const out: RecordEntry[] = [];
     for (const k of keys) {
-      const e = this.entries.get(k);
+      const e = this.entry(k);
       if (e && this.visible(e, options)) out.push(e);
     }
     return out;
