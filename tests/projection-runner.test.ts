@@ -4,7 +4,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { MemoryLevel } from 'memory-level';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProjectionRunner, StatsProjection, canonicalDigest, type Projection, type StatsState } from '../projections/index.js';
-import { readSnapshotFile, snapshotPath, writeSnapshotFile, type SnapshotFile } from '../projections/snapshot-file.js';
+import {
+  packState,
+  readSnapshotFile,
+  readSnapshotFileAsync,
+  snapshotPath,
+  unpackState,
+  writeSnapshotFile,
+  type SnapshotFile,
+} from '../projections/snapshot-file.js';
 import type { LogRecord } from '../src/events/index.js';
 import { openKioku } from '../src/kioku.js';
 import { EventLog, openLog, type LevelStore } from '../src/log/index.js';
@@ -232,6 +240,55 @@ describe('snapshot files', () => {
         const { state: expected, ...expectedFields } = packr.unpack(packr.pack(snap)) as SnapshotFile;
         expect(fields).toEqual(expectedFields);
         expect(Buffer.compare(Buffer.from(state), Buffer.from(expected))).toBe(0); // (toEqual walks a buffer byte by byte)
+      }
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
+
+describe('snapshot files read in chunks (checksummed as they arrive)', () => {
+  const write = (dir: string, state: unknown): void =>
+    writeSnapshotFile(dir, { format: 2, name: 'demo', version: 1, seq: 7, hash: 'cd'.repeat(32), ...packState(state) });
+
+  it('read as the whole-file reader reads them, and unpack to the state, small or over several chunks', async () => {
+    const dir = tempDir();
+    try {
+      for (const size of [0, 100, 4 * 1024 * 1024 - 50, 9 * 1024 * 1024 + 3]) {
+        const state = { blob: Buffer.alloc(size, size % 251), n: size };
+        write(dir.path, state);
+        const whole = readSnapshotFile(dir.path, 'demo') as SnapshotFile;
+        const chunked = (await readSnapshotFileAsync(dir.path, 'demo')) as SnapshotFile;
+        expect(Buffer.compare(Buffer.from(chunked.state), Buffer.from(whole.state))).toBe(0);
+        expect({ ...chunked, state: null }).toEqual({ ...whole, state: null });
+        const back = unpackState(chunked) as typeof state;
+        expect(back.n).toBe(size);
+        expect(Buffer.compare(Buffer.from(back.blob), state.blob)).toBe(0); // (toEqual walks a buffer byte by byte)
+        if (size > 0) {
+          // the checksum was taken during the read: the bytes are not walked again (a byte changed
+          // in memory afterwards goes unnoticed, which it would not if the read had found no state)
+          const again = (await readSnapshotFileAsync(dir.path, 'demo')) as SnapshotFile;
+          again.state[again.state.length - 1] = (again.state[again.state.length - 1] as number) ^ 0xff;
+          expect(() => unpackState(again)).not.toThrow(/checksum/);
+        }
+      }
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('a byte changed anywhere in the state, in the first chunk or a later one, is a checksum mismatch', async () => {
+    const dir = tempDir();
+    try {
+      write(dir.path, { blob: Buffer.alloc(9 * 1024 * 1024, 3) });
+      const file = snapshotPath(dir.path, 'demo');
+      const good = readFileSync(file);
+      for (const at of [200, 4 * 1024 * 1024 + 1, good.length - 1]) {
+        const bytes = Buffer.from(good);
+        bytes[at] = (bytes[at] as number) ^ 0x01;
+        writeFileSync(file, bytes);
+        const snap = (await readSnapshotFileAsync(dir.path, 'demo')) as SnapshotFile;
+        expect(() => unpackState(snap)).toThrow(/checksum mismatch/);
       }
     } finally {
       dir.cleanup();
