@@ -4,7 +4,7 @@
 // or snapshotted again while still packed — and formats 2 and 1 must still load.
 import { describe, expect, it } from 'vitest';
 import { RecordsProjection } from '../projections/records/index.js';
-import { PackedRows, ROW_FIELDS } from '../projections/records/rows.js';
+import { entryOfRow, PackedRows, ROW_FIELDS, ROWS_PER_CHUNK } from '../projections/records/rows.js';
 import { packState, unpackState } from '../projections/snapshot-file.js';
 import { validateEvent, type AppendInput, type LogRecord } from '../src/events/index.js';
 
@@ -105,14 +105,14 @@ describe('records snapshot format 3', () => {
     expect(loaded.bySessionId('chat-1').map((e) => e.key)).toEqual(records.bySessionId('chat-1').map((e) => e.key));
   });
 
-  it('keeps the rows packed at load and unpacks an entry when it is asked for', () => {
+  it('keeps the rows packed at load and unpacks an entry (with its chunk of rows) when it is asked for', () => {
     const records = fold();
     const loaded = reload(records.snapshot());
     const all = entriesOf(records).length;
     expect(loaded.rowsPacked).toBe(all);
     expect(loaded.get('ev1:private:memory:m3')).toEqual(records.get('ev1:private:memory:m3'));
     expect(loaded.get('ev1:private:memory:nope')).toBeUndefined();
-    expect(loaded.rowsPacked).toBe(all - 1);
+    expect(loaded.rowsPacked).toBe(all - Math.min(all, ROWS_PER_CHUNK)); // its chunk: here, every row
     expect(loaded.warm(Infinity)).toBe(true);
     expect(loaded.rowsPacked).toBe(0);
     expect(entriesOf(loaded)).toEqual(entriesOf(records));
@@ -139,15 +139,19 @@ describe('records snapshot format 3', () => {
 
   it('refuses a file whose keys and rows do not match', () => {
     const snap = fold().snapshot();
-    expect(() => reload({ ...snap, keys: snap.keys?.slice(1) })).toThrow(/keys for .* rows/);
-    expect(() => reload({ ...snap, rows: snap.rows?.subarray(0, 10) })).toThrow(/rows end past their bytes/);
+    expect(() => reload({ ...snap, keys: [...(snap.keys ?? []), ...Array.from({ length: ROWS_PER_CHUNK }, (_, i) => `k${i}`)] })).toThrow(/keys for .* chunks/);
+    // a chunk is read when first needed (the file's checksum has vouched for its bytes by then)
+    const bad = reload({ ...snap, rows: [Uint8Array.of(0x91, 0xc0)] });
+    expect(() => bad.get('ev1:private:memory:m3')).toThrow(/chunk 0 holds 1 rows, expected/);
   });
 
   it('still loads format 2 (rows as maps) and format 1 (plain entries), and says so so that the runner rewrites them', () => {
     const records = fold();
     const snap = records.snapshot();
-    const packed = new PackedRows(snap.rows as Uint8Array, snap.ends as Uint32Array);
-    const format2 = { fold: snap.fold, format: 2, strings: snap.strings, entries: (snap.keys as string[]).map((k, i) => packed.entry(k, i)) };
+    const keys = snap.keys as string[];
+    const packed = new PackedRows(snap.rows ?? [], keys.length);
+    const rows = Array.from({ length: Math.ceil(keys.length / ROWS_PER_CHUNK) }, (_, c) => packed.chunk(c)).flat();
+    const format2 = { fold: snap.fold, format: 2, strings: snap.strings, entries: keys.map((k, i) => entryOfRow(k, rows[i] as unknown[])) };
     const plain = { fold: snap.fold, entries: entriesOf(records) };
     for (const older of [format2, plain]) {
       const loaded = new RecordsProjection();

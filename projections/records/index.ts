@@ -8,13 +8,13 @@ import { lowerNfkc } from '../../src/text/script.js';
 import type { Item, ItemChange, ItemStatus, RecordEntry } from '../../src/knowledge/item.js';
 import { canonicalDigest, type Projection } from '../projection.js';
 import { releaseUnpackedBytes } from '../snapshot-file.js';
-import { PackedRows, RowWriter } from './rows.js';
+import { entryOfRow, PackedRows, RowWriter, ROWS_PER_CHUNK } from './rows.js';
 
 export type { ItemStatus, RecordEntry } from '../../src/knowledge/item.js';
 
 /**
- * Format 3: the entries' keys, and the entries as rows packed one by one into `rows` (row i ends
- * at `ends[i]`; see rows.ts), so that a load keeps them packed and unpacks each when first needed.
+ * Format 3: the entries' keys, and the entries as rows packed in chunks of ROWS_PER_CHUNK (`rows`,
+ * see rows.ts), so that a load keeps them packed and unpacks each when first needed.
  * Within a row, as in format 2: repeated strings (namespace, layer, kind, status, session, owner,
  * source path, document hash, time, and the strings of term/entity/tag/attachment lists) are
  * indices into `strings`, an empty list is 0, and a fingerprint or title equal to content_fp or
@@ -26,8 +26,7 @@ interface RecordsSnapshot {
   strings?: string[];
   entries?: RecordEntry[] | SnapshotRow[];
   keys?: string[];
-  rows?: Uint8Array;
-  ends?: Uint32Array;
+  rows?: Uint8Array[];
 }
 
 /** What a format 3 load left packed: row i is keys[i]'s entry while the Map holds i for it. */
@@ -37,7 +36,7 @@ interface Packed {
   strings: string[];
   /** keys put in the Map so far (a million take over a second: warm() does it in slices, see mapKeys) */
   mapped: number;
-  /** the warm-up's place in the rows */
+  /** the warm-up's place: the next chunk of rows */
   next: number;
   /** rows still packed (known once every key is mapped) */
   left: number;
@@ -73,6 +72,46 @@ function mapShared(e: Record<string, unknown>, str: (v: unknown) => unknown, lis
   e['entities'] = list(e['entities']);
   e['tags'] = list(e['tags']);
   if (e['attachments'] !== undefined) e['attachments'] = list(e['attachments']);
+}
+
+/**
+ * An entry as a format 3 row: its fields in ROW_FIELDS order (rows.ts), the strings mapShared
+ * shares made indices by `str` and `list`, a fingerprint or title equal to content_fp or text 0.
+ * Named fields, not a loop over ROW_FIELDS: keyed access to 29 names was a third of the
+ * snapshot's time. (The round-trip test covers every field, so a field out of place fails it.)
+ */
+function rowOf(e: RecordEntry, str: (v: unknown) => unknown, list: (v: unknown) => unknown): unknown[] {
+  return [
+    str(e.ns),
+    str(e.layer),
+    e.id,
+    e.title === e.text ? 0 : e.title,
+    e.text,
+    str(e.occurred_at),
+    e.seq,
+    list(e.terms),
+    list(e.entities),
+    list(e.tags),
+    e.content_fp,
+    str(e.status),
+    e.kind === undefined ? undefined : str(e.kind),
+    e.fingerprint !== undefined && e.fingerprint === e.content_fp ? 0 : e.fingerprint,
+    e.attachments === undefined ? undefined : list(e.attachments),
+    e.session_id === undefined ? undefined : str(e.session_id),
+    e.section,
+    e.position,
+    e.heading,
+    e.owner === undefined ? undefined : str(e.owner),
+    e.source_path === undefined ? undefined : str(e.source_path),
+    e.doc_hash === undefined ? undefined : str(e.doc_hash),
+    e.audience,
+    e.meta,
+    e.relations,
+    e.supersedes,
+    e.asset,
+    e.superseded_by,
+    e.retired_seq,
+  ];
 }
 
 /**
@@ -201,7 +240,7 @@ export class RecordsProjection implements Projection {
   private entries = new Map<string, RecordEntry | number>();
   /** the rows a format 3 load kept packed, until every one is unpacked */
   private packed: Packed | undefined;
-  /** bytes of the last snapshot's rows: the next snapshot's buffer is sized from it */
+  /** bytes of the last snapshot's rows (loaded or written): the next snapshot packs into a buffer of about that size */
   private rowBytes = 0;
   private readonly strings = new StringPool();
   // Derived lookups, never snapshotted: after a snapshot load they are built on first use
@@ -275,15 +314,13 @@ export class RecordsProjection implements Projection {
     return true;
   }
 
-  /** Unpack packed rows in order until `until` (performance.now()); true once none is left. */
+  /** Unpack packed chunks in order until `until` (performance.now()); true once no row is left packed. */
   private unpackRows(until: number): boolean {
     for (let n = 1; this.packed; n++) {
-      const packed = this.packed;
-      const i = packed.next++;
-      if (i >= packed.keys.length) throw new Error('records: rows left packed past the last one'); // cannot happen: left counts the Map's numbers
-      const key = packed.keys[i] as string;
-      if (this.entries.get(key) === i) this.unpack(key, i);
-      if ((n & 511) === 0 && performance.now() >= until) return this.packed === undefined;
+      const c = this.packed.next++;
+      if (c * ROWS_PER_CHUNK >= this.packed.keys.length) throw new Error('records: rows left packed past the last chunk'); // cannot happen: left counts the Map's numbers
+      this.unpackChunk(c);
+      if ((n & 15) === 0 && performance.now() >= until) return this.packed === undefined;
     }
     return true;
   }
@@ -292,7 +329,9 @@ export class RecordsProjection implements Projection {
   private entry(key: string): RecordEntry | undefined {
     if (this.packed) this.mapKeys();
     const e = this.entries.get(key);
-    return typeof e === 'number' ? this.unpack(key, e) : e;
+    if (typeof e !== 'number') return e;
+    this.unpackChunk(Math.floor(e / ROWS_PER_CHUNK));
+    return this.entries.get(key) as RecordEntry;
   }
 
   /** Every entry, in the Map's order (unpacking first whatever is still packed). */
@@ -301,26 +340,32 @@ export class RecordsProjection implements Projection {
     return this.entries.values() as IterableIterator<RecordEntry>;
   }
 
-  /** Row `row` as its entry, put in the Map in the row's place (a set on a key keeps its place). */
-  private unpack(key: string, row: number): RecordEntry {
+  /**
+   * Chunk c's rows that are still packed as their entries, each put in the Map in its row's place
+   * (a set on a key keeps its place).
+   */
+  private unpackChunk(c: number): void {
     const packed = this.packed as Packed;
-    const strings = packed.strings;
-    const e = packed.rows.entry(key, row);
-    mapShared(
-      e,
-      (v) => strings[v as number],
-      (v) => listOf(v, strings),
-    );
-    if (e['fingerprint'] === 0) e['fingerprint'] = e['content_fp'];
-    if (e['title'] === 0) e['title'] = e['text'];
-    const entry = e as unknown as RecordEntry;
-    this.entries.set(key, entry);
-    if (--packed.left === 0) {
+    const { keys, strings } = packed;
+    const str = (v: unknown): unknown => strings[v as number];
+    const list = (v: unknown): unknown => listOf(v, strings);
+    const rows = packed.rows.chunk(c);
+    const first = c * ROWS_PER_CHUNK;
+    for (let j = 0; j < rows.length; j++) {
+      const key = keys[first + j] as string;
+      if (this.entries.get(key) !== first + j) continue; // unpacked already, or a later row has this key
+      const e = entryOfRow(key, rows[j] as unknown[]);
+      mapShared(e, str, list);
+      if (e['fingerprint'] === 0) e['fingerprint'] = e['content_fp'];
+      if (e['title'] === 0) e['title'] = e['text'];
+      this.entries.set(key, e as unknown as RecordEntry);
+      packed.left -= 1;
+    }
+    if (packed.left === 0) {
       this.packed = undefined;
       releaseUnpackedBytes(); // msgpackr held a view of the rows' file
       for (const s of strings) this.strings.get(s); // later upserts share these too
     }
-    return entry;
   }
 
   /** whether the derived lookups are built (a snapshot load and a rebuild leave them for warm() or the first query) */
@@ -410,16 +455,12 @@ export class RecordsProjection implements Projection {
     const keys: string[] = [];
     const writer = new RowWriter(this.rowBytes);
     for (const e of this.allEntries()) {
-      const row: SnapshotRow = copyKeys(e);
-      mapShared(row, str, list);
-      if (e.fingerprint !== undefined && e.fingerprint === e.content_fp) row['fingerprint'] = 0;
-      if (e.title === e.text) row['title'] = 0;
       keys.push(e.key);
-      writer.add(row);
+      writer.add(rowOf(e, str, list));
     }
-    const { rows, ends } = writer.finish();
-    this.rowBytes = rows.length;
-    return { fold: this.fold.state, format: 3, strings, keys, rows, ends };
+    const rows = writer.finish();
+    this.rowBytes = rows.reduce((n, c) => n + c.length, 0);
+    return { fold: this.fold.state, format: 3, strings, keys, rows };
   }
 
   load(state: unknown): void {
@@ -436,9 +477,8 @@ export class RecordsProjection implements Projection {
   /** A format 3 load: each key maps to its row (see mapKeys), unpacked when first needed (or by warm()). */
   private keepPacked(snap: RecordsSnapshot): void {
     const keys = snap.keys ?? [];
-    const rows = new PackedRows(snap.rows ?? new Uint8Array(0), snap.ends ?? new Uint32Array(0));
-    if (rows.count !== keys.length) throw new Error(`records snapshot: ${keys.length} keys for ${rows.count} rows`);
-    this.rowBytes = snap.rows?.length ?? 0;
+    const rows = new PackedRows(snap.rows ?? [], keys.length);
+    this.rowBytes = (snap.rows ?? []).reduce((n, c) => n + c.length, 0);
     if (keys.length > 0) this.packed = { rows, keys, strings: snap.strings ?? [], mapped: 0, next: 0, left: keys.length };
   }
 
