@@ -14,7 +14,6 @@ import {
   sideFilesDir,
   unpackState,
   writeSnapshotFile,
-  writeSnapshotFileAsync,
   STATE_ENCODING,
   type SnapshotFile,
   type SnapshotRead,
@@ -323,28 +322,8 @@ export class ProjectionRunner {
   }
 
   private writeSnapshot(slot: Slot): void {
-    const packed = this.packSnapshot(slot);
-    if (!packed) return;
-    writeSnapshotFile(packed.dir, packed.file);
-    this.snapshotWritten(slot, packed);
-  }
-
-  /** Snapshots of these slots, each file written and synced while the next state is packed (one file in flight). */
-  private async writeSnapshots(slots: Iterable<Slot>): Promise<void> {
-    let inFlight: Promise<void> | undefined;
-    for (const slot of slots) {
-      const packed = this.packSnapshot(slot);
-      if (!packed) continue;
-      await inFlight;
-      inFlight = writeSnapshotFileAsync(packed.dir, packed.file).then(() => this.snapshotWritten(slot, packed));
-    }
-    await inFlight;
-  }
-
-  /** A slot's side files written and its state packed: the snapshot file to write, or nothing to snapshot. */
-  private packSnapshot(slot: Slot): { dir: string; file: SnapshotFile; started: number } | undefined {
     const dir = this.options.snapshotDir;
-    if (!dir || slot.failed || slot.restoring) return undefined; // a projection without its files yet is not its state
+    if (!dir || slot.failed || slot.restoring) return; // a projection without its files yet is not its state
     const name = slot.projection.name;
     const started = performance.now();
     let files: string | undefined;
@@ -357,14 +336,10 @@ export class ProjectionRunner {
     // A checksum of the packed bytes guards the file; the canonical digest() is for
     // comparing states (rebuild vs catch-up) and is too slow to compute on every snapshot.
     const packed = packState(slot.projection.snapshot(), slot.snapshotBytes);
-    const file: SnapshotFile = { format: 2, name, version: slot.projection.version, seq: slot.seq, hash: slot.hash, ...packed, ...(files ? { files } : {}) };
-    return { dir, file, started };
-  }
-
-  private snapshotWritten(slot: Slot, { dir, file, started }: { dir: string; file: SnapshotFile; started: number }): void {
-    slot.snapshotBytes = file.state.length;
-    pruneSideFiles(dir, file.name, file.files);
-    slot.snapshotSeq = file.seq;
+    writeSnapshotFile(dir, { format: 2, name, version: slot.projection.version, seq: slot.seq, hash: slot.hash, ...packed, ...(files ? { files } : {}) });
+    slot.snapshotBytes = packed.state.length;
+    pruneSideFiles(dir, name, files);
+    slot.snapshotSeq = slot.seq;
     slot.hasSnapshot = true;
     slot.snapshotAt = performance.now();
     slot.snapshotMs = slot.snapshotAt - started;
@@ -399,7 +374,7 @@ export class ProjectionRunner {
       for (const name of selected) await this.slots.get(name)?.restoring; // a reset must not race the files' arrival
       for (const name of selected) this.toGenesis(this.slots.get(name) as Slot);
       await this.catchUp(onProgress, selected);
-      await this.writeSnapshots([...selected].map((name) => this.slots.get(name) as Slot));
+      for (const name of selected) this.writeSnapshot(this.slots.get(name) as Slot);
     });
     return this.status().filter((s) => selected.has(s.name));
   }
@@ -436,7 +411,7 @@ export class ProjectionRunner {
   /** Write a snapshot of every projection that moved since its last one. */
   async snapshotAll(): Promise<void> {
     await this.schedule(async () => {
-      await this.writeSnapshots([...this.slots.values()].filter((slot) => slot.seq !== slot.snapshotSeq || !slot.hasSnapshot));
+      for (const slot of this.slots.values()) if (slot.seq !== slot.snapshotSeq || !slot.hasSnapshot) this.writeSnapshot(slot);
     });
   }
 

@@ -2,7 +2,7 @@
 // (temp file, fsync, rename, fsync dir) so a crash leaves the old or the new one.
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { mkdir, open, rename } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import zlib from 'node:zlib';
 import { join } from 'node:path';
 import { Packr } from 'msgpackr';
@@ -108,33 +108,6 @@ export function writeSnapshotFile(dir: string, snap: SnapshotFile): void {
     fsyncSync(dfd);
   } finally {
     closeSync(dfd);
-  }
-}
-
-/**
- * writeSnapshotFile with the write and its fsyncs in the thread pool: a caller writing several
- * snapshots packs the next state meanwhile (a rebuild writes eight; the fsyncs were 3% of it).
- */
-export async function writeSnapshotFileAsync(dir: string, snap: SnapshotFile): Promise<void> {
-  const folder = join(dir, snap.name);
-  await mkdir(folder, { recursive: true });
-  const target = snapshotPath(dir, snap.name);
-  const tmp = `${target}.tmp-${process.pid}`;
-  const [head, state] = fileParts(snap);
-  const file = await open(tmp, 'w');
-  try {
-    await file.writeFile(head); // (writeFile writes all of it, from where the last write ended)
-    await file.writeFile(state);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  await rename(tmp, target);
-  const folderHandle = await open(folder, 'r');
-  try {
-    await folderHandle.sync();
-  } finally {
-    await folderHandle.close();
   }
 }
 
