@@ -4,7 +4,7 @@
 // or snapshotted again while still packed — and formats 2 and 1 must still load.
 import { describe, expect, it } from 'vitest';
 import { RecordsProjection } from '../projections/records/index.js';
-import { entryOfRow, PackedRows, ROW_FIELDS, ROWS_PER_CHUNK } from '../projections/records/rows.js';
+import { entryOfRow, PackedRows, ROW_FIELDS, ROWS_PER_CHUNK, unpackKeys } from '../projections/records/rows.js';
 import { packState, unpackState } from '../projections/snapshot-file.js';
 import { validateEvent, type AppendInput, type LogRecord } from '../src/events/index.js';
 
@@ -139,16 +139,19 @@ describe('records snapshot format 3', () => {
 
   it('refuses a file whose keys and rows do not match', () => {
     const snap = fold().snapshot();
-    expect(() => reload({ ...snap, keys: [...(snap.keys ?? []), ...Array.from({ length: ROWS_PER_CHUNK }, (_, i) => `k${i}`)] })).toThrow(/keys for .* chunks/);
+    expect(() => reload({ ...snap, count: (snap.count ?? 0) + ROWS_PER_CHUNK })).toThrow(/keys for .* chunks of rows/);
+    expect(() => reload({ ...snap, keys: [] })).toThrow(/keys in 0 chunks/);
     // a chunk is read when first needed (the file's checksum has vouched for its bytes by then)
-    const bad = reload({ ...snap, rows: [Uint8Array.of(0x91, 0xc0)] });
-    expect(() => bad.get('ev1:private:memory:m3')).toThrow(/chunk 0 holds 1 rows, expected/);
+    const badRows = reload({ ...snap, rows: [Uint8Array.of(0x91, 0xc0)] });
+    expect(() => badRows.get('ev1:private:memory:m3')).toThrow(/chunk 0 holds 1 rows, expected/);
+    const badKeys = reload({ ...snap, keys: [Uint8Array.of(0x91, 0xa1, 0x6b)] });
+    expect(() => badKeys.get('ev1:private:memory:m3')).toThrow(/key chunk 0 holds 1 keys, expected/);
   });
 
   it('still loads format 2 (rows as maps) and format 1 (plain entries), and says so so that the runner rewrites them', () => {
     const records = fold();
     const snap = records.snapshot();
-    const keys = snap.keys as string[];
+    const keys = unpackKeys(snap.keys ?? [], 0, snap.count ?? 0);
     const packed = new PackedRows(snap.rows ?? [], keys.length);
     const rows = Array.from({ length: Math.ceil(keys.length / ROWS_PER_CHUNK) }, (_, c) => packed.chunk(c)).flat();
     const format2 = { fold: snap.fold, format: 2, strings: snap.strings, entries: keys.map((k, i) => entryOfRow(k, rows[i] as unknown[])) };

@@ -8,13 +8,14 @@ import { lowerNfkc } from '../../src/text/script.js';
 import type { Item, ItemChange, ItemStatus, RecordEntry } from '../../src/knowledge/item.js';
 import { canonicalDigest, type Projection } from '../projection.js';
 import { releaseUnpackedBytes } from '../snapshot-file.js';
-import { entryOfRow, PackedRows, RowWriter, ROWS_PER_CHUNK } from './rows.js';
+import { entryOfRow, KEYS_PER_CHUNK, packKeys, PackedRows, RowWriter, ROWS_PER_CHUNK, unpackKeys } from './rows.js';
 
 export type { ItemStatus, RecordEntry } from '../../src/knowledge/item.js';
 
 /**
- * Format 3: the entries' keys, and the entries as rows packed in chunks of ROWS_PER_CHUNK (`rows`,
- * see rows.ts), so that a load keeps them packed and unpacks each when first needed.
+ * Format 3: `count` entries: their keys packed in chunks of KEYS_PER_CHUNK (`keys`), the entries as
+ * rows packed in chunks of ROWS_PER_CHUNK (`rows`, see rows.ts), so that a load keeps them packed
+ * and unpacks each when first needed.
  * Within a row, as in format 2: repeated strings (namespace, layer, kind, status, session, owner,
  * source path, document hash, time, and the strings of term/entity/tag/attachment lists) are
  * indices into `strings`, an empty list is 0, and a fingerprint or title equal to content_fp or
@@ -25,13 +26,17 @@ interface RecordsSnapshot {
   format?: 2 | 3;
   strings?: string[];
   entries?: RecordEntry[] | SnapshotRow[];
-  keys?: string[];
+  count?: number;
+  keys?: Uint8Array[];
   rows?: Uint8Array[];
 }
 
 /** What a format 3 load left packed: row i is keys[i]'s entry while the Map holds i for it. */
 interface Packed {
   rows: PackedRows;
+  count: number;
+  keyChunks: Uint8Array[];
+  /** the keys unpacked so far (all of them once mapped) */
   keys: string[];
   strings: string[];
   /** keys put in the Map so far (a million take over a second: warm() does it in slices, see mapKeys) */
@@ -299,10 +304,11 @@ export class RecordsProjection implements Projection {
    */
   private mapKeys(until = Infinity): boolean {
     const packed = this.packed;
-    if (!packed || packed.mapped === packed.keys.length) return true;
+    if (!packed || packed.mapped === packed.count) return true;
     const { keys } = packed;
     let i = packed.mapped;
-    for (; i < keys.length; i++) {
+    for (; i < packed.count; i++) {
+      if (i === keys.length) for (const key of unpackKeys(packed.keyChunks, i / KEYS_PER_CHUNK, packed.count)) keys.push(key);
       this.entries.set(keys[i] as string, i);
       if ((i & 4095) === 4095 && performance.now() >= until) {
         packed.mapped = i + 1;
@@ -318,7 +324,7 @@ export class RecordsProjection implements Projection {
   private unpackRows(until: number): boolean {
     for (let n = 1; this.packed; n++) {
       const c = this.packed.next++;
-      if (c * ROWS_PER_CHUNK >= this.packed.keys.length) throw new Error('records: rows left packed past the last chunk'); // cannot happen: left counts the Map's numbers
+      if (c * ROWS_PER_CHUNK >= this.packed.count) throw new Error('records: rows left packed past the last chunk'); // cannot happen: left counts the Map's numbers
       this.unpackChunk(c);
       if ((n & 15) === 0 && performance.now() >= until) return this.packed === undefined;
     }
@@ -460,7 +466,7 @@ export class RecordsProjection implements Projection {
     }
     const rows = writer.finish();
     this.rowBytes = rows.reduce((n, c) => n + c.length, 0);
-    return { fold: this.fold.state, format: 3, strings, keys, rows };
+    return { fold: this.fold.state, format: 3, strings, count: keys.length, keys: packKeys(keys), rows };
   }
 
   load(state: unknown): void {
@@ -476,10 +482,12 @@ export class RecordsProjection implements Projection {
 
   /** A format 3 load: each key maps to its row (see mapKeys), unpacked when first needed (or by warm()). */
   private keepPacked(snap: RecordsSnapshot): void {
-    const keys = snap.keys ?? [];
-    const rows = new PackedRows(snap.rows ?? [], keys.length);
+    const count = snap.count ?? 0;
+    const keyChunks = snap.keys ?? [];
+    if (keyChunks.length !== Math.ceil(count / KEYS_PER_CHUNK)) throw new Error(`records snapshot: ${count} keys in ${keyChunks.length} chunks`);
+    const rows = new PackedRows(snap.rows ?? [], count);
     this.rowBytes = (snap.rows ?? []).reduce((n, c) => n + c.length, 0);
-    if (keys.length > 0) this.packed = { rows, keys, strings: snap.strings ?? [], mapped: 0, next: 0, left: keys.length };
+    if (count > 0) this.packed = { rows, count, keyChunks, keys: [], strings: snap.strings ?? [], mapped: 0, next: 0, left: count };
   }
 
   /** how many entries a snapshot load left packed (unpacked when first asked for, or by warm()) */
