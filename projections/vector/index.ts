@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { BYTES_PER_DIM, decodeVector, type EventData, type LogRecord } from '../../src/events/index.js';
 import { LAYERS, LAYER_INDEX, LAYER_SLOTS, type Layer } from '../../src/knowledge/evidence.js';
 import { KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold.js';
+import { keysOnFirstRead, packStrings } from '../packed-strings.js';
 import { canonicalDigest, type Projection } from '../projection.js';
 import { VectorLane, laneId, type HnswIndex, type LaneMeta, type VectorHit } from './lane.js';
 
@@ -25,11 +26,14 @@ interface LiveColumns {
   groups: Int32Array;
 }
 
+/** Keys as a snapshot stores them: packed (see packed-strings.ts); older snapshots: `keys` as a list. */
+type KeysPacked<T extends { keys: unknown }> = Omit<T, 'keys'> & { keysPacked?: Uint8Array; keys?: T['keys'] };
+
 interface VectorSnapshot {
   fold: KnowledgeFoldState;
   /** columns; older snapshots: key → item */
-  live: LiveColumns | Record<string, LiveItem>;
-  lanes: LaneMeta[];
+  live: KeysPacked<LiveColumns> | Record<string, LiveItem>;
+  lanes: KeysPacked<LaneMeta>[];
   /** embeddings rejected (dimension mismatch with their lane) */
   rejected: number;
 }
@@ -193,7 +197,11 @@ export class VectorProjection implements Projection {
       groups[keys.length] = n * LAYER_SLOTS + LAYER_INDEX[item.layer];
       keys.push(key);
     }
-    return { fold: this.fold.state, live: { namespaces, keys, groups }, lanes: [...this.lanes.values()].map((l) => l.meta()), rejected: this.rejected };
+    const lanes = [...this.lanes.values()].map((l) => {
+      const { keys: laneKeys, ...meta } = l.meta();
+      return { ...meta, keysPacked: packStrings(laneKeys) };
+    });
+    return { fold: this.fold.state, live: { namespaces, keysPacked: packStrings(keys), groups }, lanes, rejected: this.rejected };
   }
 
   load(state: unknown): void {
@@ -203,12 +211,14 @@ export class VectorProjection implements Projection {
     this.prefetched = prefetched;
     this.fold.load(snap.fold);
     const live = snap.live;
-    if (Array.isArray(live.keys) && live.groups instanceof Int32Array && Array.isArray(live.namespaces)) {
+    const packed = 'keysPacked' in live && snap.lanes.every((l) => 'keysPacked' in l);
+    if (packed) for (const holder of [live, ...snap.lanes]) keysOnFirstRead(holder as { keysPacked?: Uint8Array });
+    if ('keys' in live && live.groups instanceof Int32Array && Array.isArray(live.namespaces)) {
       this.pendingLive = { columns: live as LiveColumns, next: 0, byGroup: [] }; // into the Map by warm(), or when first needed
     } else for (const [key, item] of Object.entries(live as Record<string, LiveItem>)) this.liveByKey.set(key, this.liveItem(item.ns, item.layer));
     this.rejected = snap.rejected;
-    this.pendingLanes = snap.lanes;
-    this.loadedOlderFormat = !('keys' in live && Array.isArray(live.keys)) || snap.lanes.some((l) => !l.fp);
+    this.pendingLanes = snap.lanes as LaneMeta[];
+    this.loadedOlderFormat = !packed || snap.lanes.some((l) => !l.fp);
   }
 
   loadedOlderFormat = false;

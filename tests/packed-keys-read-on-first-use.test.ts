@@ -1,0 +1,63 @@
+// The vector projection's keys (the live items' and each lane's label → key list) are stored
+// packed and read when first used — by the warm-up, a write, or the graphs' arrival — not by the
+// snapshot load (a million keys were a million strings at start-up).
+import { describe, expect, it } from 'vitest';
+import { keysOnFirstRead, packStrings } from '../projections/packed-strings.js';
+import { VectorProjection } from '../projections/index.js';
+import { packState, unpackState } from '../projections/snapshot-file.js';
+import { validateEvent, type LogRecord } from '../src/events/index.js';
+import { memoryEvent } from './helpers.js';
+
+describe('packed keys', () => {
+  it('are read on first access, once, and are then a plain list', () => {
+    const holder: { keysPacked?: Uint8Array; keys?: (string | null)[] } = { keysPacked: packStrings(['a', null, 'c']) };
+    keysOnFirstRead(holder);
+    expect('keysPacked' in holder).toBe(false);
+    const first = holder.keys;
+    expect(first).toEqual(['a', null, 'c']);
+    expect(holder.keys).toBe(first);
+    holder.keys = ['z'];
+    expect(holder.keys).toEqual(['z']);
+  });
+
+  it('that are damaged say so when read, not before', () => {
+    const holder: { keysPacked?: Uint8Array; keys?: unknown } = { keysPacked: packStrings(['a']).subarray(0, 1) };
+    expect(() => keysOnFirstRead(holder)).not.toThrow();
+    expect(() => holder.keys).toThrow();
+    const notStrings: { keysPacked?: Uint8Array; keys?: unknown } = { keysPacked: packStrings([1, 2] as unknown as string[]) };
+    keysOnFirstRead(notStrings);
+    expect(() => notStrings.keys).toThrow(/not a list of strings/);
+  });
+
+  it('vector: a snapshot load leaves them packed; the state after use is the eager one', () => {
+    const built = new VectorProjection();
+    let seq = 0;
+    const apply = (input: Parameters<typeof validateEvent>[0]): void => {
+      const e = validateEvent(input);
+      const record: LogRecord = {
+        seq: ++seq,
+        ts: 1_764_000_000_000 + seq,
+        type: e.type,
+        v: e.v,
+        ns: e.ns,
+        actor: e.actor,
+        data: e.data,
+        hash: 'a'.repeat(64),
+        bytes: 0,
+      };
+      built.apply(record);
+    };
+    for (let i = 0; i < 50; i++) apply(memoryEvent(`m${i}`, `fact ${i}`));
+    const snap = built.snapshot();
+    const state = unpackState({ ...packState(snap), format: 2, name: 'vector', version: 1, seq, hash: 'a'.repeat(64) }) as { live: object };
+    const loaded = new VectorProjection();
+    loaded.load(state);
+    const keys = Object.getOwnPropertyDescriptor(state.live, 'keys');
+    expect(keys?.get).toBeTypeOf('function'); // not read by the load
+    expect(loaded.loadedOlderFormat).toBe(false);
+    expect(loaded.warm(Infinity)).toBe(true);
+    expect(Object.getOwnPropertyDescriptor(state.live, 'keys')?.value).toHaveLength(50); // read by the warm-up
+    expect(loaded.snapshot()).toEqual(snap);
+    expect(loaded.digest()).toBe(built.digest());
+  });
+});
