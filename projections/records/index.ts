@@ -245,8 +245,6 @@ export class RecordsProjection implements Projection {
   private entries = new Map<string, RecordEntry | number>();
   /** the rows a format 3 load kept packed, until every one is unpacked */
   private packed: Packed | undefined;
-  /** bytes of the last snapshot's rows (loaded or written): the next snapshot packs into a buffer of about that size */
-  private rowBytes = 0;
   private readonly strings = new StringPool();
   // Derived lookups, never snapshotted: after a snapshot load they are built on first use
   // (start-up does not wait for them), then kept up to date change by change.
@@ -459,13 +457,12 @@ export class RecordsProjection implements Projection {
     const str = (v: unknown): unknown => (typeof v === 'string' ? ref(v) : v);
     const list = (v: unknown): unknown => (!Array.isArray(v) || !v.every((x) => typeof x === 'string') ? v : v.length === 0 ? 0 : v.map(ref));
     const keys: string[] = [];
-    const writer = new RowWriter(this.rowBytes);
+    const writer = new RowWriter();
     for (const e of this.allEntries()) {
       keys.push(e.key);
       writer.add(rowOf(e, str, list));
     }
     const rows = writer.finish();
-    this.rowBytes = rows.reduce((n, c) => n + c.length, 0);
     return { fold: this.fold.state, format: 3, strings, count: keys.length, keys: packKeys(keys), rows };
   }
 
@@ -486,7 +483,6 @@ export class RecordsProjection implements Projection {
     const keyChunks = snap.keys ?? [];
     if (keyChunks.length !== Math.ceil(count / KEYS_PER_CHUNK)) throw new Error(`records snapshot: ${count} keys in ${keyChunks.length} chunks`);
     const rows = new PackedRows(snap.rows ?? [], count);
-    this.rowBytes = (snap.rows ?? []).reduce((n, c) => n + c.length, 0);
     if (count > 0) this.packed = { rows, count, keyChunks, keys: [], strings: snap.strings ?? [], mapped: 0, next: 0, left: count };
   }
 

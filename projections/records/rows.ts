@@ -84,11 +84,6 @@ export class RowWriter {
   private readonly chunks: Uint8Array[] = [];
   private chunk: unknown[][] = [];
 
-  /** sizeHint: the bytes the last snapshot's rows took: msgpackr packs them into one buffer of about that size, not into many small fresh ones */
-  constructor(sizeHint = 0) {
-    if (sizeHint > 0) rowPackr.useBuffer(Buffer.allocUnsafeSlow(Math.ceil(sizeHint * 1.05) + 64 * 1024));
-  }
-
   /** `row`: an entry's fields in ROW_FIELDS order, absent ones undefined (left off at the end here). */
   add(row: unknown[]): void {
     if (row.length !== ROW_FIELDS.length) throw new Error(`records row: ${row.length} fields, expected ${ROW_FIELDS.length}`);
@@ -106,7 +101,6 @@ export class RowWriter {
 
   finish(): Uint8Array[] {
     if (this.chunk.length > 0) this.flush();
-    rowPackr.useBuffer(Buffer.allocUnsafeSlow(64 * 1024)); // msgpackr keeps its buffer: let the large one go with the chunks
     return this.chunks;
   }
 }
