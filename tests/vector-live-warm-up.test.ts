@@ -1,11 +1,13 @@
 // A snapshot's live items (a million keys took 1.7 s at start-up) reach the vector projection's map
-// in slices after the load; a change or a read before that finishes them first, so the state is the
-// one an eager load would have given — same items, same order, same snapshot and digest.
+// in slices after the load, and a restored lane's key → label map (~1.2 s at a million, at the
+// graph's arrival) likewise; a change or a read before that finishes them first, so the state is
+// the one an eager load would have given — same items, same order, same snapshot and digest.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { VectorProjection } from '../projections/index.js';
+import { join } from 'node:path';
+import { VectorLane, VectorProjection } from '../projections/index.js';
 import type { LogRecord } from '../src/events/index.js';
 import { MemoryEventLog } from '../src/log/index.js';
-import { memoryEvent } from './helpers.js';
+import { memoryEvent, tempDir } from './helpers.js';
 
 describe('vector live items after a snapshot load', () => {
   let log: MemoryEventLog;
@@ -59,5 +61,51 @@ describe('vector live items after a snapshot load', () => {
     expect(p.warm(0)).toBe(true); // the change finished them
     expect(p.snapshot()).toEqual(eager.snapshot());
     expect(p.waiting('text', 'any').length).toBe(10_000 - 2 + 1);
+  });
+});
+
+describe('a restored vector lane', () => {
+  const dim = 16;
+  const vectors = Array.from({ length: 10_000 }, (_, i) => Float32Array.from({ length: dim }, (_, j) => Math.sin(i * 7.3 + j * 1.1)));
+  const hashOf = (i: number): string => i.toString(16).padStart(16, '0');
+  let dir: ReturnType<typeof tempDir>;
+  let lane: VectorLane;
+  let file: string;
+
+  beforeEach(() => {
+    dir = tempDir();
+    lane = new VectorLane('text', 'synthetic', dim);
+    vectors.forEach((v, i) => lane.put(`k${i}`, v, undefined, hashOf(i)));
+    lane.remove('k5');
+    file = join(dir.path, 'lane.hnsw');
+    lane.writeTo(file);
+  });
+  afterEach(() => dir.cleanup());
+
+  const restore = (): Promise<VectorLane> => VectorLane.restore(structuredClone(lane.meta()), file);
+
+  it('answers searches before its key → label map is filled, which warm-up slices then fill', async () => {
+    const restored = await restore();
+    expect(restored.size).toBe(9_999);
+    expect(restored.efSearch).toBe(lane.efSearch);
+    for (const i of [42, 4_200, 9_998]) expect(restored.search(vectors[i] as Float32Array, 5)).toEqual(lane.search(vectors[i] as Float32Array, 5));
+    let slices = 1;
+    while (!restored.warm(0)) slices += 1;
+    expect(slices).toBeGreaterThan(1);
+    expect(restored.contents()).toEqual(lane.contents());
+  });
+
+  it('finishes the map first for a change made before the slices end, reached by them or not', async () => {
+    const restored = await restore();
+    expect(restored.warm(0)).toBe(false); // k0 is mapped, k9999 not yet
+    for (const l of [lane, restored]) {
+      l.remove('k9999');
+      l.put('k1', vectors[2] as Float32Array, undefined, hashOf(2));
+    }
+    expect(restored.warm(0)).toBe(true); // the change finished it
+    expect(restored.size).toBe(lane.size);
+    expect(restored.has('k9998')).toBe(true);
+    expect(restored.has('k9999')).toBe(false);
+    expect(restored.contents()).toEqual(lane.contents());
   });
 });

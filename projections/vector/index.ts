@@ -64,16 +64,23 @@ export class VectorProjection implements Projection {
    * Rows are added in column order either way, so the Map's order is the snapshot's.
    */
   private get live(): Map<string, LiveItem> {
-    if (this.pendingLive) this.warm();
+    if (this.pendingLive) this.warmLive(Infinity);
     return this.liveByKey;
   }
 
-  /** Add the rest of a loaded snapshot's live columns for about `budgetMs`; true once none is left. */
+  /** The live map's rest, then each lane's key → label map (see VectorLane.warm), for about `budgetMs`; true once done. */
   warm(budgetMs = Infinity): boolean {
+    const until = performance.now() + budgetMs;
+    if (!this.warmLive(until)) return false;
+    for (const lane of this.lanes.values()) if (!lane.warm(until - performance.now())) return false;
+    return true;
+  }
+
+  /** Add the rest of a loaded snapshot's live columns until `until` (performance.now()); true once none is left. */
+  private warmLive(until: number): boolean {
     const pending = this.pendingLive;
     if (!pending) return true;
     const { columns: c, byGroup } = pending;
-    const until = performance.now() + budgetMs;
     let i = pending.next;
     for (; i < c.keys.length; i++) {
       const g = c.groups[i] as number;

@@ -62,7 +62,41 @@ export class VectorLane {
   private index: InstanceType<typeof HierarchicalNSW>;
   private capacity: number;
   private keys: (string | null)[] = [];
-  private labelOf = new Map<string, number>();
+  /** key → label (see labelOf) */
+  private labelByKey = new Map<string, number>();
+  /** a restored lane's first label not yet in labelByKey, or none left */
+  private pendingLabels: number | undefined;
+  /** live labels: labelOf's size, known before a restored lane's map is filled */
+  private liveCount = 0;
+
+  /**
+   * key → label. A restored lane's million labels took ~1.2 s to put in the Map when the graph
+   * arrived, holding the event loop, though searches only go label → key: warm() fills it in
+   * slices, and anything that needs it first (a write, `has`, a fingerprint, a digest) finishes it.
+   */
+  private get labelOf(): Map<string, number> {
+    if (this.pendingLabels !== undefined) this.warm();
+    return this.labelByKey;
+  }
+
+  /** Add the rest of a restored lane's labels to labelOf for about `budgetMs`; true once none is left. */
+  warm(budgetMs = Infinity): boolean {
+    if (this.pendingLabels === undefined) return true;
+    const keys = this.keys;
+    const until = performance.now() + budgetMs;
+    let label = this.pendingLabels;
+    for (; label < keys.length; label++) {
+      const key = keys[label];
+      if (key !== null && key !== undefined) this.labelByKey.set(key, label);
+      if ((label & 4095) === 4095 && performance.now() >= until) {
+        this.pendingLabels = label + 1;
+        return false;
+      }
+    }
+    this.pendingLabels = undefined;
+    this.liveCount = this.labelByKey.size; // (a key twice in a damaged file counts once, as it always did)
+    return true;
+  }
   // Per label, in bytes rather than a Map of hex strings per key (≈ 40 bytes a vector instead of ≈ 250).
   private fp: Uint8Array;
   private hasFp: Uint8Array;
@@ -100,7 +134,7 @@ export class VectorLane {
   }
 
   get size(): number {
-    return this.labelOf.size;
+    return this.liveCount;
   }
 
   has(key: string): boolean {
@@ -134,6 +168,7 @@ export class VectorLane {
     this.keys.push(key);
     this.groups[label] = group;
     this.labelOf.set(key, label);
+    this.liveCount += 1;
     this.hasFp[label] = fp ? 1 : 0;
     if (fp) this.fp.set(Buffer.from(fp, 'hex').subarray(0, FP_BYTES), label * FP_BYTES);
     this.vh.set(Buffer.from(vectorHash, 'hex').subarray(0, VH_BYTES), label * VH_BYTES);
@@ -146,10 +181,11 @@ export class VectorLane {
     this.keys[label] = null;
     this.groups[label] = -1;
     this.labelOf.delete(key);
+    this.liveCount -= 1;
   }
 
   search(vector: Float32Array | number[], k: number, accept?: (key: string) => boolean): VectorHit[] {
-    const live = this.labelOf.size;
+    const live = this.liveCount;
     if (live === 0 || k <= 0) return [];
     const query = Array.isArray(vector) ? vector : Array.from(vector);
     const filter = accept
@@ -165,7 +201,7 @@ export class VectorLane {
 
   /** Search admitting only labels whose group is set in `accept` (typed lookups, no string work per candidate). */
   searchGated(vector: Float32Array | number[], k: number, accept: Uint8Array): VectorHit[] {
-    const live = this.labelOf.size;
+    const live = this.liveCount;
     if (live === 0 || k <= 0) return [];
     const query = Array.isArray(vector) ? vector : Array.from(vector);
     const groups = this.groups;
@@ -182,7 +218,7 @@ export class VectorLane {
 
   /** The search breadth in use for this lane's size (see efSearchFor). */
   get efSearch(): number {
-    return efSearchFor(this.labelOf.size);
+    return efSearchFor(this.liveCount);
   }
 
   private fitEf(live: number): void {
@@ -263,9 +299,8 @@ export class VectorLane {
     // without an index only the metadata is used: a 1-element placeholder, never searched
     const lane = new VectorLane(meta.lane, meta.model, meta.dim, Math.max(meta.capacity, meta.keys.length), index ?? VectorLane.freshIndex(meta.dim, 1));
     lane.keys = meta.keys;
-    meta.keys.forEach((k, label) => {
-      if (k !== null) lane.labelOf.set(k, label);
-    });
+    for (const k of meta.keys) if (k !== null) lane.liveCount += 1;
+    if (meta.keys.length > 0) lane.pendingLabels = 0; // into labelOf by warm(), or when first needed
     if (meta.fp && meta.hasFp && meta.vh) {
       lane.fp.set(meta.fp);
       lane.hasFp.set(meta.hasFp);
