@@ -4,7 +4,8 @@
 // or snapshotted again while still packed — and formats 2 and 1 must still load.
 import { describe, expect, it } from 'vitest';
 import { RecordsProjection } from '../projections/records/index.js';
-import { entryOfRow, PackedRows, ROW_FIELDS, ROWS_PER_CHUNK, unpackKeys } from '../projections/records/rows.js';
+import { unpackStringChunk } from '../projections/packed-strings.js';
+import { entryOfRow, KEYS_PER_CHUNK, PackedRows, ROW_FIELDS, ROWS_PER_CHUNK } from '../projections/records/rows.js';
 import { packState, unpackState } from '../projections/snapshot-file.js';
 import { validateEvent, type AppendInput, type LogRecord } from '../src/events/index.js';
 
@@ -151,7 +152,7 @@ describe('records snapshot format 3', () => {
   it('still loads format 2 (rows as maps) and format 1 (plain entries), and says so so that the runner rewrites them', () => {
     const records = fold();
     const snap = records.snapshot();
-    const keys = unpackKeys(snap.keys ?? [], 0, snap.count ?? 0);
+    const keys = unpackStringChunk(snap.keys ?? [], 0, snap.count ?? 0, KEYS_PER_CHUNK);
     const packed = new PackedRows(snap.rows ?? [], keys.length);
     const rows = Array.from({ length: Math.ceil(keys.length / ROWS_PER_CHUNK) }, (_, c) => packed.chunk(c)).flat();
     const format2 = { fold: snap.fold, format: 2, strings: snap.strings, entries: keys.map((k, i) => entryOfRow(k, rows[i] as unknown[])) };

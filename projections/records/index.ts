@@ -8,7 +8,8 @@ import { lowerNfkc } from '../../src/text/script.js';
 import type { Item, ItemChange, ItemStatus, RecordEntry } from '../../src/knowledge/item.js';
 import { canonicalDigest, type Projection } from '../projection.js';
 import { releaseUnpackedBytes } from '../snapshot-file.js';
-import { entryOfRow, KEYS_PER_CHUNK, packKeys, PackedRows, RowWriter, ROWS_PER_CHUNK, unpackKeys } from './rows.js';
+import { packStringChunks, unpackStringChunk } from '../packed-strings.js';
+import { entryOfRow, KEYS_PER_CHUNK, PackedRows, RowWriter, ROWS_PER_CHUNK } from './rows.js';
 
 export type { ItemStatus, RecordEntry } from '../../src/knowledge/item.js';
 
@@ -306,7 +307,7 @@ export class RecordsProjection implements Projection {
     const { keys } = packed;
     let i = packed.mapped;
     for (; i < packed.count; i++) {
-      if (i === keys.length) for (const key of unpackKeys(packed.keyChunks, i / KEYS_PER_CHUNK, packed.count)) keys.push(key);
+      if (i === keys.length) for (const key of unpackStringChunk(packed.keyChunks, i / KEYS_PER_CHUNK, packed.count, KEYS_PER_CHUNK)) keys.push(key);
       this.entries.set(keys[i] as string, i);
       if ((i & 4095) === 4095 && performance.now() >= until) {
         packed.mapped = i + 1;
@@ -463,7 +464,7 @@ export class RecordsProjection implements Projection {
       writer.add(rowOf(e, str, list));
     }
     const rows = writer.finish();
-    return { fold: this.fold.state, format: 3, strings, count: keys.length, keys: packKeys(keys), rows };
+    return { fold: this.fold.state, format: 3, strings, count: keys.length, keys: packStringChunks(keys, KEYS_PER_CHUNK), rows };
   }
 
   load(state: unknown): void {

@@ -59,25 +59,11 @@ const rowPackr = new Packr({ useRecords: false, variableMapSize: true });
 export const ROWS_PER_CHUNK = 32;
 
 /**
- * The entries' keys are packed in chunks too (a million keys decoded at load were a million
- * strings for the start-up's young generation to promote; in chunks, the warm-up decodes them).
+ * The entries' keys are packed in chunks too (packed-strings.ts: a million keys decoded at load
+ * were a million strings for the start-up's young generation to promote; in chunks, the warm-up
+ * decodes them).
  */
 export const KEYS_PER_CHUNK = 4096;
-
-export function packKeys(keys: readonly string[]): Uint8Array[] {
-  const chunks: Uint8Array[] = [];
-  for (let i = 0; i < keys.length; i += KEYS_PER_CHUNK) chunks.push(rowPackr.pack(keys.slice(i, i + KEYS_PER_CHUNK)));
-  return chunks;
-}
-
-/** Chunk c of `count` keys packed by packKeys. */
-export function unpackKeys(chunks: readonly Uint8Array[], c: number, count: number): string[] {
-  const keys = rowPackr.unpack(chunks[c] as Uint8Array) as string[];
-  const expected = Math.min(KEYS_PER_CHUNK, count - c * KEYS_PER_CHUNK);
-  if (!Array.isArray(keys) || keys.length !== expected || !keys.every((k) => typeof k === 'string'))
-    throw new Error(`records snapshot: key chunk ${c} holds ${keys?.length} keys, expected ${expected}`);
-  return keys;
-}
 
 /** Entries as rows, packed a chunk at a time (msgpackr's own buffers are kept: it never writes into one it returned). */
 export class RowWriter {
