@@ -66,8 +66,13 @@ export class VectorLane {
   private labelByKey = new Map<string, number>();
   /** a restored lane's first label not yet in labelByKey, or none left */
   private pendingLabels: number | undefined;
-  /** live labels: labelOf's size, known before a restored lane's map is filled */
-  private liveCount = 0;
+  /** a restored lane's live labels, counted before its map is filled (see liveCount) */
+  private restoredLive = 0;
+
+  /** live labels: labelOf's size, or the restored count while the map is still being filled (changes fill it first) */
+  private get liveCount(): number {
+    return this.pendingLabels === undefined ? this.labelByKey.size : this.restoredLive;
+  }
 
   /**
    * key → label. A restored lane's million labels took ~1.2 s to put in the Map when the graph
@@ -94,7 +99,6 @@ export class VectorLane {
       }
     }
     this.pendingLabels = undefined;
-    this.liveCount = this.labelByKey.size; // (a key twice in a damaged file counts once, as it always did)
     return true;
   }
   // Per label, in bytes rather than a Map of hex strings per key (≈ 40 bytes a vector instead of ≈ 250).
@@ -168,7 +172,6 @@ export class VectorLane {
     this.keys.push(key);
     this.groups[label] = group;
     this.labelOf.set(key, label);
-    this.liveCount += 1;
     this.hasFp[label] = fp ? 1 : 0;
     if (fp) this.fp.set(Buffer.from(fp, 'hex').subarray(0, FP_BYTES), label * FP_BYTES);
     this.vh.set(Buffer.from(vectorHash, 'hex').subarray(0, VH_BYTES), label * VH_BYTES);
@@ -181,7 +184,6 @@ export class VectorLane {
     this.keys[label] = null;
     this.groups[label] = -1;
     this.labelOf.delete(key);
-    this.liveCount -= 1;
   }
 
   search(vector: Float32Array | number[], k: number, accept?: (key: string) => boolean): VectorHit[] {
@@ -299,7 +301,7 @@ export class VectorLane {
     // without an index only the metadata is used: a 1-element placeholder, never searched
     const lane = new VectorLane(meta.lane, meta.model, meta.dim, Math.max(meta.capacity, meta.keys.length), index ?? VectorLane.freshIndex(meta.dim, 1));
     lane.keys = meta.keys;
-    for (const k of meta.keys) if (k !== null) lane.liveCount += 1;
+    for (const k of meta.keys) if (k !== null) lane.restoredLive += 1;
     if (meta.keys.length > 0) lane.pendingLabels = 0; // into labelOf by warm(), or when first needed
     if (meta.fp && meta.hasFp && meta.vh) {
       lane.fp.set(meta.fp);
