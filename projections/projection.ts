@@ -11,6 +11,11 @@ export interface Projection {
   readonly version: number;
   /** fold one committed record into the state; unknown types must be skipped, not thrown on */
   apply(record: LogRecord): void;
+  /**
+   * Optional: the record types apply() acts on, when it skips every other (a rebuild's fold
+   * worker is then handed only these). Absent: any type may matter.
+   */
+  readonly types?: ReadonlySet<string>;
   /** the state as plain msgpack-able data */
   snapshot(): unknown;
   /** replace the state with a snapshot() result */

@@ -2,9 +2,18 @@
 // follows new commits, snapshots periodically and on close, rebuilds on demand.
 import { KiokuError } from '../src/errors.js';
 import type { LogRecord } from '../src/events/index.js';
-import { GENESIS_HASH_HEX, type EventStore } from '../src/log/index.js';
+import { GENESIS_HASH_HEX, decodeRecord, type EventStore, type Head } from '../src/log/index.js';
 import type { Projection } from './projection.js';
 import { VIEW_NAMES, type Views } from './views.js';
+import {
+  FoldWorker,
+  FoldWorkerLost,
+  WorkerFold,
+  foldWorkerScript,
+  foldableOnWorker,
+  type FoldWorkerScript,
+  type FoldedProjection,
+} from './worker-fold/index.js';
 import { join } from 'node:path';
 import {
   fsyncFolder,
@@ -18,6 +27,9 @@ import {
   type SnapshotFile,
   type SnapshotRead,
 } from './snapshot-file.js';
+
+/** How often (in events) a catch-up reports its progress. */
+const PROGRESS_EVERY = 5_000;
 
 /** How long one slice of warm-up may hold the event loop (requests wait at most about this long for it). */
 const WARM_SLICE_MS = 20;
@@ -42,6 +54,15 @@ export interface RunnerOptions {
    * loading meanwhile; tools that read views right after open keep the default (off).
    */
   restoreFilesInBackground?: boolean;
+  /**
+   * Fold the projections a worker thread can build (keyword, records: see
+   * projections/worker-fold/registry.ts) on one when at least this many events are to be folded
+   * from genesis — a rebuild, or a first open without snapshots — while this thread folds the
+   * rest (default 20,000; Infinity: never). Below it a worker's start-up costs more than it saves.
+   */
+  foldOnWorkerFrom?: number;
+  /** the fold worker's script (default: the one installed with Kioku; tests point it elsewhere) */
+  foldWorker?: FoldWorkerScript;
 }
 
 export interface ProjectionStatus {
@@ -76,6 +97,8 @@ interface Slot {
   failedSeq: number;
   /** side files still being read in the background: not caught up until this settles */
   restoring: Promise<void> | undefined;
+  /** the state a fold worker packed, at `seq`: written as is by the next snapshot if nothing was applied since */
+  packed: { seq: number; state: Uint8Array; checksum: string } | undefined;
 }
 
 export class ProjectionRunner {
@@ -107,6 +130,7 @@ export class ProjectionRunner {
         failed: undefined,
         failedSeq: 0,
         restoring: undefined,
+        packed: undefined,
       });
     }
   }
@@ -172,7 +196,7 @@ export class ProjectionRunner {
   /** The projection back to its empty state, to be folded again from the log's first record. */
   private toGenesis(slot: Slot): void {
     slot.projection.reset();
-    Object.assign(slot, { seq: 0, hash: GENESIS_HASH_HEX, source: 'genesis', failed: undefined, failedSeq: 0, hasSnapshot: false });
+    Object.assign(slot, { seq: 0, hash: GENESIS_HASH_HEX, source: 'genesis', failed: undefined, failedSeq: 0, hasSnapshot: false, packed: undefined });
   }
 
   /** The slot's snapshot when it matches this log, else undefined (a reason is warned unless it is simply missing). */
@@ -262,25 +286,148 @@ export class ProjectionRunner {
     return run;
   }
 
-  private async catchUp(onProgress?: ProgressFn, only?: ReadonlySet<string>): Promise<void> {
+  /**
+   * Fold every active projection up to the head. `snapshotFolded`: write the snapshot of each one
+   * folded on this thread as soon as it is done (a rebuild's), while a fold worker finishes.
+   */
+  private async catchUp(onProgress?: ProgressFn, only?: ReadonlySet<string>, snapshotFolded = false): Promise<void> {
     const active = [...this.slots.values()].filter((s) => !s.failed && !s.restoring && (!only || only.has(s.projection.name)));
     if (active.length === 0) return this.settleWaiters();
-    const head = this.log.head().seq;
+    const head = this.log.head();
     const from = Math.min(...active.map((s) => s.seq)) + 1;
-    if (from > head) return this.settleWaiters();
-    const total = head - from + 1;
-    let done = 0;
-    for await (const record of this.log.read({ from, to: head })) {
-      for (const slot of active) {
-        if (slot.failed || slot.seq >= record.seq) continue;
-        this.applyTo(slot, record);
+    if (from > head.seq) return this.settleWaiters();
+    const elsewhere = this.foldableElsewhere(active, head.seq);
+    const worker = elsewhere.length > 0 ? this.startWorkerFold(elsewhere) : undefined;
+    let taken = false;
+    try {
+      const here = worker ? active.filter((slot) => !elsewhere.includes(slot)) : active;
+      await this.fold(here, from, head.seq, onProgress, worker && { fold: worker, types: typesOf(elsewhere) });
+      if (worker) {
+        const folded = worker.finish();
+        if (snapshotFolded) for (const slot of here) this.writeSnapshot(slot);
+        await this.takeFolded(folded, elsewhere, head);
       }
-      done += 1;
-      if (onProgress && done % 5_000 === 0) onProgress(done, total);
+      taken = true;
+    } finally {
+      if (worker && !taken) this.stopFoldWorker(); // a fold left half way: its worker is not reused
     }
-    onProgress?.(done, total);
     this.maybeSnapshot();
     this.settleWaiters();
+  }
+
+  /**
+   * Apply records from..to to `slots` on this thread, and hand `worker` the frames of the types
+   * its projections act on (all of them when nothing here decodes them).
+   */
+  private async fold(
+    slots: Slot[],
+    from: number,
+    to: number,
+    onProgress?: ProgressFn,
+    worker?: { fold: WorkerFold; types: ReadonlySet<string> | undefined },
+  ): Promise<void> {
+    const total = to - from + 1;
+    let done = 0;
+    for await (const frames of this.log.readFrames({ from, to })) {
+      let handed = frames;
+      if (slots.length > 0) {
+        const wanted: Uint8Array[] | undefined = worker?.types && [];
+        for (const frame of frames) {
+          const record = decodeRecord(frame);
+          if (wanted && worker?.types?.has(record.type)) wanted.push(frame);
+          for (const slot of slots) {
+            if (slot.failed || slot.seq >= record.seq) continue;
+            this.applyTo(slot, record);
+          }
+        }
+        handed = wanted ?? frames;
+      }
+      const room = worker?.fold.push(handed);
+      const before = done;
+      done += frames.length;
+      if (onProgress && Math.floor(done / PROGRESS_EVERY) > Math.floor(before / PROGRESS_EVERY)) onProgress(done, total);
+      await room;
+    }
+    onProgress?.(done, total);
+  }
+
+  /** Slots to fold on a worker: foldable there, starting from genesis, with enough events to be worth a thread. */
+  private foldableElsewhere(active: Slot[], head: number): Slot[] {
+    if (head < (this.options.foldOnWorkerFrom ?? 20_000)) return [];
+    return active.filter((slot) => slot.seq === 0 && foldableOnWorker(slot.projection));
+  }
+
+  private startWorkerFold(slots: Slot[]): WorkerFold | undefined {
+    try {
+      if (!this.foldWorker || this.foldWorker.lost) {
+        const where = this.options.foldWorker ?? foldWorkerScript();
+        if (!where) return undefined;
+        this.foldWorker = new FoldWorker(where);
+      }
+      return this.foldWorker.start(slots.map((slot) => slot.projection.name));
+    } catch (err) {
+      this.warn(`projection runner: no fold worker (${(err as Error).message}); folding on this thread`);
+      return undefined;
+    }
+  }
+
+  /** kept between folds (see FoldWorker) */
+  private foldWorker: FoldWorker | undefined;
+
+  private stopFoldWorker(): void {
+    this.foldWorker?.close();
+    this.foldWorker = undefined;
+  }
+
+  /**
+   * Load what the worker folded: each projection is where the fold ended (`head`), or just
+   * before the record it failed at. A worker lost on the way costs time, not correctness: its
+   * projections are folded again here, from genesis.
+   */
+  private async takeFolded(finished: Promise<FoldedProjection[]>, slots: Slot[], head: Head): Promise<void> {
+    let folded: FoldedProjection[];
+    try {
+      folded = await finished;
+    } catch (err) {
+      if (!(err instanceof FoldWorkerLost)) throw err;
+      this.warn(`projection runner: ${err.message}; folding ${slots.map((s) => s.projection.name).join(', ')} on this thread`);
+      return this.fold(slots, 1, head.seq);
+    }
+    for (const slot of slots) {
+      const result = folded.find((f) => f.name === slot.projection.name);
+      if (!result) throw new Error(`the fold worker did not return ${slot.projection.name}`);
+      const at = result.failed ? await this.position(result.failed.seq - 1) : head;
+      this.takeState(slot, result, at);
+    }
+    if (this.opened) this.warmUp(); // what the loads left unbuilt, as after an open
+  }
+
+  /** The log's position after record `seq` (its hash), genesis at 0. */
+  private async position(seq: number): Promise<Head> {
+    if (seq === 0) return { seq, hash: GENESIS_HASH_HEX };
+    const record = await this.log.get(seq);
+    if (!record) throw new Error(`the log has no record ${seq}`);
+    return { seq, hash: record.hash };
+  }
+
+  private takeState(slot: Slot, result: FoldedProjection, at: Head): void {
+    const { name, version } = slot.projection;
+    slot.projection.load(
+      unpackState({ format: 2, name, version, seq: at.seq, hash: at.hash, state: result.state, checksum: result.checksum, encoding: STATE_ENCODING }),
+    );
+    slot.seq = at.seq;
+    slot.hash = at.hash;
+    slot.snapshotBytes = result.state.length;
+    slot.packed = { seq: at.seq, state: result.state, checksum: result.checksum };
+    if (result.failed) {
+      const { seq, type, message } = result.failed;
+      slot.failed = new KiokuError('KIOKU_PROJECTION_FAILED', `projection ${slot.projection.name} failed at seq ${seq} (${type})`, {
+        cause: new Error(message),
+        details: { projection: slot.projection.name, seq, type },
+      });
+      slot.failedSeq = seq;
+      this.warn(`${slot.failed.message}: ${message}`);
+    }
   }
 
   private applyTo(slot: Slot, record: LogRecord): void {
@@ -335,7 +482,11 @@ export class ProjectionRunner {
     }
     // A checksum of the packed bytes guards the file; the canonical digest() is for
     // comparing states (rebuild vs catch-up) and is too slow to compute on every snapshot.
-    const packed = packState(slot.projection.snapshot(), slot.snapshotBytes);
+    const packed =
+      slot.packed?.seq === slot.seq
+        ? { state: slot.packed.state, checksum: slot.packed.checksum, encoding: STATE_ENCODING as typeof STATE_ENCODING }
+        : packState(slot.projection.snapshot(), slot.snapshotBytes);
+    slot.packed = undefined;
     writeSnapshotFile(dir, { format: 2, name, version: slot.projection.version, seq: slot.seq, hash: slot.hash, ...packed, ...(files ? { files } : {}) });
     slot.snapshotBytes = packed.state.length;
     pruneSideFiles(dir, name, files);
@@ -373,8 +524,11 @@ export class ProjectionRunner {
     await this.schedule(async () => {
       for (const name of selected) await this.slots.get(name)?.restoring; // a reset must not race the files' arrival
       for (const name of selected) this.toGenesis(this.slots.get(name) as Slot);
-      await this.catchUp(onProgress, selected);
-      for (const name of selected) this.writeSnapshot(this.slots.get(name) as Slot);
+      await this.catchUp(onProgress, selected, true);
+      for (const name of selected) {
+        const slot = this.slots.get(name) as Slot;
+        if (!slot.hasSnapshot || slot.snapshotSeq !== slot.seq) this.writeSnapshot(slot);
+      }
     });
     return this.status().filter((s) => selected.has(s.name));
   }
@@ -425,11 +579,22 @@ export class ProjectionRunner {
     await Promise.all([...this.slots.values()].map((s) => s.restoring));
     if (this.opened) await this.snapshotAll();
     this.opened = false;
+    this.stopFoldWorker();
   }
 
   private warn(message: string): void {
     (this.options.onWarning ?? ((m: string) => process.emitWarning(m, 'KiokuProjection')))(message);
   }
+}
+
+/** The types a worker folding `slots` needs handed over, or undefined when any type may matter to one of them. */
+function typesOf(slots: readonly Slot[]): ReadonlySet<string> | undefined {
+  const types = new Set<string>();
+  for (const slot of slots) {
+    if (!slot.projection.types) return undefined;
+    for (const type of slot.projection.types) types.add(type);
+  }
+  return types;
 }
 
 function unknownProjection(name: string, known: string[]): KiokuError {

@@ -48,6 +48,8 @@ interface UsageState {
 export class UsageProjection implements Projection {
   readonly name = 'usage';
   readonly version = 2;
+  /** the only records it counts */
+  readonly types: ReadonlySet<string> = new Set(['recall.performed', 'verdict.recorded']);
   /** namespace → evidence key → counters */
   private counters = new Map<string, Map<string, UsageCounters>>();
   /** recall_id → its serious candidates, until its verdicts arrive (insertion order = age) */

@@ -2,6 +2,7 @@
 // (src/kioku.ts) is built over it; tools that only need the log and projections
 // (rebuild, log export, benches) use it directly.
 import { defaultProjections, ProjectionRunner, type ProgressFn, type Projection } from '../projections/index.js';
+import type { FoldWorkerScript } from '../projections/worker-fold/index.js';
 import { resolvePaths, type KiokuPaths, type PathOverrides } from './config.js';
 import { openEventStore, type EventStore } from './log/index.js';
 
@@ -21,6 +22,9 @@ export interface OpenStoreOptions extends PathOverrides {
   snapshotSpacing?: number;
   /** see RunnerOptions.restoreFilesInBackground (the service sets it) */
   restoreFilesInBackground?: boolean;
+  /** see RunnerOptions.foldOnWorkerFrom and foldWorker */
+  foldOnWorkerFrom?: number;
+  foldWorker?: FoldWorkerScript;
   onProgress?: ProgressFn;
   onWarning?: (message: string) => void;
 }
@@ -39,6 +43,8 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<KiokuSt
     ...(options.snapshotEvery !== undefined ? { snapshotEvery: options.snapshotEvery } : {}),
     ...(options.snapshotSpacing !== undefined ? { snapshotSpacing: options.snapshotSpacing } : {}),
     ...(options.restoreFilesInBackground ? { restoreFilesInBackground: true } : {}),
+    ...(options.foldOnWorkerFrom !== undefined ? { foldOnWorkerFrom: options.foldOnWorkerFrom } : {}),
+    ...(options.foldWorker ? { foldWorker: options.foldWorker } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
   });
   try {

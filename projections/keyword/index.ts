@@ -3,7 +3,7 @@
 import { searchableText } from '../../src/knowledge/item.js';
 import type { LogRecord } from '../../src/events/index.js';
 import { LAYERS, LAYER_INDEX, LAYER_SLOTS, type Layer } from '../../src/knowledge/evidence.js';
-import { KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold.js';
+import { FOLDED_TYPES, KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold.js';
 import type { Item } from '../../src/knowledge/item.js';
 import { tokenize } from '../../src/text/index.js';
 import { canonicalDigest, type Projection } from '../projection.js';
@@ -58,6 +58,8 @@ export { searchableText };
 export class KeywordProjection implements Projection {
   readonly name = 'keyword';
   readonly version = 1;
+  /** it only folds knowledge */
+  readonly types = FOLDED_TYPES;
   private readonly fold = new KnowledgeFold();
   /** term strings ↔ ids, shared by both lanes and the per-namespace frequencies */
   private vocabulary = new Vocabulary();

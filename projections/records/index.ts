@@ -2,7 +2,7 @@
 // tombstones and fingerprints; lookups by id, entity, time range, session and kind.
 import type { LogRecord } from '../../src/events/index.js';
 import { documentKey, evidenceKey, type Layer } from '../../src/knowledge/evidence.js';
-import { KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold.js';
+import { FOLDED_TYPES, KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold.js';
 import { remembered } from '../../src/text/remembered.js';
 import { lowerNfkc } from '../../src/text/script.js';
 import type { Item, ItemChange, ItemStatus, RecordEntry } from '../../src/knowledge/item.js';
@@ -241,6 +241,8 @@ class NsMulti {
 export class RecordsProjection implements Projection {
   readonly name = 'records';
   readonly version = 1;
+  /** it only folds knowledge */
+  readonly types = FOLDED_TYPES;
   private readonly fold = new KnowledgeFold();
   /** every entry by key; a number is the row of a loaded snapshot not unpacked yet (see entry()) */
   private entries = new Map<string, RecordEntry | number>();

@@ -132,6 +132,29 @@ interface FoldStep {
 let lastRecord: LogRecord | undefined;
 let lastStep: FoldStep | undefined;
 
+/**
+ * The record types a knowledge fold reads; every other type makes no change (checked first in
+ * compute, so this set is the rule, not a comment on it). Projections that only fold knowledge
+ * name it as their `types`, which lets a rebuild's worker be handed these records alone.
+ */
+export const FOLDED_TYPES: ReadonlySet<string> = new Set([
+  'memory.written',
+  'memory.superseded',
+  'memory.forgotten',
+  'memory.audience_set',
+  'card.upserted',
+  'wiki.upserted',
+  'note.upserted',
+  'card.removed',
+  'wiki.removed',
+  'note.removed',
+  'turn.started',
+  'turn.completed',
+  'episode.logged',
+  'asset.registered',
+]);
+const NO_CHANGES = Object.freeze([]) as unknown as ItemChange[];
+
 export class KnowledgeFold {
   state: KnowledgeFoldState = { docs: {}, turns: {} };
   /** the edits of the record being folded (see steps) */
@@ -173,6 +196,7 @@ export class KnowledgeFold {
   }
 
   private compute(record: LogRecord): ItemChange[] {
+    if (!FOLDED_TYPES.has(record.type)) return NO_CHANGES;
     const ns = record.ns;
     switch (record.type) {
       case 'memory.written': {

@@ -5,7 +5,7 @@ import type { LogRecord } from '../events/index.js';
 import { GroupCommitStore, RecentFrames, LastOfType, decodeRecord, follow, hexHead, lastIn, planGroup, type PendingWrite } from './chain.js';
 import { GENESIS_PREV, decodeBody, seqKey, splitFrame } from './codec.js';
 import { DURABLE, HEAD_KEY, READ_AHEAD, logSublevels, parseHeadMeta, type LevelStore, type LogSublevels } from './level.js';
-import type { EventStore, Head, ReadOptions, TailOptions } from './port.js';
+import type { EventStore, FrameRange, Head, ReadOptions, TailOptions } from './port.js';
 import { inBatches, type ChainFrame } from './transfer.js';
 import { verifyChain, type ChainReport, type VerifyChainOptions } from './verify.js';
 
@@ -166,9 +166,19 @@ export class EventLog extends GroupCommitStore implements EventStore {
   }
 
   private async *readRange(from: number, to: number): AsyncGenerator<LogRecord> {
+    for await (const frames of this.frameBatches(from, to)) for (const frame of frames) yield decodeRecord(frame);
+  }
+
+  async *readFrames(range: FrameRange): AsyncGenerator<readonly Uint8Array[]> {
+    const from = Math.max(1, range.from);
+    const to = Math.min(range.to, this.headSeq);
+    if (from <= to) yield* this.frameBatches(from, to);
+  }
+
+  private async *frameBatches(from: number, to: number): AsyncGenerator<readonly Uint8Array[]> {
     const kept = this.recent.range(from, to);
     if (kept) {
-      for (const frame of kept) yield decodeRecord(frame);
+      yield kept;
       return;
     }
     const it = this.sub.records.values({ gte: seqKey(from), lte: seqKey(to), ...READ_AHEAD });
@@ -180,7 +190,7 @@ export class EventLog extends GroupCommitStore implements EventStore {
         if (values.length === 0) return;
         next = it.nextv(READ_CHUNK);
         next.catch(() => undefined); // observed on the next turn of the loop
-        for (const value of values) yield decodeRecord(value);
+        yield values;
       }
     } finally {
       await next.catch(() => undefined);

@@ -1,4 +1,4 @@
-export type { Appended, AppendOptions, EventStore, ExpectedHead, Head, ReadOptions, StoreKind, TailOptions } from './port.js';
+export type { Appended, AppendOptions, EventStore, ExpectedHead, FrameRange, Head, ReadOptions, StoreKind, TailOptions } from './port.js';
 export { EventLog } from './event-log.js';
 export { decodeRecord } from './chain.js';
 export { MemoryChain, MemoryEventLog } from './memory.js';

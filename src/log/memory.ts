@@ -7,8 +7,11 @@ import { EventEmitter } from 'node:events';
 import type { LogRecord } from '../events/index.js';
 import { GroupCommitStore, decodeRecord, follow, hexHead, lastIn, planGroup, type ChainPosition, type EncodedRecord, type PendingWrite } from './chain.js';
 import { GENESIS_PREV, seqKey } from './codec.js';
-import type { EventStore, Head, ReadOptions, TailOptions } from './port.js';
+import type { EventStore, FrameRange, Head, ReadOptions, TailOptions } from './port.js';
 import { verifySource, type ChainReport, type ChainSource, type VerifyChainOptions } from './verify.js';
+
+/** how many frames readFrames hands over at a time */
+const FRAME_BATCH = 1000;
 
 /** The shared storage: frames by seq (index seq − 1), their types, the head, one writer at a time. */
 export class MemoryChain {
@@ -108,6 +111,11 @@ export class MemoryEventLog extends GroupCommitStore implements EventStore {
       remaining -= 1;
       yield record;
     }
+  }
+
+  async *readFrames(range: FrameRange): AsyncGenerator<readonly Uint8Array[]> {
+    const to = Math.min(range.to, this.chain.position.seq);
+    for (let at = Math.max(1, range.from); at <= to; at += FRAME_BATCH) yield this.chain.frames.slice(at - 1, Math.min(at - 1 + FRAME_BATCH, to));
   }
 
   async *tail(options: TailOptions = {}): AsyncGenerator<LogRecord> {

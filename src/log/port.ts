@@ -60,6 +60,11 @@ export interface ReadOptions {
   limit?: number;
 }
 
+export interface FrameRange {
+  from: number;
+  to: number;
+}
+
 export interface TailOptions {
   from?: number;
   signal?: AbortSignal;
@@ -98,6 +103,12 @@ export interface EventStore {
   get(seq: number): Promise<LogRecord | undefined>;
   /** Committed records in seq order. */
   read(options?: ReadOptions): AsyncGenerator<LogRecord>;
+  /**
+   * The stored frames of committed records `from`..`to` (inclusive, clamped to the head), in seq
+   * order and in batches as the store reads them: undecoded, so they can be handed to another
+   * thread (a rebuild folds its largest projections on the second core from them).
+   */
+  readFrames(range: FrameRange): AsyncGenerator<readonly Uint8Array[]>;
   /** Every record from `from` on, then each new one as it commits (from any writer), until aborted or closed. */
   tail(options?: TailOptions): AsyncGenerator<LogRecord>;
   /** Committed ranges, from any writer of the store; returns an unsubscribe function. */

@@ -14,7 +14,7 @@ import { GroupCommitStore, decodeRecord, follow, hexHead, lastIn, planGroup, typ
 import { FRAME_FORMAT, GENESIS_PREV, HASH_BYTES, HEADER_BYTES, seqKey } from './codec.js';
 import { notEmpty } from './event-log.js';
 import { inBatches, type ChainFrame } from './transfer.js';
-import type { EventStore, Head, ReadOptions, StoreHealth, TailOptions } from './port.js';
+import type { EventStore, FrameRange, Head, ReadOptions, StoreHealth, TailOptions } from './port.js';
 import { verifySource, type ChainReport, type ChainSource, type VerifyChainOptions } from './verify.js';
 import { schemaStatements, type TableNames } from './postgres-schema.js';
 
@@ -430,6 +430,15 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
   }
 
   async *read(options: ReadOptions = {}): AsyncGenerator<LogRecord> {
+    for await (const rows of this.rowChunks(options)) for (const row of rows) yield decodeRecord(frameOf(row));
+  }
+
+  async *readFrames(range: FrameRange): AsyncGenerator<readonly Uint8Array[]> {
+    for await (const rows of this.rowChunks(range)) yield rows.map(frameOf);
+  }
+
+  /** The rows `options` selects, a chunk at a time; the next chunk is fetched while this one is used. */
+  private async *rowChunks(options: ReadOptions): AsyncGenerator<Row[]> {
     const to = options.to ?? this.known.seq;
     const types = options.types && options.types.length > 0 ? [...options.types] : undefined;
     let remaining = options.limit ?? Infinity;
@@ -451,9 +460,8 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
       const last = rows.at(-1);
       const more = last !== undefined && rows.length === Math.min(READ_CHUNK, remaining) && Number(last.seq) < to && remaining - rows.length > 0;
       remaining -= rows.length;
-      // the next chunk is fetched while this one is decoded and applied
       next = more ? chunk(Number(last.seq) + 1) : undefined;
-      for (const row of rows) yield decodeRecord(frameOf(row));
+      if (rows.length > 0) yield rows;
     }
   }
 

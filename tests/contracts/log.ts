@@ -3,7 +3,7 @@
 // A new store (PostgreSQL) adds a factory and calls runLogContract.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isKiokuError, LogConflictError } from '../../src/errors.js';
-import { GENESIS_HASH_HEX, encodeBody, encodeFrame, type EventStore } from '../../src/log/index.js';
+import { GENESIS_HASH_HEX, decodeRecord, encodeBody, encodeFrame, type EventStore } from '../../src/log/index.js';
 import { jobEvent, memoryEvent } from '../helpers.js';
 
 export interface OpenedStore {
@@ -174,6 +174,23 @@ export function runLogContract(factory: LogStoreFactory): void {
       expect(await seqs({ ns: 'team' })).toEqual([3, 4]);
       expect(await seqs({ limit: 2 })).toEqual([1, 2]);
       expect(await seqs({ from: 9 })).toEqual([]);
+    });
+
+    it('hands over the stored frames of a range, in order and clamped to the head, that decode to what read() gives', async () => {
+      await log.appendAll(Array.from({ length: 2500 }, (_, i) => (i % 3 ? jobEvent(i) : memoryEvent(`m${i}`, `text ${i}`))));
+      const framesOf = async (from: number, to: number): Promise<Uint8Array[]> => {
+        const out: Uint8Array[] = [];
+        for await (const batch of log.readFrames({ from, to })) out.push(...batch);
+        return out;
+      };
+      const all = await framesOf(1, 2500);
+      expect(all).toHaveLength(2500);
+      const read: unknown[] = [];
+      for await (const r of log.read()) read.push(r);
+      expect(all.map(decodeRecord)).toEqual(read);
+      expect((await framesOf(2400, 9999)).map((f) => decodeRecord(f).seq)).toEqual(Array.from({ length: 101 }, (_, i) => 2400 + i));
+      expect(await framesOf(0, 0)).toEqual([]);
+      expect(await framesOf(2501, 2600)).toEqual([]);
     });
 
     it('follows the live tail: existing records first, then new commits, until aborted', async () => {
