@@ -77,6 +77,12 @@ t = performance.now();
 await store.projections.rebuild();
 const rebuildAllPerSec = rate(total, performance.now() - t);
 await store.close();
+// the same on one thread (no fold worker), beside it: what the worker adds on this machine
+const oneThread = await openKioku({ data: dataDir, foldOnWorkerFrom: Infinity });
+t = performance.now();
+await oneThread.projections.rebuild();
+const rebuildAllOneThreadPerSec = rate(total, performance.now() - t);
+await oneThread.close();
 
 let diskBytes = 0;
 try {
@@ -102,6 +108,7 @@ const result = {
   verifyOk: verifyRuns.every((v) => v.ok),
   rebuildPerSec: median(rebuildRates),
   rebuildAllPerSec,
+  rebuildAllOneThreadPerSec,
   projections: store.projections.names(),
   bytesPerEvent: Math.round((verifyRuns[0]?.bytes ?? 0) / total),
   diskBytesPerEvent: diskBytes ? Math.round(diskBytes / total) : null,
@@ -120,6 +127,7 @@ const rows: [string, string][] = [
   ['verify MB/s', String(result.verifyMBPerSec)],
   ['rebuild events/s, stats projection (median of 3)', String(result.rebuildPerSec)],
   [`rebuild events/s, all ${result.projections.length} projections`, String(result.rebuildAllPerSec)],
+  ['  the same on one thread (no fold worker)', String(result.rebuildAllOneThreadPerSec)],
   ['stored bytes/event (record value)', String(result.bytesPerEvent)],
   ['disk bytes/event (LevelDB dir)', String(result.diskBytesPerEvent)],
   ['node / cpu', `${result.node} / ${result.cores}× ${result.cpu}`],
