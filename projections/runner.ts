@@ -2,7 +2,7 @@
 // follows new commits, snapshots periodically and on close, rebuilds on demand.
 import { KiokuError } from '../src/errors.js';
 import type { LogRecord } from '../src/events/index.js';
-import { GENESIS_HASH_HEX, decodeRecord, type EventStore, type Head } from '../src/log/index.js';
+import { GENESIS_HASH_HEX, decodeRecord, peekType, type EventStore, type Head } from '../src/log/index.js';
 import type { Projection } from './projection.js';
 import { VIEW_NAMES, type Views } from './views.js';
 import {
@@ -317,7 +317,7 @@ export class ProjectionRunner {
 
   /**
    * Apply records from..to to `slots` on this thread, and hand `worker` the frames of the types
-   * its projections act on (all of them when nothing here decodes them).
+   * its projections act on (read from each record decoded here, else peeked from the frame).
    */
   private async fold(
     slots: Slot[],
@@ -341,6 +341,9 @@ export class ProjectionRunner {
           }
         }
         handed = wanted ?? frames;
+      } else if (worker?.types) {
+        const types = worker.types;
+        handed = frames.filter((frame) => types.has(peekType(frame)));
       }
       const room = worker?.fold.push(handed);
       const before = done;

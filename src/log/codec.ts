@@ -114,6 +114,45 @@ export function peekSeq(body: Uint8Array): number | undefined {
   }
 }
 
+/** Bytes a msgpack number takes after its tag byte (the encodings a body's seq and ts come in), or -1. */
+function numberTail(tag: number): number {
+  if (tag < 0x80) return 0;
+  if (tag === 0xcc) return 1;
+  if (tag === 0xcd) return 2;
+  if (tag === 0xce || tag === 0xca) return 4;
+  if (tag === 0xcf || tag === 0xcb) return 8;
+  return -1;
+}
+
+/**
+ * A frame's event type without decoding its body (a rebuild hands a worker only the types it
+ * folds): encodeBody's fixed order puts it third, after seq and ts. Falls back to a full decode
+ * when the body is not in that layout.
+ */
+export function peekType(frame: Uint8Array): string {
+  const body = Buffer.from(frame.buffer, frame.byteOffset + HEADER_BYTES, frame.length - HEADER_BYTES);
+  let at = body[0] === 0xde && body[1] === 0x00 && body[2] === 0x07 ? 3 : body[0] === 0x87 ? 1 : -1;
+  // fixstr "seq", its number, fixstr "ts", its number, fixstr "type", then its string (fixstr or str8)
+  if (at > 0 && body[at] === 0xa3 && body[at + 1] === 0x73 && body[at + 2] === 0x65 && body[at + 3] === 0x71) {
+    const seqTail = numberTail(body[at + 4] ?? 0xc1);
+    at += 5 + seqTail;
+    if (seqTail >= 0 && body[at] === 0xa2 && body[at + 1] === 0x74 && body[at + 2] === 0x73) {
+      const tsTail = numberTail(body[at + 3] ?? 0xc1);
+      at += 4 + tsTail;
+      if (tsTail >= 0 && body[at] === 0xa4 && body[at + 1] === 0x74 && body[at + 2] === 0x79 && body[at + 3] === 0x70 && body[at + 4] === 0x65) {
+        const tag = body[at + 5] ?? 0;
+        const [start, length] = tag >= 0xa0 && tag <= 0xbf ? [at + 6, tag - 0xa0] : tag === 0xd9 ? [at + 7, body[at + 6] ?? 0] : [0, -1];
+        // an ASCII type, whole within the body (event types are)
+        if (length > 0 && start + length <= body.length) {
+          const type = body.toString('latin1', start, start + length);
+          if (/^[\x20-\x7e]+$/.test(type)) return type;
+        }
+      }
+    }
+  }
+  return decodeBody(body).type;
+}
+
 export function toHex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex');
 }

@@ -2,7 +2,7 @@ export type { Appended, AppendOptions, EventStore, ExpectedHead, FrameRange, Hea
 export { EventLog } from './event-log.js';
 export { decodeRecord } from './chain.js';
 export { MemoryChain, MemoryEventLog } from './memory.js';
-export { GENESIS_HASH_HEX, seqKey, parseSeqKey, encodeBody, encodeFrame, splitFrame, decodeBody } from './codec.js';
+export { GENESIS_HASH_HEX, seqKey, parseSeqKey, encodeBody, encodeFrame, splitFrame, decodeBody, peekType } from './codec.js';
 export { logSublevels, HEAD_KEY, type LevelStore, type LogSublevels } from './level.js';
 export { openLevelStore, openLog, logDir, mapOpenError } from './store.js';
 export {
