@@ -73,3 +73,33 @@ it('folds that share a record’s work end in the state and changes of one that 
     await store.close();
   }
 });
+
+it('a fold that reads keys only (vector) meeting a record first leaves fingerprints to the folds that need them', async () => {
+  const store = await memoryStore();
+  try {
+    await store.log.appendAll(events);
+    const records = await readAll(store);
+    const alone = new KnowledgeFold();
+    const expected = (await readAll(store)).map((r) => structuredClone(alone.changes(r)));
+    const keysFirst = new KnowledgeFold();
+    const full = new KnowledgeFold();
+    const keysAfter = new KnowledgeFold();
+    const got: { keys: unknown[]; full: unknown[]; after: unknown[] } = { keys: [], full: [], after: [] };
+    for (const r of records) {
+      got.keys.push(structuredClone(keysFirst.changes(r, true)));
+      got.full.push(structuredClone(full.changes(r)));
+      got.after.push(structuredClone(keysAfter.changes(r, true)));
+    }
+    expect(got.full).toEqual(expected); // fingerprints and all
+    expect(got.after).toEqual(expected); // a keys-only fold may take a full step
+    const keysOf = (steps: unknown[]) =>
+      (steps as { op: string; key?: string; item?: { key: string; ns: string; layer: string } }[][]).map((s) =>
+        s.map((c) => [c.op, c.key ?? c.item?.key, c.item?.ns, c.item?.layer]),
+      );
+    expect(keysOf(got.keys)).toEqual(keysOf(expected));
+    expect((got.keys[0] as { item: { content_fp: string } }[])[0]?.item.content_fp).toBe(''); // it did skip them
+    for (const fold of [keysFirst, full, keysAfter]) expect(fold.state).toEqual(alone.state);
+  } finally {
+    await store.close();
+  }
+});

@@ -122,7 +122,8 @@ export class VectorProjection implements Projection {
       this.revision += 1;
       return this.embed(record.data as EventData<'embedding.computed'>);
     }
-    for (const change of this.fold.changes(record)) {
+    // keys, namespaces and layers are all it reads of an item
+    for (const change of this.fold.changes(record, true)) {
       this.revision += 1;
       if (change.op === 'upsert') {
         this.live.set(change.item.key, this.liveItem(change.item.ns, change.item.layer));

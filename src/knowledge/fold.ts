@@ -100,7 +100,7 @@ function makeItem(base: ItemBase, extra: Partial<Item> = {}): Item {
     terms: NONE,
     entities: NONE,
     tags: NONE,
-    content_fp: extra.content_fp ?? fingerprint(base.versionText ?? base.text),
+    content_fp: extra.content_fp ?? fingerprintOf(base.versionText ?? base.text),
   };
   if (base.section !== undefined) item.section = base.section;
   for (const k in extra) {
@@ -120,6 +120,8 @@ type StateEdit = { docs: string; keys: string[] | undefined } | { turns: string;
 interface FoldStep {
   changes: ItemChange[];
   edits: StateEdit[];
+  /** computed for a caller that reads keys only: its items have no fingerprints */
+  keysOnly: boolean;
 }
 
 // A fold's state is a function of the records it has folded, and every fold folds the log in
@@ -131,6 +133,14 @@ interface FoldStep {
 // needs keeping (a WeakMap of every record read cost its share of each garbage collection).
 let lastRecord: LogRecord | undefined;
 let lastStep: FoldStep | undefined;
+
+/**
+ * While a fold computes keys only (see changes): its items carry no fingerprints (a sha256 of
+ * each normalised text, a tenth of a rebuild's main thread when the vector projection, which
+ * needs keys alone, is the first fold to meet a record).
+ */
+let keysOnly = false;
+const fingerprintOf = (text: string): string => (keysOnly ? '' : fingerprint(text));
 
 /**
  * The record types a knowledge fold reads; every other type makes no change (checked first in
@@ -168,16 +178,26 @@ export class KnowledgeFold {
     this.state = state;
   }
 
-  /** The item changes one committed record makes. Unknown and unrelated types make none. */
-  changes(record: LogRecord): ItemChange[] {
-    if (record === lastRecord && lastStep) {
+  /**
+   * The item changes one committed record makes. Unknown and unrelated types make none.
+   * `keys`: the caller reads only the changes' keys, namespaces and layers (and the fold's state),
+   * so items may come without fingerprints; such a step is never handed to a fold that needs them.
+   */
+  changes(record: LogRecord, keys = false): ItemChange[] {
+    if (record === lastRecord && lastStep && (keys || !lastStep.keysOnly)) {
       for (const edit of lastStep.edits) this.apply(edit);
       return lastStep.changes;
     }
     this.edits = [];
-    const changes = this.compute(record);
+    keysOnly = keys;
+    let changes: ItemChange[];
+    try {
+      changes = this.compute(record);
+    } finally {
+      keysOnly = false;
+    }
     lastRecord = record;
-    lastStep = { changes, edits: this.edits };
+    lastStep = { changes, edits: this.edits, keysOnly: keys };
     return changes;
   }
 
@@ -201,7 +221,7 @@ export class KnowledgeFold {
     switch (record.type) {
       case 'memory.written': {
         const d = record.data as EventData<'memory.written'>;
-        const fp = fingerprint(d.text);
+        const fp = fingerprintOf(d.text);
         const item = makeItem(
           { ns, layer: 'memory', id: d.id, title: firstLine(d.text), text: d.text, occurred_at: d.occurred_at ?? isoAt(record.ts), seq: record.seq },
           {
@@ -383,7 +403,7 @@ export class KnowledgeFold {
           position: i + 1,
           heading: s.heading,
           tags: tags ?? [],
-          fingerprint: s.fingerprint ?? fingerprint(s.body),
+          fingerprint: s.fingerprint ?? fingerprintOf(s.body),
           doc_hash: docHash,
           ...(sourcePath ? { source_path: sourcePath } : {}),
         },
