@@ -393,6 +393,7 @@ export class ProjectionRunner {
       folded = await finished;
     } catch (err) {
       if (!(err instanceof FoldWorkerLost)) throw err;
+      this.stopFoldWorker();
       this.warn(`projection runner: ${err.message}; folding ${slots.map((s) => s.projection.name).join(', ')} on this thread`);
       return this.fold(slots, 1, head.seq);
     }
@@ -421,16 +422,8 @@ export class ProjectionRunner {
     slot.seq = at.seq;
     slot.hash = at.hash;
     slot.snapshotBytes = result.state.length;
-    slot.packed = { seq: at.seq, state: result.state, checksum: result.checksum };
-    if (result.failed) {
-      const { seq, type, message } = result.failed;
-      slot.failed = new KiokuError('KIOKU_PROJECTION_FAILED', `projection ${slot.projection.name} failed at seq ${seq} (${type})`, {
-        cause: new Error(message),
-        details: { projection: slot.projection.name, seq, type },
-      });
-      slot.failedSeq = seq;
-      this.warn(`${slot.failed.message}: ${message}`);
-    }
+    if (result.failed) this.fail(slot, result.failed.seq, result.failed.type, new Error(result.failed.message));
+    else slot.packed = { seq: at.seq, state: result.state, checksum: result.checksum };
   }
 
   private applyTo(slot: Slot, record: LogRecord): void {
@@ -439,13 +432,18 @@ export class ProjectionRunner {
       slot.seq = record.seq;
       slot.hash = record.hash;
     } catch (cause) {
-      slot.failed = new KiokuError('KIOKU_PROJECTION_FAILED', `projection ${slot.projection.name} failed at seq ${record.seq} (${record.type})`, {
-        cause,
-        details: { projection: slot.projection.name, seq: record.seq, type: record.type },
-      });
-      slot.failedSeq = record.seq;
-      this.warn(`${slot.failed.message}: ${(cause as Error).message}`);
+      this.fail(slot, record.seq, record.type, cause);
     }
+  }
+
+  /** The projection threw at record `seq`: it stops at the last good position, and says why. */
+  private fail(slot: Slot, seq: number, type: string, cause: unknown): void {
+    slot.failed = new KiokuError('KIOKU_PROJECTION_FAILED', `projection ${slot.projection.name} failed at seq ${seq} (${type})`, {
+      cause,
+      details: { projection: slot.projection.name, seq, type },
+    });
+    slot.failedSeq = seq;
+    this.warn(`${slot.failed.message}: ${(cause as Error).message}`);
   }
 
   /**

@@ -108,7 +108,7 @@ export class FoldWorker {
     if (this.fold !== fold) return;
     this.fold = undefined;
     this.worker.unref();
-    this.idle = setTimeout(() => this.close(), IDLE_MS).unref();
+    if (!this.lostWhy) this.idle = setTimeout(() => this.close(), IDLE_MS).unref();
   }
 
   close(): void {
