@@ -95,6 +95,24 @@ describe('a restored vector lane', () => {
     expect(restored.contents()).toEqual(lane.contents());
   });
 
+  it('derives its labels’ groups in slices that let the event loop turn, to the groups a put gave', async () => {
+    const groupOfKey = (key: string): number => Number(key.slice(1)) % 3;
+    const grouped = new VectorLane('text', 'synthetic', dim);
+    vectors.forEach((v, i) => grouped.put(`k${i}`, v, undefined, hashOf(i), groupOfKey(`k${i}`)));
+    grouped.remove('k5');
+    grouped.writeTo(file);
+    const restored = await VectorLane.restore(structuredClone(grouped.meta()), file);
+    let turns = 0;
+    const ticking = setInterval(() => (turns += 1), 0);
+    await restored.regroup(groupOfKey, 0); // a zero budget: a turn every 4,096 labels
+    clearInterval(ticking);
+    expect(turns).toBeGreaterThan(0);
+    const accept = Uint8Array.of(0, 1, 0);
+    for (const i of [42, 4_201, 9_997])
+      expect(restored.searchGated(vectors[i] as Float32Array, 5, accept)).toEqual(grouped.searchGated(vectors[i] as Float32Array, 5, accept));
+    expect(restored.searchGated(vectors[4_201] as Float32Array, 5, accept).every((hit) => groupOfKey(hit.key) === 1)).toBe(true);
+  });
+
   it('finishes the map first for a change made before the slices end, reached by them or not', async () => {
     const restored = await restore();
     expect(restored.warm(0)).toBe(false); // k0 is mapped, k9999 not yet

@@ -267,13 +267,15 @@ export class VectorProjection implements Projection {
         );
       }),
     );
-    for (const lane of lanes) {
-      lane.regroup((key) => {
-        const item = this.live.get(key);
-        return item ? this.groupOf(item.ns, item.layer) : -1;
-      });
-      this.lanes.set(lane.id, lane);
-    }
+    const groupOfKey = (key: string): number => {
+      const item = this.live.get(key);
+      return item ? this.groupOf(item.ns, item.layer) : -1;
+    };
+    // the live map the groups come from, finished in slices too if the warm-up has not (the first
+    // lookup would finish it in one piece: 1.7 s at a million items)
+    while (!this.warmLive(performance.now() + REGROUP_SLICE_MS)) await new Promise((resolve) => setImmediate(resolve));
+    for (const lane of lanes) await lane.regroup(groupOfKey, REGROUP_SLICE_MS);
+    for (const lane of lanes) this.lanes.set(lane.id, lane); // all at once: no reader sees some lanes and not others
     this.pendingLanes = [];
     this.revision += 1; // what waits for vectors, if planned while the graphs were read, is planned again
   }
@@ -297,6 +299,9 @@ export class VectorProjection implements Projection {
     return canonicalDigest({ fold: this.fold.state, live, lanes: lanes.length ? lanes : pending, rejected: this.rejected });
   }
 }
+
+/** How long a restore's derivations may hold the event loop at a time when the graphs arrive. */
+const REGROUP_SLICE_MS = 20;
 
 function laneFile(id: string): string {
   return `${id.replace(/[^A-Za-z0-9._@-]/g, '_')}.hnsw`;
