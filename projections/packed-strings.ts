@@ -12,7 +12,7 @@ export function packStrings(list: readonly (string | null)[]): Uint8Array {
 }
 
 /** A list packed `perChunk` strings to a bin (see unpackStringChunk). */
-export function packStringChunks(list: readonly string[], perChunk: number): Uint8Array[] {
+export function packStringChunks(list: readonly (string | null)[], perChunk: number): Uint8Array[] {
   const chunks: Uint8Array[] = [];
   for (let i = 0; i < list.length; i += perChunk) chunks.push(listPackr.pack(list.slice(i, i + perChunk)));
   return chunks;
@@ -31,23 +31,57 @@ function isStringList(value: unknown, nullsToo: boolean): value is (string | nul
   return Array.isArray(value) && value.every((k) => typeof k === 'string' || (nullsToo && k === null));
 }
 
+/** Holders whose chunked keys are still being read: the next chunks, a slice at a time (see readKeysSome). */
+const chunkedReads = new WeakMap<object, (until: number) => boolean>();
+
 /**
  * Give `holder` a `keys` property read from its `keysPacked` bytes on first access (then a plain
- * value: later reads cost nothing, and writes replace it).
+ * value: later reads cost nothing, and writes replace it). Packed as one bin (older snapshots) the
+ * list is read whole then; packed in chunks, readKeysSome() can read it a slice at a time before
+ * (a million keys in one piece held the event loop ~0.4–1 s), and the first access reads the rest.
  */
-export function keysOnFirstRead(holder: { keysPacked?: Uint8Array }): void {
-  const bytes = holder.keysPacked;
-  if (!(bytes instanceof Uint8Array)) throw new Error('snapshot: packed keys are not bytes');
+export function keysOnFirstRead(holder: { keysPacked?: Uint8Array | Uint8Array[] }): void {
+  const packed = holder.keysPacked;
+  const chunked = Array.isArray(packed) && packed.every((c) => c instanceof Uint8Array);
+  if (!(packed instanceof Uint8Array) && !chunked) throw new Error('snapshot: packed keys are not bytes');
   delete holder.keysPacked;
+  let keys: (string | null)[] = [];
+  const chunks = packed instanceof Uint8Array ? [packed] : packed;
+  let next = 0;
+  const settle = (): void => {
+    chunkedReads.delete(holder);
+    releaseUnpackedBytes(); // msgpackr would hold the bytes' whole file until its next unpack
+    Object.defineProperty(holder, 'keys', { value: keys, writable: true, enumerable: true, configurable: true });
+  };
+  const readSome = (until: number): boolean => {
+    while (next < chunks.length) {
+      const list = listPackr.unpack(chunks[next] as Uint8Array) as unknown;
+      if (!isStringList(list, true))
+        throw new Error(chunked ? `snapshot: packed key chunk ${next} is not a list of strings` : 'snapshot: packed keys are not a list of strings');
+      next += 1;
+      if (chunks.length === 1) keys = list;
+      else for (const key of list) keys.push(key);
+      if (next < chunks.length && performance.now() >= until) return false;
+    }
+    settle();
+    return true;
+  };
+  chunkedReads.set(holder, readSome);
   Object.defineProperty(holder, 'keys', {
     configurable: true,
     enumerable: true,
     get(): (string | null)[] {
-      const keys = listPackr.unpack(bytes) as unknown;
-      releaseUnpackedBytes(); // msgpackr would hold the bytes' whole file until its next unpack
-      if (!isStringList(keys, true)) throw new Error('snapshot: packed keys are not a list of strings');
-      Object.defineProperty(holder, 'keys', { value: keys, writable: true, enumerable: true, configurable: true });
+      readSome(Infinity);
       return keys;
     },
   });
+}
+
+/**
+ * Read more of `holder`'s chunked keys (see keysOnFirstRead) until `until` (performance.now());
+ * true once all are read (at once for keys already read, or never packed).
+ */
+export function readKeysSome(holder: object, until: number): boolean {
+  const readSome = chunkedReads.get(holder);
+  return readSome ? readSome(until) : true;
 }

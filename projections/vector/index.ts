@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { BYTES_PER_DIM, decodeVector, type EventData, type LogRecord } from '../../src/events/index.js';
 import { LAYERS, LAYER_INDEX, LAYER_SLOTS, type Layer } from '../../src/knowledge/evidence.js';
 import { KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold.js';
-import { keysOnFirstRead, packStrings } from '../packed-strings.js';
+import { keysOnFirstRead, packStringChunks, readKeysSome } from '../packed-strings.js';
 import { canonicalDigest, type Projection } from '../projection.js';
 import { VectorLane, laneId, type HnswIndex, type LaneMeta, type VectorHit } from './lane.js';
 
@@ -26,8 +26,8 @@ interface LiveColumns {
   groups: Int32Array;
 }
 
-/** Keys as a snapshot stores them: packed (see packed-strings.ts); older snapshots: `keys` as a list. */
-type KeysPacked<T extends { keys: unknown }> = Omit<T, 'keys'> & { keysPacked?: Uint8Array; keys?: T['keys'] };
+/** Keys as a snapshot stores them: packed in chunks (see packed-strings.ts); stop 17's: one bin; older: `keys` as a list. */
+type KeysPacked<T extends { keys: unknown }> = Omit<T, 'keys'> & { keysPacked?: Uint8Array[] | Uint8Array; keys?: T['keys'] };
 
 interface VectorSnapshot {
   fold: KnowledgeFoldState;
@@ -72,6 +72,8 @@ export class VectorProjection implements Projection {
   warm(budgetMs = Infinity): boolean {
     const until = performance.now() + budgetMs;
     if (!this.warmLive(until)) return false;
+    // the keys of lanes whose graphs are still being read, ready before they arrive
+    for (const meta of this.pendingLanes) if (!readKeysSome(meta, until)) return false;
     for (const lane of this.lanes.values()) if (!lane.warm(until - performance.now())) return false;
     return true;
   }
@@ -80,6 +82,7 @@ export class VectorProjection implements Projection {
   private warmLive(until: number): boolean {
     const pending = this.pendingLive;
     if (!pending) return true;
+    if (!readKeysSome(pending.columns, until)) return false;
     const { columns: c, byGroup } = pending;
     let i = pending.next;
     for (; i < c.keys.length; i++) {
@@ -207,9 +210,9 @@ export class VectorProjection implements Projection {
     }
     const lanes = [...this.lanes.values()].map((l) => {
       const { keys: laneKeys, ...meta } = l.meta();
-      return { ...meta, keysPacked: packStrings(laneKeys) };
+      return { ...meta, keysPacked: packStringChunks(laneKeys, KEYS_PER_CHUNK) };
     });
-    return { fold: this.fold.state, live: { namespaces, keysPacked: packStrings(keys), groups }, lanes, rejected: this.rejected };
+    return { fold: this.fold.state, live: { namespaces, keysPacked: packStringChunks(keys, KEYS_PER_CHUNK), groups }, lanes, rejected: this.rejected };
   }
 
   load(state: unknown): void {
@@ -220,13 +223,15 @@ export class VectorProjection implements Projection {
     this.fold.load(snap.fold);
     const live = snap.live;
     const packed = 'keysPacked' in live && snap.lanes.every((l) => 'keysPacked' in l);
-    if (packed) for (const holder of [live, ...snap.lanes]) keysOnFirstRead(holder as { keysPacked?: Uint8Array });
+    // one bin per list until stop 18, chunks since (read a slice at a time: see warm, restoreFiles)
+    const chunked = packed && [live, ...snap.lanes].every((holder) => Array.isArray((holder as { keysPacked?: unknown }).keysPacked));
+    if (packed) for (const holder of [live, ...snap.lanes]) keysOnFirstRead(holder as { keysPacked?: Uint8Array | Uint8Array[] });
     if ('keys' in live && live.groups instanceof Int32Array && Array.isArray(live.namespaces)) {
       this.pendingLive = { columns: live as LiveColumns, next: 0, byGroup: [] }; // into the Map by warm(), or when first needed
     } else for (const [key, item] of Object.entries(live as Record<string, LiveItem>)) this.liveByKey.set(key, this.liveItem(item.ns, item.layer));
     this.rejected = snap.rejected;
     this.pendingLanes = snap.lanes as LaneMeta[];
-    this.loadedOlderFormat = !packed || snap.lanes.some((l) => !l.fp);
+    this.loadedOlderFormat = !chunked || snap.lanes.some((l) => !l.fp);
   }
 
   loadedOlderFormat = false;
@@ -299,6 +304,9 @@ export class VectorProjection implements Projection {
     return canonicalDigest({ fold: this.fold.state, live, lanes: lanes.length ? lanes : pending, rejected: this.rejected });
   }
 }
+
+/** Keys per packed chunk of a snapshot's key lists (a chunk reads in ~3 ms). */
+const KEYS_PER_CHUNK = 8192;
 
 /** How long a restore's derivations may hold the event loop at a time when the graphs arrive. */
 const REGROUP_SLICE_MS = 20;

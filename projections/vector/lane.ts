@@ -3,6 +3,7 @@
 // deleted; the index grows by doubling.
 import { closeSync, openSync, readSync } from 'node:fs';
 import hnswlib from 'hnswlib-node';
+import { readKeysSome } from '../packed-strings.js';
 
 const { HierarchicalNSW } = hnswlib;
 export type HnswIndex = InstanceType<typeof HierarchicalNSW>;
@@ -26,6 +27,8 @@ export interface LaneMeta {
 }
 
 const FP_BYTES = 32;
+/** How long reading a restored lane's keys may hold the event loop at a time. */
+const RESTORE_SLICE_MS = 20;
 const VH_BYTES = 8;
 
 /** A copy of `bytes` in an array of `size` (the lanes only grow). */
@@ -302,6 +305,8 @@ export class VectorLane {
   /** A lane from its metadata and its HNSW file (or the graph already read from it, when that read worked and fits). */
   static async restore(meta: LaneMeta, file: string, early?: Promise<HnswIndex | undefined>): Promise<VectorLane> {
     let index = await early;
+    // a snapshot's keys not read by the warm-up yet: read in slices, not in one piece at the graph's arrival
+    while (!readKeysSome(meta, performance.now() + RESTORE_SLICE_MS)) await new Promise((resolve) => setImmediate(resolve));
     if (!index || index.getNumDimensions() !== meta.dim) {
       index = new HierarchicalNSW('cosine', meta.dim);
       await index.readIndex(file);
