@@ -1,15 +1,11 @@
-// Long string lists in snapshots (a projection's keys) packed as msgpack bins — one, or chunks a
-// warm-up slice can unpack each — and unpacked when first read: a million keys unpacked at
+// Long string lists in snapshots (a projection's keys) packed as msgpack bins — chunks a warm-up
+// slice can unpack each (older snapshots: one bin) — and unpacked when first read: a million keys unpacked at
 // start-up were a million strings for the young generation to promote, though nothing reads them
 // until the warm-up or the HNSW graphs' arrival.
 import { Packr } from 'msgpackr';
 import { releaseUnpackedBytes } from './snapshot-file.js';
 
 const listPackr = new Packr({ useRecords: false, variableMapSize: true });
-
-export function packStrings(list: readonly (string | null)[]): Uint8Array {
-  return listPackr.pack(list);
-}
 
 /** A list packed `perChunk` strings to a bin (see unpackStringChunk). */
 export function packStringChunks(list: readonly (string | null)[], perChunk: number): Uint8Array[] {

@@ -5,6 +5,7 @@ import type { LogRecord } from '../src/events/index.js';
 import { GENESIS_HASH_HEX, decodeRecord, peekType, type EventStore, type Head } from '../src/log/index.js';
 import type { Projection } from './projection.js';
 import { VIEW_NAMES, type Views } from './views.js';
+import { SLICE_MS } from './slices.js';
 import {
   FoldWorker,
   FoldWorkerLost,
@@ -30,9 +31,6 @@ import {
 
 /** How often (in events) a catch-up reports its progress. */
 const PROGRESS_EVERY = 5_000;
-
-/** How long one slice of warm-up may hold the event loop (requests wait at most about this long for it). */
-const WARM_SLICE_MS = 20;
 
 export interface RunnerOptions {
   /** where snapshot files live; without it nothing is snapshotted (in-memory stores) */
@@ -154,7 +152,7 @@ export class ProjectionRunner {
       if (!this.opened) return;
       this.schedule(async () => {
         let left = false;
-        for (const slot of this.slots.values()) if (!slot.failed && slot.projection.warm && !slot.projection.warm(WARM_SLICE_MS)) left = true;
+        for (const slot of this.slots.values()) if (!slot.failed && slot.projection.warm && !slot.projection.warm(SLICE_MS)) left = true;
         if (left) this.warmUp();
       }).catch(() => undefined);
     }, 0).unref();
@@ -327,24 +325,21 @@ export class ProjectionRunner {
     worker?: { fold: WorkerFold; types: ReadonlySet<string> | undefined },
   ): Promise<void> {
     const total = to - from + 1;
+    const types = worker?.types;
     let done = 0;
     for await (const frames of this.log.readFrames({ from, to })) {
-      let handed = frames;
-      if (slots.length > 0) {
-        const wanted: Uint8Array[] | undefined = worker?.types && [];
+      const wanted: Uint8Array[] = []; // the worker's share, by the type of each record decoded here
+      if (slots.length > 0)
         for (const frame of frames) {
           const record = decodeRecord(frame);
-          if (wanted && worker?.types?.has(record.type)) wanted.push(frame);
+          if (types?.has(record.type)) wanted.push(frame);
           for (const slot of slots) {
             if (slot.failed || slot.seq >= record.seq) continue;
             this.applyTo(slot, record);
           }
         }
-        handed = wanted ?? frames;
-      } else if (worker?.types) {
-        const types = worker.types;
-        handed = frames.filter((frame) => types.has(peekType(frame)));
-      }
+      // no types named: every frame; nothing decoded here: the frames' types peeked
+      const handed = !types ? frames : slots.length > 0 ? wanted : frames.filter((frame) => types.has(peekType(frame)));
       const room = worker?.fold.push(handed);
       const before = done;
       done += frames.length;

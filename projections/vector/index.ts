@@ -9,6 +9,7 @@ import { BYTES_PER_DIM, decodeVector, type EventData, type LogRecord } from '../
 import { LAYERS, LAYER_INDEX, LAYER_SLOTS, type Layer } from '../../src/knowledge/evidence.js';
 import { KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold.js';
 import { keysOnFirstRead, packStringChunks, readKeysSome } from '../packed-strings.js';
+import { inSlices } from '../slices.js';
 import { canonicalDigest, type Projection } from '../projection.js';
 import { VectorLane, laneId, type HnswIndex, type LaneMeta, type VectorHit } from './lane.js';
 
@@ -278,8 +279,8 @@ export class VectorProjection implements Projection {
     };
     // the live map the groups come from, finished in slices too if the warm-up has not (the first
     // lookup would finish it in one piece: 1.7 s at a million items)
-    while (!this.warmLive(performance.now() + REGROUP_SLICE_MS)) await new Promise((resolve) => setImmediate(resolve));
-    for (const lane of lanes) await lane.regroup(groupOfKey, REGROUP_SLICE_MS);
+    await inSlices((until) => this.warmLive(until));
+    for (const lane of lanes) await lane.regroup(groupOfKey);
     for (const lane of lanes) this.lanes.set(lane.id, lane); // all at once: no reader sees some lanes and not others
     this.pendingLanes = [];
     this.revision += 1; // what waits for vectors, if planned while the graphs were read, is planned again
@@ -307,9 +308,6 @@ export class VectorProjection implements Projection {
 
 /** Keys per packed chunk of a snapshot's key lists (a chunk reads in ~3 ms). */
 const KEYS_PER_CHUNK = 8192;
-
-/** How long a restore's derivations may hold the event loop at a time when the graphs arrive. */
-const REGROUP_SLICE_MS = 20;
 
 function laneFile(id: string): string {
   return `${id.replace(/[^A-Za-z0-9._@-]/g, '_')}.hnsw`;

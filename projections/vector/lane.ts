@@ -4,6 +4,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import hnswlib from 'hnswlib-node';
 import { readKeysSome } from '../packed-strings.js';
+import { SLICE_MS, inSlices } from '../slices.js';
 
 const { HierarchicalNSW } = hnswlib;
 export type HnswIndex = InstanceType<typeof HierarchicalNSW>;
@@ -27,8 +28,6 @@ export interface LaneMeta {
 }
 
 const FP_BYTES = 32;
-/** How long reading a restored lane's keys may hold the event loop at a time. */
-const RESTORE_SLICE_MS = 20;
 const VH_BYTES = 8;
 
 /** A copy of `bytes` in an array of `size` (the lanes only grow). */
@@ -236,18 +235,21 @@ export class VectorLane {
    * the event loop a turn every `sliceMs`: a million labels took 0.6 s in one piece, holding every
    * request when the graphs arrived. The lane is not searched before this resolves.
    */
-  async regroup(groupOf: (key: string) => number, sliceMs = 20): Promise<void> {
+  async regroup(groupOf: (key: string) => number, sliceMs = SLICE_MS): Promise<void> {
     const keys = this.keys;
     const groups: number[] = new Array<number>(keys.length);
-    let until = performance.now() + sliceMs;
-    for (let label = 0; label < keys.length; label++) {
-      const key = keys[label];
-      groups[label] = key === null || key === undefined ? -1 : groupOf(key);
-      if ((label & 4095) === 4095 && performance.now() >= until) {
-        await new Promise((resolve) => setImmediate(resolve));
-        until = performance.now() + sliceMs;
+    let label = 0;
+    await inSlices((until) => {
+      for (; label < keys.length; label++) {
+        const key = keys[label];
+        groups[label] = key === null || key === undefined ? -1 : groupOf(key);
+        if ((label & 4095) === 4095 && performance.now() >= until) {
+          label += 1;
+          return false;
+        }
       }
-    }
+      return true;
+    }, sliceMs);
     this.groups = groups;
   }
 
@@ -306,7 +308,7 @@ export class VectorLane {
   static async restore(meta: LaneMeta, file: string, early?: Promise<HnswIndex | undefined>): Promise<VectorLane> {
     let index = await early;
     // a snapshot's keys not read by the warm-up yet: read in slices, not in one piece at the graph's arrival
-    while (!readKeysSome(meta, performance.now() + RESTORE_SLICE_MS)) await new Promise((resolve) => setImmediate(resolve));
+    await inSlices((until) => readKeysSome(meta, until));
     if (!index || index.getNumDimensions() !== meta.dim) {
       index = new HierarchicalNSW('cosine', meta.dim);
       await index.readIndex(file);
