@@ -43,6 +43,8 @@ export interface ChainSource {
   /** the next chunk of stored entries (empty at the end) */
   nextChunk(size: number): Promise<[string, Uint8Array][]>;
   close(): Promise<void>;
+  /** what the store keeps beside a frame disagreeing with its hashed body (PostgreSQL's type/ns/ts columns), else undefined */
+  checkStored?(seq: number, body: Uint8Array): string | undefined;
 }
 
 /** A LevelDB (any abstract-level) store as a chain source. */
@@ -109,6 +111,8 @@ export async function verifySource(source: ChainSource, options: VerifyChainOpti
         }
         if (!frame.prev.equals(prev))
           return fail(seq, 'modified', `link broken: prev does not match record ${seq - 1}'s hash (record ${seq - 1} or ${seq} was rewritten)`);
+        const stored = source.checkStored?.(seq, frame.body);
+        if (stored) return fail(seq, 'modified', stored);
         if (probe?.has(seq)) probe.set(seq, frame.hash.toString('hex'));
         prev = frame.hash;
         checked += 1;
