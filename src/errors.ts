@@ -30,6 +30,10 @@ export const ERROR_REGISTRY = {
   KIOKU_EMBEDDER_UNAVAILABLE: { status: 503, summary: 'The configured embedder cannot be loaded (missing package, bad configuration).' },
   KIOKU_LLM_FAILED: { status: 502, summary: 'The answering model (kioku ask) failed, timed out or gave no answer text.' },
   KIOKU_FORBIDDEN: { status: 403, summary: 'The credentials do not allow this namespace or operation.' },
+  KIOKU_ASSET_PATH_REFUSED: {
+    status: 403,
+    summary: "An asset path is outside the namespace's asset roots, or names the data dir, a key, the auth file or a system file: not read.",
+  },
   KIOKU_UNAUTHORIZED: { status: 401, summary: 'A token is required (or the one given is unknown, or was not sent in the Authorization header).' },
   KIOKU_RATE_LIMITED: { status: 429, summary: 'Too many requests for this token; retry after the time given.' },
   KIOKU_BODY_TOO_LARGE: { status: 413, summary: 'The request body exceeds the server limit.' },

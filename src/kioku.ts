@@ -2,14 +2,14 @@
 // the recall core and the knowledge commands once; the server, the CLI, the eval scripts
 // and the tests all go through it. `Kioku` is what every adapter may ask; RemoteKioku
 // (src/remote.ts) answers the same calls over HTTP. See docs/architecture.md.
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { RecordEntry, RecordsProjection, UsageCounters } from '../projections/index.js';
 import { namespaceOf } from './access.js';
 import { KiokuError } from './errors.js';
 import { evidenceKey, parseEvidenceKey, type Layer } from './knowledge/evidence.js';
 import { Knowledge, type WriteMemoriesResult } from './knowledge/index.js';
+import { AssetPolicy, type AssetRoots } from './knowledge/asset-policy.js';
+import { readOpened } from './knowledge/asset-files.js';
 import { importDocuments, type ImportSummary } from './knowledge/importer.js';
 import { parseInput } from './knowledge/validate.js';
 import {
@@ -150,8 +150,8 @@ export interface AssetAnswer {
   sha256: string;
   description: string;
   tags: string[];
-  /** ok: the file is as registered; changed: its size or hash differ; missing: it is gone */
-  status: 'ok' | 'changed' | 'missing';
+  /** ok: the file is as registered; changed: its size or hash differ; missing: it is gone; refused: the asset policy no longer allows reading it (not read) */
+  status: 'ok' | 'changed' | 'missing' | 'refused';
   content?: { encoding: 'utf8' | 'base64'; data: string; truncated: boolean };
 }
 
@@ -188,6 +188,8 @@ const waitForVectorsSchema = z
 export interface LocalKiokuOptions extends CoreOptions {
   /** the actor knowledge writes are recorded under (default "kioku") */
   actor?: string;
+  /** where asset content may be read from (default: KIOKU_ASSET_ROOTS, the data dir and keys protected) */
+  assets?: AssetPolicy;
 }
 
 /** Kioku over a store this process owns. */
@@ -217,7 +219,7 @@ export class LocalKioku implements Kioku {
   }
 
   get knowledge(): Knowledge {
-    return (this.knowledgeInstance ??= new Knowledge(this.store, this.options.actor ?? 'kioku'));
+    return (this.knowledgeInstance ??= new Knowledge(this.store, this.options.actor ?? 'kioku', this.options.assets ?? defaultAssetPolicy(this.paths)));
   }
 
   private get records(): RecordsProjection {
@@ -432,21 +434,24 @@ export class LocalKioku implements Kioku {
     const e = this.records.get(evidenceKey({ ns, layer: 'asset', id }));
     if (!e?.asset || e.status !== 'active') throw new KiokuError('KIOKU_NOT_FOUND', `no asset "${id}" in namespace ${ns}`, { details: { id } });
     const { path, size, sha256, mime } = e.asset;
+    const cap = input.include_content ? Math.min(input.max_bytes ?? ASSET_INLINE_MAX, ASSET_INLINE_MAX) : 0;
+    // the same policy as at registration, checked again now: the file may have become a symlink since
     let status: AssetAnswer['status'] = 'missing';
-    let bytes: Buffer | undefined;
+    let read: Awaited<ReturnType<typeof readOpened>> | undefined;
     try {
-      bytes = readFileSync(path);
-      status = bytes.length === size && createHash('sha256').update(bytes).digest('hex') === sha256 ? 'ok' : 'changed';
-    } catch {
-      status = 'missing';
+      read = await readOpened(this.knowledge.assets.open(ns, path), cap);
+      status = read.size === size && read.sha256 === sha256 ? 'ok' : 'changed';
+    } catch (err) {
+      if (!(err instanceof KiokuError) || err.code !== 'KIOKU_ASSET_PATH_REFUSED') status = 'missing';
+      else if (input.include_content) throw err;
+      else status = 'refused';
     }
-    const cap = Math.min(input.max_bytes ?? ASSET_INLINE_MAX, ASSET_INLINE_MAX);
     const content =
-      input.include_content && bytes
+      input.include_content && read
         ? (() => {
-            const cut = bytes.subarray(0, cap);
+            const cut = read.head;
             const text = /^text\/|json|xml|yaml|markdown/.test(mime ?? '') || !cut.includes(0);
-            return { encoding: text ? ('utf8' as const) : ('base64' as const), data: cut.toString(text ? 'utf8' : 'base64'), truncated: bytes.length > cap };
+            return { encoding: text ? ('utf8' as const) : ('base64' as const), data: cut.toString(text ? 'utf8' : 'base64'), truncated: read.size > cap };
           })()
         : undefined;
     return { id, namespace: ns, path, mime: mime ?? null, bytes: size, sha256, description: e.text, tags: e.tags, status, ...(content ? { content } : {}) };
@@ -518,6 +523,15 @@ export class LocalKioku implements Kioku {
 }
 
 export interface OpenKiokuOptions extends OpenStoreOptions, LocalKiokuOptions {}
+
+/** The asset policy of a library: roots from KIOKU_ASSET_ROOTS; the data dir, anchor key, anchors and auth file are never content. */
+export function defaultAssetPolicy(paths: KiokuStore['paths'], protect: readonly (string | undefined)[] = [], roots?: AssetRoots): AssetPolicy {
+  return AssetPolicy.fromEnv({
+    dataDir: paths.dataDir,
+    protect: [paths.anchorKeyFile, paths.anchorsFile, process.env['KIOKU_AUTH_FILE'], ...protect],
+    ...(roots ? { roots } : {}),
+  });
+}
 
 /** Open the store under the data dir (or over a given event store) and the facade over it. */
 export async function openKioku(options: OpenKiokuOptions = {}): Promise<LocalKioku> {

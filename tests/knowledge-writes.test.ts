@@ -5,7 +5,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KeywordProjection, RecordsProjection } from '../projections/index.js';
-import { evidenceKey } from '../src/knowledge/index.js';
+import { evidenceKey, Knowledge } from '../src/knowledge/index.js';
+import { AssetPolicy } from '../src/knowledge/asset-policy.js';
 import { memoryStore, recordsOfType, tempDir } from './helpers.js';
 
 let store: Awaited<ReturnType<typeof memoryStore>>;
@@ -250,15 +251,18 @@ describe('documents', () => {
 
 describe('assets', () => {
   let dir: ReturnType<typeof tempDir>;
+  // registration reads files only under the namespace's asset root (src/knowledge/asset-policy.ts)
+  let knowledge: Knowledge;
   beforeEach(() => {
     dir = tempDir();
+    knowledge = new Knowledge({ log: store.log, projections: store.projections }, 'test', new AssetPolicy({ roots: { private: [dir.path] } }));
   });
   afterEach(() => dir.cleanup());
 
   it('registers a file by reference with size and sha256; the description is its only search text', async () => {
     const file = join(dir.path, 'IMG_0042.png');
     writeFileSync(file, 'not really a png');
-    const r = await store.knowledge.registerAsset({
+    const r = await knowledge.registerAsset({
       path: file,
       description: 'Approval flow diagram from the October review, three levels',
       tags: ['diagram'],
@@ -267,20 +271,20 @@ describe('assets', () => {
     expect(search('approval flow diagram')).toEqual([evidenceKey({ ns: 'private', layer: 'asset', id: r.id })]);
     expect(search('IMG_0042')).toEqual([]);
     expect(
-      (await store.knowledge.registerAsset({ path: file, description: 'Approval flow diagram from the October review, three levels', tags: ['diagram'] }))
+      (await knowledge.registerAsset({ path: file, description: 'Approval flow diagram from the October review, three levels', tags: ['diagram'] }))
         .changed,
     ).toBe(false);
   });
 
   it('refuses a relative path, a missing file and an empty description, naming the field', async () => {
-    await expect(store.knowledge.registerAsset({ path: 'rel/x.png', description: 'x' })).rejects.toMatchObject({
+    await expect(knowledge.registerAsset({ path: 'rel/x.png', description: 'x' })).rejects.toMatchObject({
       code: 'KIOKU_INPUT_INVALID',
       details: { field: 'path' },
     });
-    await expect(store.knowledge.registerAsset({ path: join(dir.path, 'missing.png'), description: 'x' })).rejects.toMatchObject({
+    await expect(knowledge.registerAsset({ path: join(dir.path, 'missing.png'), description: 'x' })).rejects.toMatchObject({
       details: { field: 'path' },
     });
-    await expect(store.knowledge.registerAsset({ path: join(dir.path, 'x'), description: ' ' })).rejects.toMatchObject({ details: { field: 'description' } });
+    await expect(knowledge.registerAsset({ path: join(dir.path, 'x'), description: ' ' })).rejects.toMatchObject({ details: { field: 'description' } });
     expect(store.log.head().seq).toBe(0);
   });
 });

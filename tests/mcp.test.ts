@@ -36,15 +36,19 @@ describe('kioku mcp over stdio', () => {
   let data: ReturnType<typeof tempDir>;
   let client: Client;
 
+  let assets: ReturnType<typeof tempDir>;
+
   beforeAll(async () => {
     data = tempDir();
-    client = await mcpClient(data.path);
+    assets = tempDir();
+    client = await mcpClient(data.path, { KIOKU_ASSET_ROOTS: `private=${assets.path}` });
   }, 60_000);
   afterAll(async () => {
     await client?.close();
     stopService(data.path);
     await new Promise((r) => setTimeout(r, 500));
     data.cleanup();
+    assets?.cleanup();
   });
 
   it('answers the handshake and lists its tools at once, before any service runs', async () => {
@@ -165,7 +169,8 @@ describe('kioku mcp over stdio', () => {
 
   it('hands out an asset ticket whose status follows the file: ok, changed, missing; content inline on request', async () => {
     const { writeFileSync, rmSync } = await import('node:fs');
-    const file = join(data.path, 'diagram.txt');
+    // a file under the namespace's asset root (KIOKU_ASSET_ROOTS, given to the service this client started)
+    const file = join(assets.path, 'diagram.txt');
     writeFileSync(file, 'boxes and arrows');
     const reg = await call(client, 'register_asset', { id: 'diagram', path: file, description: 'The billing architecture diagram', mime: 'text/plain' });
     expect(reg.structuredContent).toMatchObject({ id: 'diagram', size: 16 });

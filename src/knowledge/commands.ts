@@ -1,14 +1,14 @@
 // Knowledge writes: each a validated command that appends events and never mutates.
 // Commands run one at a time per store, so "does this id exist?" cannot race.
 import { randomBytes } from 'node:crypto';
-import { createReadStream, statSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { isKiokuError, KiokuError } from '../errors.js';
 import { DEFAULT_NAMESPACE, namespaceSchema, type AppendInput, type EventType } from '../events/index.js';
 import type { EventStore } from '../log/index.js';
 import { contentHash, evidenceKey, fingerprint, itemIdSchema, type Layer } from './evidence.js';
+import { AssetPolicy } from './asset-policy.js';
+import { ASSET_UPLOAD_MAX, readOpened, storeUpload, UPLOAD_NAME } from './asset-files.js';
 import { isCardMetadataHeading, parseFrontMatter, relatedCardIds, splitSections } from './markdown.js';
 import { memoryEntities, sectionSlug } from './fold.js';
 import { parseInput } from './validate.js';
@@ -73,7 +73,13 @@ export const episodeSchema = z.strictObject({
 export const assetSchema = z.strictObject({
   ns,
   id: itemIdSchema.optional(),
-  path: z.string().min(1).refine(isAbsolute, 'path must be absolute'),
+  /** a file on the service's machine, under an asset root configured for the namespace (src/knowledge/asset-policy.ts) */
+  path: z.string().min(1).max(4_096).refine(isAbsolute, 'path must be absolute').optional(),
+  /** or the bytes themselves (at most 1 MiB), kept by the service: for a client on another machine */
+  content: z.string().max(Math.ceil(ASSET_UPLOAD_MAX / 3) * 4 + 4).optional(),
+  encoding: z.enum(['utf8', 'base64']).default('utf8'),
+  /** the uploaded file's name (its title) */
+  name: z.string().regex(UPLOAD_NAME, 'name: one file name, no "/" or control characters').optional(),
   description: z.string().trim().min(1, 'description is the only search text of an asset: it must not be empty').max(10_000),
   tags: words,
   mime: z.string().max(200).optional(),
@@ -150,6 +156,8 @@ export class Knowledge {
   constructor(
     private readonly store: KnowledgeStore,
     private readonly actor = 'kioku',
+    /** where asset content may be read from; the default reads no path (and keeps no uploads) */
+    readonly assets: AssetPolicy = new AssetPolicy(),
   ) {}
 
   private get records(): KnowledgeRecords {
@@ -476,29 +484,26 @@ export class Knowledge {
     });
   }
 
-  /** Register a file by reference: absolute path, description (its only search text), tags, size, sha256. */
+  /** Register a file by reference (a path the namespace's asset policy allows) or by content (uploaded): description, tags, size, sha256. */
   async registerAsset(input: unknown): Promise<{ id: string; changed: boolean; size: number; sha256: string }> {
     const p = parseInput(assetSchema, input, 'register asset');
+    if ((p.path === undefined) === (p.content === undefined))
+      throw new KiokuError('KIOKU_INPUT_INVALID', 'register asset: path: give either path (a file under the namespace\'s asset root) or content (the bytes), not both', {
+        details: { field: 'path' },
+      });
+    const path = p.content === undefined ? (p.path as string) : storeUpload(this.assets, p.ns, p.name ?? 'content', uploadBytes(p.content, p.encoding));
     return this.exclusive(async () => {
-      let size: number;
-      try {
-        const st = statSync(p.path);
-        if (!st.isFile()) throw new Error('not a regular file');
-        size = st.size;
-      } catch (cause) {
-        throw new KiokuError('KIOKU_INPUT_INVALID', `register asset: path: ${p.path} is not a readable file`, { cause, details: { field: 'path' } });
-      }
-      const sha256 = await fileSha256(p.path);
-      const id = p.id ?? `a-${contentHash(p.path).slice(0, 16)}`;
+      const { size, sha256 } = await readOpened(this.assets.open(p.ns, path), 0);
+      const id = p.id ?? `a-${contentHash(path).slice(0, 16)}`;
       const existing = this.records.get(evidenceKey({ ns: p.ns, layer: 'asset', id }));
-      if (existing?.asset?.sha256 === sha256 && existing.text === p.description && sameList(existing.tags, p.tags) && existing.asset.path === p.path) {
+      if (existing?.asset?.sha256 === sha256 && existing.text === p.description && sameList(existing.tags, p.tags) && existing.asset.path === path) {
         return { id, changed: false, size, sha256 };
       }
       await this.commit([
         {
           type: 'asset.registered',
           ns: p.ns,
-          data: { id, path: p.path, description: p.description, tags: p.tags, size, sha256, ...(p.mime ? { mime: p.mime } : {}) },
+          data: { id, path, description: p.description, tags: p.tags, size, sha256, ...(p.mime ? { mime: p.mime } : {}) },
         },
       ]);
       return { id, changed: true, size, sha256 };
@@ -581,12 +586,12 @@ function sameMemory(e: MemoryContent, m: z.output<typeof memoryInputSchema>): bo
   return e.text === m.text && e.kind === m.kind && sameList(e.terms, m.terms) && sameList(e.entities, memoryEntities(m)) && sameList(e.tags, m.tags);
 }
 
-function fileSha256(path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const hash = createHash('sha256');
-    createReadStream(path)
-      .on('data', (chunk) => hash.update(chunk))
-      .on('error', reject)
-      .on('end', () => resolve(hash.digest('hex')));
-  });
+/** Uploaded content as bytes, within the bound: base64 must be base64. */
+function uploadBytes(content: string, encoding: 'utf8' | 'base64'): Buffer {
+  if (encoding === 'base64' && !/^[A-Za-z0-9+/]*={0,2}$/.test(content.replace(/\s+/g, '')))
+    throw new KiokuError('KIOKU_INPUT_INVALID', 'register asset: content: not base64', { details: { field: 'content' } });
+  const bytes = Buffer.from(content, encoding);
+  if (bytes.length > ASSET_UPLOAD_MAX)
+    throw new KiokuError('KIOKU_INPUT_INVALID', `register asset: content: ${bytes.length} bytes; at most ${ASSET_UPLOAD_MAX} may be uploaded`, { details: { field: 'content' } });
+  return bytes;
 }

@@ -391,10 +391,14 @@ export function createMcpServer(options: McpOptions): McpServer {
   server.registerTool(
     'register_asset',
     {
-      description: 'Register a file by reference (absolute path) with a description: the description is what later searches find; the file stays where it is.',
+      description:
+        "Register a file with a description (the description is what later searches find). Either `path`: an absolute path on the Kioku service's machine, read only if it lies under an asset root the operator configured for your namespace (KIOKU_ASSET_ROOTS; symlinks followed; the data dir, keys, auth file and /proc, /sys, /dev are always refused), the file staying where it is; or `content`: the bytes themselves (text, or base64 with encoding base64; at most 1 MiB) with an optional file `name`, kept by the service — for a client on another machine or a namespace with no asset root.",
       inputSchema: {
         id: z.string().min(1).max(512).optional(),
-        path: z.string().min(1).max(4_096),
+        path: z.string().min(1).max(4_096).optional(),
+        content: z.string().optional(),
+        encoding: z.enum(['utf8', 'base64']).optional(),
+        name: z.string().min(1).max(200).optional(),
         description: z.string().min(1).max(10_000),
         tags: z.array(z.string()).max(100).optional(),
         mime: z.string().max(200).optional(),
@@ -411,7 +415,7 @@ export function createMcpServer(options: McpOptions): McpServer {
     'get_asset',
     {
       description:
-        "An asset's claim ticket (id, mime, bytes, description, path) and whether the file is still as registered (ok, changed, missing); with include_content, the content inline (text or base64), cut at 256 KB.",
+        "An asset's claim ticket (id, mime, bytes, description, path) and whether the file is still as registered (ok, changed, missing, or refused when the asset policy no longer lets the service read that path); with include_content, the content inline (text or base64), cut at 256 KB — read under the same policy as registration (your namespace's asset roots or its uploads, checked again now), else refused.",
       inputSchema: { id: z.string().min(1).max(512), include_content: z.boolean().optional(), max_bytes: z.number().int().min(1).max(262_144).optional() },
     },
     (a) =>

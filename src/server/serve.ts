@@ -9,7 +9,8 @@ import { resolvePaths } from '../config.js';
 import type { Embedder } from '../embed/index.js';
 import { KiokuError } from '../errors.js';
 import { openEventStore } from '../log/index.js';
-import { LocalKioku } from '../kioku.js';
+import { defaultAssetPolicy, LocalKioku } from '../kioku.js';
+import type { AssetRoots } from '../knowledge/asset-policy.js';
 import { removeRunFile, writeRunFile } from '../run-file.js';
 import type { Judge } from '../recall/index.js';
 import { buildApp, type ServerState } from './app.js';
@@ -29,6 +30,8 @@ export interface ServeOptions {
   rateLimitPerMinute?: number;
   /** embed new items in the background (default true) */
   backgroundIndexing?: boolean;
+  /** namespace → folders whose files may be registered as assets by path (default: KIOKU_ASSET_ROOTS) */
+  assetRoots?: AssetRoots;
 }
 
 export interface RunningServer {
@@ -62,6 +65,8 @@ export function isLoopback(host: string): boolean {
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
   const paths = resolvePaths({ data: options.data, store: options.store });
   const auth = loadAuth(options.authFile ?? process.env['KIOKU_AUTH_FILE'] ?? join(paths.dataDir, 'auth.json'));
+  // a bad asset root stops the start, as a broken auth file does; the auth file is never content
+  const assets = defaultAssetPolicy(paths, [auth.file], options.assetRoots);
   const host = options.host ?? process.env['KIOKU_HOST'] ?? '127.0.0.1';
   const port = options.port ?? portFromEnv(process.env['KIOKU_PORT']);
   if (!isLoopback(host)) {
@@ -111,6 +116,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       ...(options.judge ? { judge: options.judge } : {}),
       backgroundIndexing: options.backgroundIndexing ?? true,
       actor: 'http',
+      assets,
     });
     state.store = store;
     state.core = kioku.core;

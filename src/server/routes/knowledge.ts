@@ -102,14 +102,14 @@ export const knowledgeRoutes = (state: ServerState) =>
       return ready(state).kioku.logEpisode(unvalidated<EpisodeInput>({ ...rest, namespace: ns }), context);
     });
 
-    app.post('/v1/assets', doc('register a file by reference (its description is its search text)', wire.asset, ['knowledge']), async (req) => {
+    app.post('/v1/assets', doc("register a file by path (only under the namespace's asset root, KIOKU_ASSET_ROOTS) or by uploaded content; its description is its search text", wire.asset, ['knowledge']), async (req) => {
       const { ns, rest, context } = scopedBody(req, 'memory:write', 'required');
       return ready(state).kioku.registerAsset(unvalidated<AssetInput>({ ...rest, namespace: ns }), context);
     });
 
     app.get<{ Params: { id: string } }>(
       '/v1/assets/:id',
-      doc("an asset's claim ticket and status; ?include_content=1 inlines it", undefined, ['knowledge']),
+      doc("an asset's claim ticket and status; ?include_content=1 inlines it (read under the same asset policy as registration)", undefined, ['knowledge']),
       async (req) => {
         const { namespace, access } = queryAccess(req, 'memory:read');
         const q = req.query as { include_content?: string; max_bytes?: string };
