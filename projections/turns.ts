@@ -1,5 +1,7 @@
 // turns: sessions and turns — who opened a session, what a turn asked, what was
-// delivered in it and whether (and with what body) it was completed.
+// delivered in it and whether (and with what body) it was completed. A session id is the
+// client's and belongs to its namespace (two namespaces may each have a session "s1"); turn
+// ids are made by the server (random), so one id names one turn.
 import { hash as oneShotHash } from 'node:crypto';
 import type { EventData, LogRecord } from '../src/events/index.js';
 import { canonicalDigest, type Projection } from './projection.js';
@@ -24,8 +26,18 @@ export interface TurnState {
 }
 
 interface TurnsSnapshot {
+  /** by sessionKey(ns, session id) */
   sessions: Record<string, SessionState>;
   turns: Record<string, TurnState>;
+}
+
+/**
+ * Where a session is filed: its namespace and its id. Before v2 sessions were filed by id alone and
+ * opening an id another namespace held was refused, so a log folds to the same sessions either way
+ * (save an id two namespaces opened in a race: v1 kept the first, v2 keeps both).
+ */
+export function sessionKey(ns: string, sessionId: string): string {
+  return `${ns}\u0000${sessionId}`;
 }
 
 export function completionHash(answer: string, toolData: unknown): string {
@@ -34,7 +46,8 @@ export function completionHash(answer: string, toolData: unknown): string {
 
 export class TurnsProjection implements Projection {
   readonly name = 'turns';
-  readonly version = 1;
+  // v2: sessions filed by namespace and id (a v1 snapshot is discarded and the projection refolded)
+  readonly version = 2;
   // Maps, not objects keyed by id (a rebuild files every turn); snapshots keep the object form.
   private sessions = new Map<string, SessionState>();
   private turns = new Map<string, TurnState>();
@@ -43,7 +56,8 @@ export class TurnsProjection implements Projection {
     switch (record.type) {
       case 'session.opened': {
         const d = record.data as EventData<'session.opened'>;
-        if (!this.sessions.has(d.session_id)) this.sessions.set(d.session_id, { ns: record.ns, agent: d.agent, opened_at: record.ts });
+        const key = sessionKey(record.ns, d.session_id);
+        if (!this.sessions.has(key)) this.sessions.set(key, { ns: record.ns, agent: d.agent, opened_at: record.ts });
         return;
       }
       case 'turn.started': {
@@ -53,14 +67,13 @@ export class TurnsProjection implements Projection {
       }
       case 'recall.performed':
       case 'verdict.recorded': {
-        const d = record.data as { turn_id?: string };
-        const turn = d.turn_id ? this.turns.get(d.turn_id) : undefined;
+        const turn = this.turnOf(record);
         if (turn) turn.seqs.push(record.seq);
         return;
       }
       case 'delivery.made': {
         const d = record.data as EventData<'delivery.made'>;
-        const turn = d.turn_id ? this.turns.get(d.turn_id) : undefined;
+        const turn = this.turnOf(record);
         if (turn) {
           for (const i of d.items) turn.delivered.push(i.evidence_key);
           turn.seqs.push(record.seq);
@@ -69,7 +82,7 @@ export class TurnsProjection implements Projection {
       }
       case 'turn.completed': {
         const d = record.data as EventData<'turn.completed'>;
-        const turn = this.turns.get(d.turn_id);
+        const turn = this.turnOf(record);
         if (turn && !turn.completed) {
           turn.seqs.push(record.seq);
           turn.completed = completionHash(d.answer, d.tool_data);
@@ -81,8 +94,16 @@ export class TurnsProjection implements Projection {
     }
   }
 
-  session(id: string): SessionState | undefined {
-    return this.sessions.get(id);
+  /** The turn an event belongs to: named by its id, in the event's own namespace (never another's). */
+  private turnOf(record: LogRecord): TurnState | undefined {
+    const id = (record.data as { turn_id?: string }).turn_id;
+    const turn = id ? this.turns.get(id) : undefined;
+    return turn?.ns === record.ns ? turn : undefined;
+  }
+
+  /** The session `id` of namespace `ns` (another namespace's session of the same id is another session). */
+  session(ns: string, id: string): SessionState | undefined {
+    return this.sessions.get(sessionKey(ns, id));
   }
 
   turn(id: string): TurnState | undefined {

@@ -4,7 +4,9 @@
 import { KiokuError } from './errors.js';
 import { DEFAULT_NAMESPACE, namespaceSchema } from './events/index.js';
 
-export const SCOPES = ['memory:read', 'memory:write'] as const;
+// service:read is the operator's: the service as a whole (log head, projections, replication),
+// which moves with every namespace's writes; a namespaced token without it sees its own counts only
+export const SCOPES = ['memory:read', 'memory:write', 'service:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface Principal {
@@ -20,6 +22,23 @@ export const ANONYMOUS: Principal = { name: 'anonymous', namespace: DEFAULT_NAME
 export interface Access {
   namespaces?: readonly string[];
   actor?: string;
+  /** may see the service as a whole (the log head, other namespaces' activity); implied when namespaces is absent */
+  service?: boolean;
+}
+
+/** Whether a principal may see the service as a whole: the anonymous single user, or a token with service:read. */
+export function principalSeesService(principal: Principal): boolean {
+  return principal.anonymous || principal.scopes.has('service:read');
+}
+
+/** Whether a caller may see what moves with every namespace's writes (the log head, projection positions). */
+export function seesService(access: Access): boolean {
+  return access.namespaces === undefined || access.service === true;
+}
+
+/** Whether a caller may see something recorded in namespace `ns`. */
+export function mayUseNamespace(access: Access, ns: string): boolean {
+  return access.namespaces === undefined || access.namespaces.includes(ns);
 }
 
 /**
@@ -44,7 +63,11 @@ export function resolveAccess(principal: Principal, requested: string | undefine
     // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
     throw new KiokuError('KIOKU_FORBIDDEN', `this token is for namespace "${principal.namespace}", not "${requested}"`, { details: { field: 'namespace' } });
   } else namespace = principal.namespace;
-  return { namespace, access: { namespaces: [namespace], actor: principal.anonymous ? adapter : `${adapter}:${principal.name}` } };
+  const service = principalSeesService(principal);
+  return {
+    namespace,
+    access: { namespaces: [namespace], actor: principal.anonymous ? adapter : `${adapter}:${principal.name}`, ...(service ? { service } : {}) },
+  };
 }
 
 /** The namespace a core call acts in: the one asked for, else the caller's first, else private; never one the caller may not use. */

@@ -4,7 +4,7 @@
 // (src/remote.ts) answers the same calls over HTTP. See docs/architecture.md.
 import { z } from 'zod';
 import type { RecordEntry, RecordsProjection, UsageCounters } from '../projections/index.js';
-import { namespaceOf } from './access.js';
+import { namespaceOf, seesService } from './access.js';
 import { KiokuError } from './errors.js';
 import { evidenceKey, parseEvidenceKey, type Layer } from './knowledge/evidence.js';
 import { Knowledge, type WriteMemoriesResult } from './knowledge/index.js';
@@ -158,7 +158,10 @@ export interface AssetAnswer {
 export interface StatsAnswer {
   namespace: string;
   items: { total: number; active: number; by_layer: Record<string, number> };
-  head: { seq: number; hash: string };
+  /** events recorded in this namespace (its writes, turns, recalls): moves with its own activity only */
+  events: number;
+  /** the shared log's head: only for callers who may see the whole service (it moves with every namespace's writes) */
+  head?: { seq: number; hash: string };
 }
 
 /** The most an asset's content inlined in one answer may weigh (a larger file is cut and says so). */
@@ -326,13 +329,17 @@ export class LocalKioku implements Kioku {
     const from = new Date(body.from ?? 0);
     const to = body.to ? new Date(body.to) : new Date(Date.now() + 60_000);
     if (from.getTime() > to.getTime()) throw new KiokuError('KIOKU_INPUT_INVALID', 'from is after to', { details: { field: 'from' } });
-    return replay(this.store, body.retrieve ? this.core : undefined, {
+    const report = await replay(this.store, body.retrieve ? this.core : undefined, {
       from,
       to,
       ns,
       rules: rulesWith(body.rules),
       ...(body.retrieve ? { retrieve: true } : {}),
     });
+    // the shared log's head moves with every namespace's writes: only for a caller who sees the whole service
+    if (seesService(access)) return report;
+    const { log_head: _head, ...own } = report;
+    return own;
   }
 
   setAudience(id: string, input: AudienceInput, access: Access = {}) {
@@ -459,7 +466,8 @@ export class LocalKioku implements Kioku {
 
   async stats(input: { namespace?: string }, access: Access = {}): Promise<StatsAnswer> {
     const ns = namespaceOf(input.namespace, access);
-    return { namespace: ns, items: this.records.counts(ns), head: this.store.log.head() };
+    const events = this.store.projections.views.stats.current().by_namespace[ns]?.count ?? 0;
+    return { namespace: ns, items: this.records.counts(ns), events, ...(seesService(access) ? { head: this.store.log.head() } : {}) };
   }
 
   async related(key: string, input: { limit?: number }, access: Access = {}): Promise<RelatedAnswer> {

@@ -1,6 +1,6 @@
 // The one access policy (src/access.ts): what every adapter resolves before it calls the core.
 import { describe, expect, it } from 'vitest';
-import { ANONYMOUS, namespaceOf, resolveAccess, SCOPES, type Principal } from '../src/access.js';
+import { ANONYMOUS, namespaceOf, resolveAccess, SCOPES, seesService, type Principal } from '../src/access.js';
 import { isKiokuError } from '../src/errors.js';
 import { parseEvidenceKey } from '../src/knowledge/evidence.js';
 
@@ -15,13 +15,25 @@ const refusal = (fn: () => unknown): { code?: string; details?: unknown; message
 };
 
 describe('resolveAccess', () => {
-  it('lets the anonymous local user choose, defaulting to private, recorded as the adapter', () => {
-    expect(resolveAccess(ANONYMOUS, undefined, 'memory:read')).toEqual({ namespace: 'private', access: { namespaces: ['private'], actor: 'http' } });
-    expect(resolveAccess(ANONYMOUS, 'team-b', 'memory:write', 'mcp')).toEqual({ namespace: 'team-b', access: { namespaces: ['team-b'], actor: 'mcp' } });
+  it('lets the anonymous local user choose, defaulting to private, recorded as the adapter, and see the whole service (it owns every namespace)', () => {
+    expect(resolveAccess(ANONYMOUS, undefined, 'memory:read')).toEqual({ namespace: 'private', access: { namespaces: ['private'], actor: 'http', service: true } });
+    expect(resolveAccess(ANONYMOUS, 'team-b', 'memory:write', 'mcp')).toEqual({
+      namespace: 'team-b',
+      access: { namespaces: ['team-b'], actor: 'mcp', service: true },
+    });
+  });
+
+  it('lets a token see the whole service only with the service:read scope', () => {
+    expect(seesService(resolveAccess(token(new Set(['memory:read'])), undefined, 'memory:read').access)).toBe(false);
+    expect(seesService(resolveAccess(token(new Set(['memory:read', 'service:read'])), undefined, 'memory:read').access)).toBe(true);
+    expect(seesService({})).toBe(true); // in-process, unrestricted
   });
 
   it("fixes a token to its namespace and records the token's name", () => {
-    expect(resolveAccess(token(), undefined, 'memory:read')).toEqual({ namespace: 'team', access: { namespaces: ['team'], actor: 'http:ci-bot' } });
+    expect(resolveAccess(token(new Set(['memory:read'])), undefined, 'memory:read')).toEqual({
+      namespace: 'team',
+      access: { namespaces: ['team'], actor: 'http:ci-bot' },
+    });
     expect(resolveAccess(token(), 'team', 'memory:read').namespace).toBe('team');
   });
 

@@ -135,10 +135,14 @@ describe('with tokens', () => {
   });
   afterAll(async () => s.stop());
 
-  it('keeps health open and says auth is required, showing anonymous callers liveness and readiness only', async () => {
+  it('keeps health open and says auth is required, showing anonymous callers liveness and readiness only, and a namespaced token its own counts', async () => {
     const open = (await s.call('GET', '/v1/health')).body;
     expect(open).toEqual({ ok: true, ready: true, auth_required: true });
-    expect((await s.call('GET', '/v1/health', undefined, read)).body).toMatchObject({ ok: true, head: expect.any(Object), projections: expect.any(Array) });
+    // the rule: the shared log's head and projection positions move with every namespace's writes,
+    // so only the anonymous single user or a service:read token sees them (tests/namespace-oracles.test.ts)
+    const mine = (await s.call('GET', '/v1/health', undefined, read)).body;
+    expect(mine).toMatchObject({ ok: true, namespace: 'team', items: expect.any(Object), events: expect.any(Number), stale: false });
+    for (const global of ['head', 'projections', 'projection_lag', 'progress']) expect(mine).not.toHaveProperty(global);
   });
 
   it('shows a namespaced token its own namespace in the ingest status, never the store’s', async () => {

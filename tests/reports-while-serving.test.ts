@@ -14,7 +14,8 @@ beforeAll(async () => {
   server = await startTestServer({
     tokens: {
       tokens: [
-        { name: 'me', token, namespace: 'private', scopes: ['memory:read', 'memory:write'] },
+        // service:read: the shared log's head is shown only to a token that may see the whole service
+        { name: 'me', token, namespace: 'private', scopes: ['memory:read', 'memory:write', 'service:read'] },
         { name: 'team', token: teamToken, namespace: 'team', scopes: ['memory:read'] },
       ],
     },
@@ -45,7 +46,7 @@ describe('report routes', () => {
   });
 
   it('POST /v1/replay re-runs the recorded turns under changed rules and appends nothing', async () => {
-    // with auth on, only a token holder sees the log head
+    // with auth on, only a service:read token sees the log head
     const head = (await server.call('GET', '/v1/health', undefined, token)).body;
     expect(head['head']).toBeDefined();
     const same = await server.call('POST', '/v1/replay', {}, token);

@@ -442,7 +442,7 @@ export class RecordsProjection implements Projection {
     for (const en of e.entities) visit(idx.byEntity, e.ns, lower(en));
     if (e.session_id) {
       visit(idx.bySession, undefined, e.session_id);
-      this.turnOrder.delete(e.session_id); // the session's order is re-derived when next asked
+      this.turnOrder.delete(`${e.ns}\u0000${e.session_id}`); // the session's order is re-derived when next asked
     }
     if (e.kind) visit(idx.byKind, e.ns, e.kind);
     if (e.layer === 'memory') for (const t of e.terms) visit(idx.byTerm, e.ns, lowerTerm(t));
@@ -629,16 +629,20 @@ export class RecordsProjection implements Projection {
    * once per session change, not per question.
    */
   turnNeighbours(key: string): { before?: string | undefined; after?: string | undefined } {
-    const sessionId = this.entry(key)?.session_id;
-    if (!sessionId) return {};
-    let order = this.turnOrder.get(sessionId);
+    const entry = this.entry(key);
+    const sessionId = entry?.session_id;
+    if (!entry || !sessionId) return {};
+    // a session id is its namespace's own: another namespace's session of the same id is another conversation
+    const sessionKey = `${entry.ns}\u0000${sessionId}`;
+    let order = this.turnOrder.get(sessionKey);
     if (!order) {
       const keys = this.pick(this.lookups().bySession.get(sessionId), { layers: ['trace', 'memory'] })
+        .filter((e) => e.ns === entry.ns)
         .map((e) => ({ t: Date.parse(e.occurred_at), seq: e.seq, key: e.key }))
         .sort((a, b) => a.t - b.t || a.seq - b.seq)
         .map((e) => e.key);
       order = { keys, at: new Map(keys.map((k, i) => [k, i])) };
-      this.turnOrder.set(sessionId, order);
+      this.turnOrder.set(sessionKey, order);
     }
     const i = order.at.get(key);
     return i === undefined ? {} : { before: order.keys[i - 1], after: order.keys[i + 1] };

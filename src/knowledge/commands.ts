@@ -12,6 +12,7 @@ import { ASSET_UPLOAD_MAX, readOpened, storeUpload, UPLOAD_NAME } from './asset-
 import { isCardMetadataHeading, parseFrontMatter, relatedCardIds, splitSections } from './markdown.js';
 import { memoryEntities, sectionSlug } from './fold.js';
 import { parseInput } from './validate.js';
+import { requireOwnAudience } from './audience.js';
 import type { RecordEntry } from './item.js';
 import type { KnowledgeReadModel, KnowledgeRecords } from './read-model.js';
 
@@ -25,7 +26,11 @@ import { MEMORY_KINDS } from './kinds.js';
 export const memoryInputSchema = z.strictObject({
   id: itemIdSchema.optional(),
   kind: z.enum(MEMORY_KINDS),
-  text: z.string().trim().min(1, 'text must not be empty').max(100_000),
+  // kept exactly as sent (padding, indentation, trailing newline): what is stored is what was written
+  text: z
+    .string()
+    .max(100_000)
+    .refine((t) => t.trim().length > 0, 'text must not be empty'),
   terms: words,
   entities: words,
   tags: words,
@@ -216,6 +221,7 @@ export class Knowledge {
     let parsed: ParsedWrite;
     try {
       parsed = parseInput(writeMemoriesSchema, input, 'write memories');
+      parsed.memories.forEach((m, i) => requireOwnAudience(m.audience, `memories.${i}.audience`, 'write memories'));
     } catch (err) {
       return Promise.reject(err);
     }
@@ -366,6 +372,7 @@ export class Knowledge {
 
   async setAudience(input: unknown): Promise<{ id: string; audience: string[] }> {
     const p = parseInput(z.strictObject({ ns, id: itemIdSchema, audience: z.array(z.string().min(1).max(200)).max(100) }), input, 'set audience');
+    requireOwnAudience(p.audience, 'audience', 'set audience');
     return this.exclusive(async () => {
       this.requireActiveMemory(p.ns, p.id, 'id');
       await this.commit([{ type: 'memory.audience_set', ns: p.ns, data: { id: p.id, audience: p.audience } }]);

@@ -25,7 +25,7 @@ type ToolAnswer = { content: { type: 'text'; text: string }[]; structuredContent
 const memoryShape = {
   id: z.string().min(1).max(512).optional().describe('your id for it (makes the write idempotent); generated when absent'),
   kind: z.enum(MEMORY_KINDS).describe('fact, decision, commitment, preference, directive, constraint, procedure, event, observation or note'),
-  text: z.string().min(1).max(100_000).describe('the memory itself, self-contained: who, what, when, why'),
+  text: z.string().min(1).max(100_000).describe('the memory itself, self-contained: who, what, when, why (stored exactly as sent)'),
   terms: z.array(z.string()).max(100).optional().describe('expansion words a later search might use (synonyms, ids, other languages)'),
   entities: z.array(z.string()).max(100).optional().describe('people, systems, projects it is about'),
   tags: z.array(z.string()).max(100).optional().describe('domains, e.g. "security" for a constraint'),
@@ -230,8 +230,12 @@ export function createMcpServer(options: McpOptions): McpServer {
   server.registerTool(
     'set_memory_audience',
     {
-      description: 'Set who a memory is for. In single-user mode the audience can only be you: naming another member is refused.',
-      inputSchema: { id: z.string().min(1).max(512), audience: z.array(z.string().min(1).max(200)).max(100) },
+      description:
+        'Set who a memory is for. Kioku runs for a single user here: the audience can only be you, [] (owner only) or ["me"]; naming anyone else is refused with KIOKU_AUDIENCE_REFUSED and nothing changes.',
+      inputSchema: {
+        id: z.string().min(1).max(512),
+        audience: z.array(z.string().min(1).max(200)).max(100).describe('[] or ["me"]: any other name is refused (no other members in single-user mode)'),
+      },
     },
     (a) =>
       run(async (k) => {
@@ -431,14 +435,15 @@ export function createMcpServer(options: McpOptions): McpServer {
   server.registerTool(
     'stats',
     {
-      description: 'What the library holds (items by layer, active and retired) and the log head: to tell whether Kioku knows anything yet.',
+      description:
+        'What the library holds in your namespace (items by layer, active and retired; events recorded): to tell whether Kioku knows anything yet. The shared log head is shown only to a caller who may see the whole service.',
       inputSchema: {},
     },
     () =>
       run(async (k) => {
         const r = await k.stats({ ...ns });
         return {
-          text: `${r.items.active} active of ${r.items.total} items in ${r.namespace} (${JSON.stringify(r.items.by_layer)}); log head ${r.head.seq}`,
+          text: `${r.items.active} active of ${r.items.total} items in ${r.namespace} (${JSON.stringify(r.items.by_layer)}); ${r.events} events${r.head ? `; log head ${r.head.seq}` : ''}`,
           data: r as unknown as Record<string, unknown>,
         };
       }),

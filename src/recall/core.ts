@@ -23,6 +23,8 @@ export interface RecallContext {
   /** namespaces the caller may read (from its token); the request's namespace must be one of them */
   namespaces?: readonly string[];
   actor?: string;
+  /** may see the whole service, other namespaces' match counts included (src/access.ts seesService) */
+  service?: boolean;
   turn_id?: string;
   /** read-only: no events appended, so nothing is counted or remembered (candidates/query) */
   readOnly?: boolean;

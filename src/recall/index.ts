@@ -1,5 +1,5 @@
 export { recall, denseQueryText, type RecallCore, type RecallContext } from './pipeline.js';
-export { openSession, startTurn, completeTurn, deliveryOutcomes } from './turns.js';
+export { openSession, startTurn, completeTurn, deliveryOutcomes, visibleTurn } from './turns.js';
 export { isAcknowledgement } from './acknowledge.js';
 export {
   planQueries,

@@ -3,6 +3,7 @@
 // plan → channels (lexical while the model embeds, then dense) → rank (fuse, cues,
 // neighbours, demotion, caps) → judge → deliver → record. This file only wires them and
 // assembles the packet; docs/architecture.md says where to add a channel.
+import { seesService } from '../access.js';
 import { DEFAULT_RECALL_CONFIG } from './config.js';
 import type { RecallContext, RecallCore } from './core.js';
 import { embedQueries } from './dense.js';
@@ -50,7 +51,9 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
     core.projections.restored().then(() => embedding),
   );
   const t1 = performance.now();
-  const ranked = rankCandidates(core, config, plan, channels.lists, channels.filteredByLayer);
+  // matches kept out are another namespace's: counting them for a caller confined to its own would
+  // tell it what other namespaces hold (a search oracle), so only a caller who sees them all gets counts
+  const ranked = rankCandidates(core, config, plan, channels.lists, seesService(context) ? channels.filteredByLayer : {});
   const fusionMs = round(performance.now() - t1);
   const judged = await judgeCandidates(core, config, plan, ranked, channels.lists, channels.embedded);
   const backends = { ...channels.backends, ...ranked.backends };

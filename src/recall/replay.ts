@@ -55,8 +55,8 @@ export interface ReplayReport {
     accounting: { demoted_candidates: number; demoted_in_top10: number; negatives_counted: number; negatives_ignored: number };
   };
   retrieval: 'recorded candidates and verdicts' | "retrieval re-run against today's projections (recorded verdicts reused; new candidates unjudged)";
-  /** replay never appends: the log head before and after */
-  log_head: { before: number; after: number };
+  /** replay never appends: the log head before and after (absent for a caller confined to one namespace) */
+  log_head?: { before: number; after: number };
 }
 
 interface TurnRecord {

@@ -3,8 +3,8 @@
 // it used — a lexical proxy, reported as such).
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { completionHash, type TurnsProjection } from '../../projections/turns.js';
-import { namespaceOf } from '../access.js';
+import { completionHash, type TurnState, type TurnsProjection } from '../../projections/turns.js';
+import { mayUseNamespace, namespaceOf, type Access } from '../access.js';
 import { KiokuError } from '../errors.js';
 import { DEFAULT_NAMESPACE, namespaceSchema } from '../events/index.js';
 import { itemIdSchema } from '../knowledge/evidence.js';
@@ -32,12 +32,8 @@ export async function openSession(core: RecallCore, input: unknown, context: Rec
   const p = parseInput(openSessionSchema, input, 'open session');
   const ns = namespaceOf(p.namespace, context);
   const sessionId = p.session_id ?? newId('s');
-  const turns = core.projections.views.turns;
-  const existing = turns.session(sessionId);
-  if (existing) {
-    if (existing.ns !== ns) throw new KiokuError('KIOKU_FORBIDDEN', `session ${sessionId} belongs to another namespace`, { details: { field: 'session_id' } });
-    return { session_id: sessionId, namespace: ns };
-  }
+  // a session id is the namespace's own: another namespace's session of that id is not this one
+  if (core.projections.views.turns.session(ns, sessionId)) return { session_id: sessionId, namespace: ns };
   const { seq } = await core.log.append({ type: 'session.opened', ns, actor: context.actor ?? 'recall', data: { session_id: sessionId, agent: p.agent } });
   await core.projections.waitFor(seq);
   return { session_id: sessionId, namespace: ns };
@@ -48,11 +44,9 @@ export const startTurnSchema = recallRequestSchema.extend({ session_id: itemIdSc
 /** Capture the turn, then recall once; the client must not search again for this turn. */
 export async function startTurn(core: RecallCore, input: unknown, context: RecallContext = {}): Promise<{ turn_id: string } & RecallPacket> {
   const p = parseInput(startTurnSchema, input, 'start turn');
-  const turns = core.projections.views.turns;
-  const session = turns.session(p.session_id);
-  if (!session) throw new KiokuError('KIOKU_NOT_FOUND', `no session ${p.session_id}; open one first`, { details: { field: 'session_id' } });
   const ns = namespaceOf(p.namespace, context);
-  if (session.ns !== ns) throw new KiokuError('KIOKU_FORBIDDEN', `session ${p.session_id} belongs to another namespace`, { details: { field: 'session_id' } });
+  if (!core.projections.views.turns.session(ns, p.session_id))
+    throw new KiokuError('KIOKU_NOT_FOUND', `no session ${p.session_id}; open one first`, { details: { field: 'session_id' } });
   const turnId = newId('t');
   const dialogue = boundConversation(p.conversation ?? []);
   const { seq } = await core.log.append({
@@ -92,10 +86,7 @@ export async function completeTurn(
   context: RecallContext = {},
 ): Promise<{ turn_id: string; delivery_outcomes: { evidence_key: string; term_overlap: number }[] }> {
   const p = parseInput(completeTurnSchema, input, 'complete turn');
-  const turns = core.projections.views.turns;
-  const turn = turns.turn(turnId);
-  if (!turn) throw new KiokuError('KIOKU_NOT_FOUND', `no turn ${turnId}`, { details: { field: 'turn_id' } });
-  if (context.namespaces && !context.namespaces.includes(turn.ns)) throw new KiokuError('KIOKU_FORBIDDEN', `turn ${turnId} belongs to another namespace`);
+  const turn = visibleTurn(core.projections.views.turns, turnId, context);
   const hash = completionHash(p.answer, p.tool_data);
   if (turn.completed) {
     if (turn.completed === hash) return { turn_id: turnId, delivery_outcomes: turn.delivery_outcomes ?? [] };
@@ -116,6 +107,16 @@ export async function completeTurn(
   });
   await core.projections.waitFor(seq);
   return { turn_id: turnId, delivery_outcomes: outcomes };
+}
+
+/**
+ * A turn the caller may see. Another namespace's turn is answered exactly as a missing one (same
+ * status, code, message and details): a different answer would tell that the id exists elsewhere.
+ */
+export function visibleTurn(turns: TurnsProjection, turnId: string, access: Access): TurnState {
+  const turn = turns.turn(turnId);
+  if (!turn || !mayUseNamespace(access, turn.ns)) throw new KiokuError('KIOKU_NOT_FOUND', `no turn ${turnId}`, { details: { field: 'turn_id' } });
+  return turn;
 }
 
 /** For each delivered item, the share of its excerpt's distinct terms that reappear in the answer. */

@@ -9,6 +9,7 @@ import type { RecallCore } from '../recall/index.js';
 import type { EmbeddingIndexer } from '../indexer/embedding-job.js';
 import type { Knowledge } from '../knowledge/index.js';
 import { ANONYMOUS, type AuthConfig } from './auth.js';
+import { principalSeesService } from '../access.js';
 import { errorBody, errorHandler } from './errors.js';
 import { hasLoneSurrogate } from '../text/index.js';
 import { RateLimiter } from './rate-limit.js';
@@ -156,9 +157,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   // a node cut off from its shared store answers from its projections; every answer says so
-  app.addHook('onRequest', async (_req, reply) => {
+  app.addHook('onRequest', async (req, reply) => {
     const shared = options.state.store?.log.health?.();
-    if (shared && !shared.connected) void reply.header('kioku-stale', `disconnected_ms=${shared.disconnected_ms ?? 0}; node_head=${shared.node_head}`);
+    if (!shared || shared.connected) return;
+    // the node's head moves with every namespace's writes: only for callers who may see the whole service
+    const head = (!options.auth.required || !req.principal.anonymous) && principalSeesService(req.principal) ? `; node_head=${shared.node_head}` : '';
+    void reply.header('kioku-stale', `disconnected_ms=${shared.disconnected_ms ?? 0}${head}`);
   });
 
   app.get('/docs/json', { schema: { hide: true } }, async () => app.swagger());

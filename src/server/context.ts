@@ -2,7 +2,7 @@
 // and the checks every route shares.
 import type { FastifyRequest } from 'fastify';
 import { KiokuError } from '../errors.js';
-import { resolveAccess, SCOPES, type Principal, type Scope } from '../access.js';
+import { principalSeesService, resolveAccess, SCOPES, type Access, type Principal, type Scope } from '../access.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,6 +21,15 @@ export function namespaceFor(req: FastifyRequest, requested: string | undefined)
 }
 
 const ALL_SCOPES: ReadonlySet<Scope> = new Set(SCOPES);
+
+/**
+ * What a request that names no namespace may see: a token its own namespace; the anonymous
+ * local user every one (it owns them all). A lookup by id outside it answers as a missing id.
+ */
+export function callerAccess(req: FastifyRequest): Access {
+  const p = req.principal;
+  return p.anonymous ? {} : { namespaces: [p.namespace], actor: `http:${p.name}`, ...(principalSeesService(p) ? { service: true } : {}) };
+}
 
 /** Split `namespace` off a body for core commands that call it `ns`. */
 export function withoutNamespace(body: unknown): { namespace: string | undefined; rest: Record<string, unknown> } {

@@ -1,4 +1,5 @@
 import type { KiokuStore } from '../../store.js';
+import { principalSeesService } from '../../access.js';
 import type { AppOptions } from '../state.js';
 import { plugin } from './common.js';
 
@@ -9,15 +10,31 @@ export const healthRoutes = (options: AppOptions) =>
       const basic = { ok: true, ready: s.ready, auth_required: options.auth.required };
       // with tokens configured, an anonymous caller learns liveness and readiness only: the log head
       // and activity are for token holders
-      if (options.auth.required && !options.auth.authenticate(req.headers.authorization)) return basic;
+      const principal = options.auth.authenticate(req.headers.authorization);
+      if (!principal) return basic;
+      const models = s.core?.embedder ? { embedder: s.core.embedder.id, judge: s.core.judge.id } : {};
+      const uptime = { uptime_s: Math.round((Date.now() - s.startedAt) / 1000) };
+      if (!principalSeesService(principal)) {
+        // a namespaced token: its own counts, never the shared log's head, projection positions or
+        // start-up progress (they move with every namespace's writes)
+        const ns = principal.namespace;
+        const own = s.ready && s.store && s.kioku ? { ...storeConnection(s.store), ...(await s.kioku.stats({ namespace: ns }, { namespaces: [ns] })) } : {};
+        return { ...basic, ...uptime, namespace: ns, ...own, ...models };
+      }
       return {
         ...basic,
-        uptime_s: Math.round((Date.now() - s.startedAt) / 1000),
+        ...uptime,
         ...(s.ready && s.store ? { head: s.store.log.head(), ...storeHealth(s.store) } : { progress: s.progress ?? null }),
-        ...(s.core?.embedder ? { embedder: s.core.embedder.id, judge: s.core.judge.id } : {}),
+        ...models,
       };
     });
   });
+
+/** What a namespaced token learns of the store: its kind and whether it is connected (writes are refused while not), no heads. */
+function storeConnection(store: KiokuStore): { store: { kind: string; connected: boolean }; stale: boolean } {
+  const connected = store.log.health?.().connected ?? true;
+  return { store: { kind: store.log.kind, connected }, stale: !connected };
+}
 
 /**
  * The store as this node sees it: kind, connection and replication lag (node head vs the

@@ -1,6 +1,8 @@
 import { KiokuError } from '../../errors.js';
 import type { ServerState } from '../state.js';
-import { namespaceFor, requireScope, withoutNamespace } from '../context.js';
+import { callerAccess, namespaceFor, requireScope } from '../context.js';
+import { seesService } from '../../access.js';
+import { visibleTurn } from '../../recall/index.js';
 import { wire } from '../schemas.js';
 import type { JobEventInput } from '../../wire.js';
 import { doc, plugin, ready, scopedBody, unvalidated } from './common.js';
@@ -15,8 +17,10 @@ export const pipelineRoutes = (state: ServerState) =>
       requireScope(req, 'memory:read');
       const { store, core } = ready(state);
       const status = core.indexer.status();
-      // a namespaced token sees its namespace's counts only; the anonymous single user sees the store
-      const ns = req.principal.anonymous ? undefined : req.principal.namespace;
+      // a namespaced token sees its namespace's counts only; the anonymous single user (or a
+      // service:read token) sees the store
+      const access = callerAccess(req);
+      const ns = seesService(access) ? undefined : req.principal.namespace;
       // one plan for both counts (planning walks every item)
       const tasks = core.indexer.plan().tasks.filter((t) => ns === undefined || t.ns === ns);
       return {
@@ -67,9 +71,8 @@ export const pipelineRoutes = (state: ServerState) =>
       async (req) => {
         requireScope(req, 'memory:read');
         const { store } = ready(state);
-        const turn = store.projections.views.turns.turn(req.params.trace_id);
-        if (!turn) throw new KiokuError('KIOKU_NOT_FOUND', `no turn ${req.params.trace_id}`);
-        namespaceFor(req, turn.ns);
+        // another namespace's turn answers as a missing one (404 alike), never 403
+        const turn = visibleTurn(store.projections.views.turns, req.params.trace_id, callerAccess(req));
         const events = [];
         for (const seq of turn.seqs) {
           const r = await store.log.get(seq);
