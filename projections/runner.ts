@@ -1,6 +1,6 @@
 // The projection runner: loads snapshots that match the log, replays the tail,
 // follows new commits, snapshots periodically and on close, rebuilds on demand.
-import { KiokuError } from '../src/errors.js';
+import { KiokuError, isKiokuError } from '../src/errors.js';
 import type { LogRecord } from '../src/events/index.js';
 import { GENESIS_HASH_HEX, decodeRecord, peekType, type EventStore, type Head } from '../src/log/index.js';
 import type { Projection } from './projection.js';
@@ -105,7 +105,9 @@ export class ProjectionRunner {
   private readonly options: RunnerOptions;
   private queue: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | undefined;
-  private waiters: { seq: number; resolve: () => void }[] = [];
+  private waiters: { seq: number; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  /** why following the log stopped (a record that does not decode, a store out of reach), while it stays stopped */
+  private stalled: { error: string; after_seq: number; since: number } | undefined;
   private opened = false;
   private retry: NodeJS.Timeout | undefined;
   private lastFailure: string | undefined;
@@ -270,6 +272,9 @@ export class ProjectionRunner {
       const message = `projection runner: ${(err as Error).message}`;
       if (message !== this.lastFailure) this.warn(message);
       this.lastFailure = message;
+      this.stalled ??= { error: (err as Error).message, after_seq: this.minSeq(), since: Date.now() };
+      // a store out of reach comes back; a record that cannot be read does not: its waiters are told, not left hanging
+      if (!isKiokuError(err, 'KIOKU_STORE_UNAVAILABLE')) this.failWaiters(err);
       if (this.unsubscribe && !this.retry) {
         this.retry = setTimeout(() => {
           this.retry = undefined;
@@ -492,7 +497,25 @@ export class ProjectionRunner {
     slot.snapshotMs = slot.snapshotAt - started;
   }
 
+  private failWaiters(cause: unknown): void {
+    const at = this.minSeq();
+    const stuck = this.waiters.filter((w) => w.seq > at);
+    this.waiters = this.waiters.filter((w) => w.seq <= at);
+    const err = new KiokuError('KIOKU_PROJECTION_FAILED', `projections stopped after seq ${at}: ${(cause as Error).message}`, {
+      cause,
+      details: { after_seq: at },
+    });
+    for (const w of stuck) w.reject(err);
+  }
+
+  /** Why the runner is not following the log, while it is not (health shows it: issue 29). */
+  stall(): { error: string; after_seq: number; since_ms: number } | undefined {
+    return this.stalled && { error: this.stalled.error, after_seq: this.stalled.after_seq, since_ms: Date.now() - this.stalled.since };
+  }
+
+  /** After a catch-up that reached the head: whoever waits for what it applied goes on; a stall is over. */
   private settleWaiters(): void {
+    this.stalled = undefined;
     const reached = this.minSeq();
     const ready = this.waiters.filter((w) => w.seq <= reached);
     this.waiters = this.waiters.filter((w) => w.seq > reached);
@@ -507,8 +530,8 @@ export class ProjectionRunner {
   /** Resolves once every healthy projection has applied `seq` (read-your-writes). */
   waitFor(seq: number): Promise<void> {
     if (this.minSeq() >= seq) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.waiters.push({ seq, resolve });
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ seq, resolve, reject });
       this.schedule(() => this.catchUp()).catch(() => undefined); // retried (schedule)
     });
   }

@@ -59,7 +59,16 @@ export function parseStore(value: string | undefined, levelDir: string): StoreLo
     if (url.password) url.password = '***';
     return { kind: 'postgres', url: v, display: url.toString() };
   }
-  throw new KiokuError('KIOKU_USAGE', `unknown store "${v.slice(0, 40)}": use leveldb (the default) or a postgres:// URL`);
+  throw new KiokuError('KIOKU_USAGE', `unknown store "${redactCredentials(v).slice(0, 60)}": use leveldb (the default) or a postgres:// URL`);
+}
+
+/**
+ * `text` with the secrets of any URL in it masked: the password of `scheme://user:password@`
+ * (whatever the scheme, a typo included) and `password=` parameters. For every message or log
+ * line that may quote a connection string.
+ */
+export function redactCredentials(text: string): string {
+  return text.replace(/(\/\/[^:@/\s]*):\S*@/g, '$1:***@').replace(/([?&;\s]password=)[^&\s]*/gi, '$1***');
 }
 
 function storeId(display: string): string {

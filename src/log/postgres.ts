@@ -3,15 +3,19 @@
 // unchanged. Several nodes append to one table: each commit takes a transaction-scoped
 // advisory lock, reads the real head, plans the group with the shared chain rules and
 // inserts it; an append is acknowledged after COMMIT. Every node follows the table with
-// LISTEN/NOTIFY plus a periodic head read (notifications can be lost; reads cannot).
+// LISTEN/NOTIFY plus a periodic head read (notifications can be lost; reads cannot). A
+// notification is only a hint to read the head now: any role may NOTIFY on the channel, so
+// its payload is never trusted (issue 29). Every connection has an 'error' listener: the
+// server ending a session (pg_terminate_backend, a restart) is an outage to report, not a crash.
 // See docs/architecture.md §chain and docs/deployment.md.
 import { EventEmitter } from 'node:events';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { redactCredentials } from '../config.js';
 import { KiokuError } from '../errors.js';
 import type { LogRecord } from '../events/index.js';
 import { GroupCommitStore, decodeRecord, follow, hexHead, lastIn, planGroup, type ChainPosition, type PendingWrite } from './chain.js';
-import { FRAME_FORMAT, GENESIS_PREV, HASH_BYTES, HEADER_BYTES, seqKey } from './codec.js';
+import { FRAME_FORMAT, GENESIS_PREV, HASH_BYTES, HEADER_BYTES, decodeBody, seqKey } from './codec.js';
 import { notEmpty } from './event-log.js';
 import { inBatches, type ChainFrame } from './transfer.js';
 import type { EventStore, FrameRange, Head, ReadOptions, StoreHealth, TailOptions } from './port.js';
@@ -34,6 +38,12 @@ const READ_CHUNK = 2000;
 /** SQLSTATE classes that mean "the database is not there", not "the request was wrong". */
 const UNAVAILABLE_STATES = /^(08|57P|53)/;
 const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** A pooled connection checked out with its own 'error' listener (see checkout). */
+interface Checkout {
+  client: pg.PoolClient;
+  release(broken?: boolean): void;
+}
 
 /** A frame's parts as the table stores them. */
 interface StoredRow {
@@ -69,6 +79,19 @@ function frameOf(row: Row): Buffer {
   return Buffer.concat([Buffer.of(FRAME_FORMAT), row.hash, row.prev, row.body]);
 }
 
+/** Which of a row's type/ns/ts columns disagrees with its hashed body, said for verify's report. */
+function storedColumnsDiffer(row: { type: string; ns: string; ts: string } | undefined, body: { type: string; ns: string; ts: number }): string | undefined {
+  if (!row) return undefined;
+  for (const [column, stored, hashed] of [
+    ['type', row.type, body.type],
+    ['ns', row.ns, body.ns],
+    ['ts', row.ts, String(body.ts)],
+  ] as const)
+    if (stored !== hashed)
+      return `the ${column} column says ${JSON.stringify(stored).slice(0, 80)}, the hashed record says ${JSON.stringify(hashed).slice(0, 80)} (the row was changed after it was written)`;
+  return undefined;
+}
+
 /** A stable 63-bit advisory lock key for a name (lock keys are bigint). */
 function lockKey(name: string): string {
   return createHash('sha256').update(name).digest().readBigInt64BE(0).toString();
@@ -84,8 +107,11 @@ export function isUnavailable(err: unknown): boolean {
   );
 }
 
+/** An error's message with any connection string's password masked (driver messages may quote the URL). */
+const messageOf = (err: unknown): string => redactCredentials(err instanceof Error ? err.message : String(err));
+
 function unavailable(err: unknown, what: string, extra: Record<string, unknown> = {}): KiokuError {
-  return new KiokuError('KIOKU_STORE_UNAVAILABLE', `the PostgreSQL event store cannot be reached (${what}): ${(err as Error).message}`, {
+  return new KiokuError('KIOKU_STORE_UNAVAILABLE', `the PostgreSQL event store cannot be reached (${what}): ${messageOf(err)}`, {
     cause: err,
     details: extra,
   });
@@ -114,6 +140,10 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
+  /** a notification came while a head read was under way: read again when it ends */
+  private hinted = false;
+  /** a LISTEN connection being opened (close() waits for it so no connection outlives the log) */
+  private listening: Promise<void> | undefined;
   private connected = true;
   private disconnectedSince: number | undefined;
   private tableHead = 0;
@@ -155,7 +185,7 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
       await log.pool.end().catch(() => undefined);
       if (err instanceof KiokuError) throw err;
       if (isUnavailable(err)) throw unavailable(err, 'open');
-      throw new KiokuError('KIOKU_STORE_UNREADABLE', `the PostgreSQL event store cannot be opened: ${(err as Error).message}`, { cause: err });
+      throw new KiokuError('KIOKU_STORE_UNREADABLE', `the PostgreSQL event store cannot be opened: ${messageOf(err)}`, { cause: err });
     }
     log.schedulePoll();
     return log;
@@ -168,7 +198,8 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
 
   private async ensureSchema(): Promise<void> {
     if (await this.tableExists()) return;
-    const client = await this.pool.connect();
+    const held = await this.checkout('connect');
+    const client = held.client;
     try {
       await client.query('BEGIN');
       // nodes starting together create the schema once
@@ -184,7 +215,7 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
         );
       throw err;
     } finally {
-      client.release();
+      held.release();
     }
   }
 
@@ -209,7 +240,7 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
 
   private markDown(err: unknown): void {
     if (this.closed) return;
-    this.lastError = (err as Error).message;
+    this.lastError = messageOf(err);
     if (this.connected) {
       this.connected = false;
       this.disconnectedSince = Date.now();
@@ -226,24 +257,35 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
 
   // --- following other nodes ---
 
-  private async listen(): Promise<void> {
+  /** Open the LISTEN connection unless one is open or opening (two would leak one: a session that outlives close). */
+  private listen(): Promise<void> {
+    if (this.listener) return Promise.resolve();
+    this.listening ??= this.openListener().finally(() => (this.listening = undefined));
+    return this.listening;
+  }
+
+  private async openListener(): Promise<void> {
     const client = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: 3_000 });
     client.on('error', (err) => {
       this.markDown(err);
       this.dropListener(client);
     });
     client.on('end', () => this.dropListener(client));
+    // the payload is not read: any role may NOTIFY on this channel (a forged head froze writes, issue 29)
     client.on('notification', (n) => {
-      if (n.channel !== this.names.channel || !n.payload) return;
-      try {
-        const p = JSON.parse(n.payload) as { seq: number; hash: string; ts: number };
-        this.advance({ seq: p.seq, prev: Buffer.from(p.hash, 'hex'), ts: p.ts });
-      } catch {
-        void this.poll(); // a payload we cannot read: read the head instead
-      }
+      if (n.channel === this.names.channel) this.hint();
     });
-    await client.connect();
-    await client.query(`LISTEN ${this.names.channel}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${this.names.channel}`);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.listener = client;
     this.roles.clear(); // session locks died with the old connection
   }
@@ -278,13 +320,22 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
     this.pollTimer.unref();
   }
 
+  /** A commit was announced: read the head from the table (again, if a read is under way and may have missed it). */
+  private hint(): void {
+    if (this.polling) this.hinted = true;
+    else void this.poll();
+  }
+
   /** Read the table head: catches up on lost notifications and tells whether the database answers. */
   private poll(): Promise<void> {
     this.polling ??= (async () => {
       try {
-        const head = await this.readHead();
-        this.markUp();
-        this.advance(head);
+        do {
+          this.hinted = false;
+          const head = await this.readHead();
+          this.markUp();
+          this.advance(head);
+        } while (this.hinted && !this.closed);
         if (!this.listener) this.scheduleReconnect();
       } catch (err) {
         this.markDown(err);
@@ -301,21 +352,64 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
     return { seq: this.known.seq, hash: hexHead(this.known.seq, this.known.prev) };
   }
 
-  /** One transaction per group: lock, read the real head, plan, insert, notify, COMMIT. */
-  protected async commitGroup(group: PendingWrite[]): Promise<void> {
+  /**
+   * A pooled connection with an 'error' listener for as long as it is checked out: the pool
+   * listens only while a connection is idle, and a session the server ends between two queries
+   * (pg_terminate_backend, a restart) otherwise emits an unhandled 'error' that kills the process
+   * (issue 29: exit 1 within 1–3 rounds, 5 of 5 runs). release(true) when it may be broken.
+   */
+  private async checkout(what: string): Promise<Checkout> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
     } catch (err) {
       this.markDown(err);
-      for (const w of group) w.reject(unavailable(err, 'connect'));
+      throw unavailable(err, what);
+    }
+    const onError = (err: Error): void => this.markDown(err);
+    client.on('error', onError);
+    return {
+      client,
+      release(broken = false) {
+        client.removeListener('error', onError);
+        client.release(broken);
+      },
+    };
+  }
+
+  /**
+   * Open the group's transaction: BEGIN, the append lock, the real head. A pooled connection the
+   * server ended while it sat idle fails here, before anything was planned or written: one more
+   * try on a fresh connection makes that a retry, not a refused write.
+   */
+  private async begin(): Promise<{ held: Checkout; start: ChainPosition }> {
+    for (let attempt = 1; ; attempt++) {
+      const held = await this.checkout('connect');
+      try {
+        const begun = (await held.client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.lock}); ${this.headSql}`)) as unknown as pg.QueryResult<HeadRow>[];
+        return { held, start: positionOf(begun[2]?.rows[0]) };
+      } catch (err) {
+        held.release(true);
+        if (attempt >= 2 || !isUnavailable(err)) throw err;
+      }
+    }
+  }
+
+  /** One transaction per group: lock, read the real head, plan, insert, notify, COMMIT. */
+  protected async commitGroup(group: PendingWrite[]): Promise<void> {
+    let held: Checkout;
+    let start: ChainPosition;
+    try {
+      ({ held, start } = await this.begin());
+    } catch (err) {
+      const e = this.writeError(err, 'append');
+      for (const w of group) w.reject(e);
       return;
     }
+    const client = held.client;
     let committing = false;
     let accepted: ReturnType<typeof planGroup>['accepted'] = [];
     try {
-      const begun = (await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.lock}); ${this.headSql}`)) as unknown as pg.QueryResult<HeadRow>[];
-      const start = positionOf(begun[2]?.rows[0]);
       // what other nodes committed is now known here, so a writer refused below decides again at the real head
       this.advance(start);
       const lastOfType = await this.lastOfTypes(client, group);
@@ -323,7 +417,7 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
       accepted = plan.accepted;
       if (accepted.length === 0) {
         await client.query('ROLLBACK');
-        client.release();
+        held.release();
         return;
       }
       const end = plan.end;
@@ -332,21 +426,25 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
       committing = true;
       // insert, announce and commit in one round trip: the lock is held through this and the WAL flush only
       await client.query(`${this.insertStatement(client, rows)}; SELECT pg_notify('${this.names.channel}', '${payload}'); COMMIT`);
-      client.release();
+      held.release();
       this.markUp();
       for (const { write, appended } of accepted) write.resolve(appended);
       this.advance(end);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
-      client.release(true); // never reuse a connection in an unknown state
-      const down = isUnavailable(err);
-      if (down) this.markDown(err);
-      const e = down
-        ? unavailable(err, committing ? 'commit' : 'append', committing ? { outcome: 'unknown' } : {})
-        : new KiokuError('KIOKU_LOG_WRITE_FAILED', `PostgreSQL refused the batch: ${(err as Error).message}`, { cause: err });
+      held.release(true); // never reuse a connection in an unknown state
+      const e = committing ? this.writeError(err, 'commit', { outcome: 'unknown' }) : this.writeError(err, 'append');
       // writes refused by the plan were rejected already; a second reject is a no-op
       for (const w of group) w.reject(e);
     }
+  }
+
+  /** What a refused batch is told: the store out of reach (503), or the database's refusal. */
+  private writeError(err: unknown, what: string, extra: Record<string, unknown> = {}): KiokuError {
+    if (err instanceof KiokuError) return err;
+    if (!isUnavailable(err)) return new KiokuError('KIOKU_LOG_WRITE_FAILED', `PostgreSQL refused the batch: ${messageOf(err)}`, { cause: err });
+    this.markDown(err);
+    return unavailable(err, what, extra);
   }
 
   /** The last seq of each type a type-scoped expected head in `group` asks about, read under the lock. */
@@ -365,9 +463,8 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
 
   /** Write an exported chain verbatim into the empty table: one transaction under the append lock, all or nothing. */
   async importChain(frames: AsyncIterable<ChainFrame>): Promise<Head> {
-    const client = await this.pool.connect().catch((err: unknown) => {
-      throw unavailable(err, 'connect');
-    });
+    const held = await this.checkout('connect');
+    const client = held.client;
     let last: ChainFrame | undefined;
     try {
       await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.lock})`);
@@ -377,13 +474,13 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
       last = await inBatches(frames, (batch) => this.insertRows(client, batch));
       const payload = last ? JSON.stringify({ seq: last.seq, hash: last.hash.toString('hex'), ts: last.ts }) : '{}';
       await client.query(`SELECT pg_notify('${this.names.channel}', '${payload}'); COMMIT`);
-      client.release();
+      held.release();
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
-      client.release(true);
+      held.release(true);
       if (err instanceof KiokuError) throw err;
       if (isUnavailable(err)) throw unavailable(err, 'import');
-      throw new KiokuError('KIOKU_LOG_WRITE_FAILED', `PostgreSQL refused the import: ${(err as Error).message}`, { cause: err });
+      throw new KiokuError('KIOKU_LOG_WRITE_FAILED', `PostgreSQL refused the import: ${messageOf(err)}`, { cause: err });
     }
     if (last) this.advance({ seq: last.seq, prev: last.hash, ts: last.ts });
     return this.head();
@@ -490,19 +587,35 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
     );
   }
 
-  /** The table as verify walks it: the last row as the head, then every row in seq order. */
+  /**
+   * The table as verify walks it: the last row as the head, then every row in seq order, each
+   * row's type, ns and ts columns checked against its hashed body (filtered reads select on
+   * them, so a changed column would hide or misfile a record while the chain still verifies).
+   */
   chainSource(): ChainSource {
     let next = 1;
+    let columns = new Map<number, { type: string; ns: string; ts: string }>();
     return {
       readHead: async () => {
         const head = await this.readHead();
         return head.seq === 0 ? undefined : JSON.stringify({ seq: head.seq, hash: head.prev.toString('hex'), ts: head.ts });
       },
       nextChunk: async (size) => {
-        const res = await this.pool.query<Row>(`SELECT seq, prev, hash, body FROM ${this.names.table} WHERE seq >= $1 ORDER BY seq LIMIT $2`, [next, size]);
+        const res = await this.pool.query<Row & { type: string; ns: string; ts: string }>(
+          `SELECT seq, prev, hash, body, type, ns, ts FROM ${this.names.table} WHERE seq >= $1 ORDER BY seq LIMIT $2`,
+          [next, size],
+        );
+        columns = new Map(res.rows.map((row) => [Number(row.seq), { type: row.type, ns: row.ns, ts: row.ts }]));
         const chunk = res.rows.map((row): [string, Uint8Array] => [seqKey(Number(row.seq)), frameOf(row)]);
         if (res.rows.length > 0) next = Number((res.rows[res.rows.length - 1] as Row).seq) + 1;
         return chunk;
+      },
+      checkStored: (seq, body) => {
+        try {
+          return storedColumnsDiffer(columns.get(seq), decodeBody(body));
+        } catch {
+          return 'record body does not decode';
+        }
       },
       close: async () => undefined,
     };
@@ -543,13 +656,9 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
   }
 
   async exclusive<T>(name: string, task: () => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      this.markDown(err);
-      throw unavailable(err, 'connect');
-    }
+    // the connection is held through the task: a session ended meanwhile must be heard, not crash the process
+    const held = await this.checkout('connect');
+    const client = held.client;
     const key = lockKey(`kioku:lock:${this.names.schema}:${name}`);
     let locked = false;
     try {
@@ -557,7 +666,7 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
       locked = true;
       this.advance(positionOf(res[1]?.rows[0]));
     } catch (err) {
-      client.release(true);
+      held.release(true);
       if (!isUnavailable(err)) throw err;
       this.markDown(err);
       throw unavailable(err, 'lock');
@@ -568,8 +677,8 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
       if (locked) {
         // a session lock: released here, or by the server when this connection dies
         await client.query(`SELECT pg_advisory_unlock(${key})`).then(
-          () => client.release(),
-          () => client.release(true),
+          () => held.release(),
+          () => held.release(true),
         );
       }
     }
@@ -582,6 +691,7 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
     clearTimeout(this.pollTimer);
     clearTimeout(this.reconnectTimer);
     await this.polling;
+    await this.listening?.catch(() => undefined); // a reconnect under way ends its own connection once closed
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);

@@ -46,10 +46,13 @@ export function storeHealth(store: KiokuStore): Record<string, unknown> {
   const projections = store.projections.status();
   const applied = Math.min(head, ...projections.filter((p) => !p.failed).map((p) => p.seq));
   const shared = store.log.health?.();
+  // projections that stopped following the log (a record that does not decode, the store away) say why
+  const stalled = store.projections.stall();
   return {
     store: shared ?? { kind: store.log.kind, connected: true },
-    stale: shared ? !shared.connected : false,
+    stale: (shared ? !shared.connected : false) || stalled !== undefined,
     projection_lag: Math.max(0, head - applied),
+    ...(stalled ? { projections_stalled: stalled } : {}),
     projections: projections.map((p) => ({ name: p.name, seq: p.seq, ...(p.loading ? { loading: true } : {}), ...(p.failed ? { failed: p.failed } : {}) })),
   };
 }
