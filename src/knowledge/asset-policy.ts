@@ -53,15 +53,20 @@ export function parseAssetRoots(text: string | undefined): AssetRoots {
     const ns = trimmed.slice(0, eq).trim();
     const dir = trimmed.slice(eq + 1).trim();
     if (eq < 1 || !namespaceSchema.safeParse(ns).success || !isAbsolute(dir))
-      throw new KiokuError('KIOKU_USAGE', `${ASSET_ROOTS_ENV}: "${trimmed.slice(0, 120)}" is not namespace=/absolute/dir (entries separated by "${delimiter}")`, {
-        details: { field: ASSET_ROOTS_ENV },
-      });
+      throw new KiokuError(
+        'KIOKU_USAGE',
+        `${ASSET_ROOTS_ENV}: "${trimmed.slice(0, 120)}" is not namespace=/absolute/dir (entries separated by "${delimiter}")`,
+        {
+          details: { field: ASSET_ROOTS_ENV },
+        },
+      );
     (roots[ns] ??= []).push(dir);
   }
   return roots;
 }
 
-const refuse = (reason: RefusalReason, message: string): KiokuError => new KiokuError('KIOKU_ASSET_PATH_REFUSED', message, { details: { field: 'path', reason } });
+const refuse = (reason: RefusalReason, message: string): KiokuError =>
+  new KiokuError('KIOKU_ASSET_PATH_REFUSED', message, { details: { field: 'path', reason } });
 
 export class AssetPolicy {
   private readonly roots = new Map<string, { given: string; real: string }[]>();
@@ -74,7 +79,12 @@ export class AssetPolicy {
     const dataDir = options.dataDir ? realOrResolved(options.dataDir) : undefined;
     this.uploadsDir = dataDir ? join(dataDir, 'assets') : undefined;
     this.protectedFiles = (options.protect ?? []).filter((p): p is string => !!p).map((p) => resolve(p));
-    this.denied = [...SYSTEM_DIRS, ...(dataDir ? [dataDir, resolve(options.dataDir!)] : []), ...this.protectedFiles, ...this.protectedFiles.map(realOrResolved)];
+    this.denied = [
+      ...SYSTEM_DIRS,
+      ...(dataDir ? [dataDir, resolve(options.dataDir!)] : []),
+      ...this.protectedFiles,
+      ...this.protectedFiles.map(realOrResolved),
+    ];
     for (const [ns, dirs] of Object.entries(options.roots ?? {})) {
       const list = dirs.map((given) => {
         let real: string;
@@ -85,7 +95,10 @@ export class AssetPolicy {
           throw new KiokuError('KIOKU_USAGE', `${ASSET_ROOTS_ENV}: the asset root ${given} of namespace ${ns} is not a readable directory`, { cause });
         }
         if (this.denied.some((d) => inside(real, d)))
-          throw new KiokuError('KIOKU_USAGE', `${ASSET_ROOTS_ENV}: the asset root ${given} of namespace ${ns} lies in the data dir or a system folder, which are never content`);
+          throw new KiokuError(
+            'KIOKU_USAGE',
+            `${ASSET_ROOTS_ENV}: the asset root ${given} of namespace ${ns} lies in the data dir or a system folder, which are never content`,
+          );
         return { given: resolve(given), real };
       });
       this.roots.set(ns, list);
@@ -123,7 +136,8 @@ export class AssetPolicy {
     }
     let real: string;
     try {
-      real = realpathSync(lexical);
+      // the path as the system reads it ("ok.txt/" is no file; ".." after a symlink leaves from its target)
+      real = realpathSync(path);
     } catch (cause) {
       throw new KiokuError('KIOKU_INPUT_INVALID', `register asset: path: ${path} is not a readable file`, { cause, details: { field: 'path' } });
     }
@@ -131,7 +145,8 @@ export class AssetPolicy {
     const container = own.filter((r) => inside(real, r.real)).sort((a, b) => b.real.length - a.real.length)[0];
     if (!container) throw refuse('outside_root', `${path} leads outside namespace "${ns}"'s asset roots (a symlink or ".." points elsewhere)`);
     const isUpload = uploads !== undefined && container.given === uploads;
-    if (!isUpload && this.denied.some((d) => inside(real, d))) throw refuse('protected', `${path} is in the data dir, a key, the auth file or a system folder: never asset content`);
+    if (!isUpload && this.denied.some((d) => inside(real, d)))
+      throw refuse('protected', `${path} is in the data dir, a key, the auth file or a system folder: never asset content`);
     // a deeper root of another namespace inside this one's belongs to that namespace
     for (const [other, list] of this.roots)
       if (other !== ns && list.some((r) => inside(real, r.real) && inside(r.real, container.real) && r.real !== container.real))
