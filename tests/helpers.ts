@@ -97,15 +97,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** `kioku serve` as its own process (hashed embedder, no auth), resolved once it says it is ready. */
-export function serveProcess(dataDir: string, port: number, extraArgs: string[] = []): Promise<ChildProcess> {
+/** `kioku serve` as its own process (hashed embedder unless `env` names another, no auth), resolved once it says it is ready. */
+export function serveProcess(dataDir: string, port: number, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<ChildProcess> {
   return new Promise((resolveChild, reject) => {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', join(REPO, 'tools/kioku.ts'), 'serve', '--quiet', '--data', dataDir, '--port', String(port), ...extraArgs],
       {
         cwd: REPO,
-        env: { PATH: process.env['PATH'] ?? '', HOME: dataDir, KIOKU_EMBEDDER: 'hash', KIOKU_AUTH_FILE: join(dataDir, 'none.json') },
+        env: { PATH: process.env['PATH'] ?? '', HOME: dataDir, KIOKU_EMBEDDER: 'hash', KIOKU_AUTH_FILE: join(dataDir, 'none.json'), ...env },
         stdio: ['ignore', 'ignore', 'pipe'],
       },
     );

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Packr } from 'msgpackr';
-import type { Embedder } from './types.js';
+import type { EmbedOptions, Embedder } from './types.js';
 
 const packr = new Packr({ useRecords: false, variableMapSize: true });
 
@@ -34,6 +34,9 @@ export class CachedEmbedder implements Embedder {
   get readsCjk(): boolean {
     return this.inner.readsCjk;
   }
+  get maxWordChars(): number | undefined {
+    return this.inner.maxWordChars;
+  }
 
   init(): Promise<void> {
     return this.inner.init();
@@ -43,10 +46,10 @@ export class CachedEmbedder implements Embedder {
     return createHash('sha256').update(`${this.inner.id}\u0000${text}`).digest('base64url');
   }
 
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+  async embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]> {
     const missing = texts.filter((t) => !this.cache.has(this.key(t)));
     if (missing.length) {
-      const out = await this.inner.embed([...new Set(missing)]);
+      const out = await this.inner.embed([...new Set(missing)], options);
       [...new Set(missing)].forEach((t, i) => {
         const v = out[i] as Float32Array;
         this.cache.set(this.key(t), new Uint8Array(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength)));

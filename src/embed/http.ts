@@ -1,7 +1,7 @@
 // Embedding providers over HTTP for users with better models: Ollama (/api/embed)
 // and any OpenAI-compatible endpoint (/v1/embeddings). Timeouts and clear errors.
 import { KiokuError } from '../errors.js';
-import { normalise, type Embedder } from './types.js';
+import { normalise, type EmbedOptions, type Embedder } from './types.js';
 
 export interface HttpEmbedderOptions {
   url: string;
@@ -39,7 +39,7 @@ abstract class HttpEmbedder implements Embedder {
   protected abstract request(texts: readonly string[]): { path: string; body: unknown };
   protected abstract vectors(json: unknown, count: number): number[][];
 
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+  async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
     const { path, body } = this.request(texts);
     const url = new URL(path, this.options.url.endsWith('/') ? this.options.url : `${this.options.url}/`).toString();
@@ -50,11 +50,15 @@ abstract class HttpEmbedder implements Embedder {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}) },
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(timeout),
+        signal: options.signal ? AbortSignal.any([AbortSignal.timeout(timeout), options.signal]) : AbortSignal.timeout(timeout),
         redirect: 'error',
       });
     } catch (cause) {
-      const reason = (cause as Error).name === 'TimeoutError' ? `no answer within ${timeout} ms` : (cause as Error).message;
+      const reason = options.signal?.aborted
+        ? 'cancelled'
+        : (cause as Error).name === 'TimeoutError'
+          ? `no answer within ${timeout} ms`
+          : (cause as Error).message;
       throw new KiokuError('KIOKU_EMBEDDER_FAILED', `${this.id}: ${url}: ${reason}`, { cause });
     }
     if (!res.ok) {

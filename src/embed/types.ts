@@ -1,4 +1,15 @@
 // One interface for every embedding model. Vectors come back L2-normalised.
+
+export interface EmbedOptions {
+  /**
+   * 'query' (default): a recall waits on it, so it goes before queued 'bulk' work (the
+   * indexer's documents), which a model running in-process splits into short calls.
+   */
+  priority?: 'query' | 'bulk';
+  /** abandon the call: queued work is dropped and in-flight model work stopped (a shutdown) */
+  signal?: AbortSignal;
+}
+
 export interface Embedder {
   /** model id recorded in every embedding.computed event, e.g. "use-lite-512" */
   readonly id: string;
@@ -6,9 +17,11 @@ export interface Embedder {
   readonly dim: number;
   /** whether this model can read CJK text; false routes mainly-CJK text past the dense lane */
   readonly readsCjk: boolean;
+  /** a run of non-space characters longer than this is cut to this length before the model sees it (a model whose cost grows with a word's length) */
+  readonly maxWordChars?: number;
   /** load or probe the model; idempotent */
   init(): Promise<void>;
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
   close(): Promise<void>;
 }
 

@@ -73,8 +73,10 @@ export class EmbeddingIndexer {
   private failures = 0;
   /** a commit landed while a job ran: plan again when it ends, so no write is left behind */
   private dirty = false;
-  /** set by stop(): the running job ends after its current batch (it resumes on the next start) */
+  /** set by stop(): the running job ends at once (it resumes on the next start) */
   private cancelled = false;
+  /** aborts the running job's model call (stop()) */
+  private abort: AbortController | undefined;
   private schedule: (() => void) | undefined;
   /** per item: the text, its fingerprint and whether the model can read it, valid while the item's seq is unchanged */
   private readonly textCache = new Map<string, { seq: number; text: string; fp: string; readable: boolean }>();
@@ -207,7 +209,7 @@ export class EmbeddingIndexer {
       skipped_cjk: skippedCjk,
       seconds: 0,
     };
-    if (tasks.length === 0) return (this.last = summary);
+    if (tasks.length === 0 || this.cancelled) return (this.last = summary); // stopped: plan nothing more
     // one embedding job per shared library: the others would append the same vectors again
     if (this.store.log.holdsRole && !(await this.store.log.holdsRole('embedding'))) {
       await new Promise((r) => setTimeout(r, FOLLOWER_PAUSE_MS));
@@ -228,17 +230,21 @@ export class EmbeddingIndexer {
     ]);
     const batchSize = this.options.batchSize ?? 32;
     let lastSeq = this.store.log.head().seq;
+    const abort = (this.abort = new AbortController());
+    if (this.cancelled) abort.abort();
     try {
       await this.embedder.init();
       for (let i = 0; i < tasks.length; i += batchSize) {
         if (this.cancelled) break;
         const batch = tasks.slice(i, i + batchSize);
-        const vectors = await this.withRetries(() =>
-          embedDocuments(
-            this.embedder,
-            batch.map((t) => t.text),
-            batchSize,
-          ),
+        const vectors = await this.withRetries(
+          () =>
+            embedDocuments(
+              this.embedder,
+              batch.map((t) => t.text),
+              { batch: batchSize, signal: abort.signal },
+            ),
+          abort.signal,
         );
         const events: AppendInput[] = batch.map((t, j) => {
           const v = vectors[j] as Float32Array;
@@ -267,26 +273,29 @@ export class EmbeddingIndexer {
       summary.status = status;
       this.failures = 0;
     } catch (err) {
-      summary.status = 'failed';
+      // a stop abandons the model call in flight: the job is cancelled, not failed (no back-off)
+      summary.status = abort.signal.aborted ? 'cancelled' : 'failed';
       summary.error = err instanceof Error ? err.message : String(err);
-      this.failures += 1;
+      if (summary.status === 'failed') this.failures += 1;
       await this.store.log
-        .append(job('failed', { detail: summary.error.slice(0, 2_000), progress: { done: summary.embedded, total: tasks.length } }))
+        .append(job(summary.status, { detail: summary.error.slice(0, 2_000), progress: { done: summary.embedded, total: tasks.length } }))
         .catch(() => undefined);
+    } finally {
+      if (this.abort === abort) this.abort = undefined;
     }
     await this.store.projections.waitFor(lastSeq);
     summary.seconds = Math.round((performance.now() - started) / 10) / 100;
     return (this.last = summary);
   }
 
-  private async withRetries<T>(fn: () => Promise<T>): Promise<T> {
+  private async withRetries<T>(fn: () => Promise<T>, signal: AbortSignal): Promise<T> {
     const attempts = this.options.maxAttempts ?? 3;
     let delay = this.options.retryDelayMs ?? 500;
     for (let attempt = 1; ; attempt++) {
       try {
         return await fn();
       } catch (err) {
-        if (attempt >= attempts)
+        if (attempt >= attempts || signal.aborted)
           throw err instanceof KiokuError ? err : new KiokuError('KIOKU_EMBEDDER_FAILED', `${this.embedder.id}: ${(err as Error).message}`, { cause: err });
         await new Promise((r) => setTimeout(r, delay));
         delay *= 2;
@@ -303,9 +312,16 @@ export class EmbeddingIndexer {
       const backoff = this.failures ? Math.min(300_000, 1_000 * 2 ** this.failures) : this.last?.follower ? FOLLOWER_RETRY_MS : debounceMs;
       this.timer = setTimeout(() => {
         this.timer = undefined;
-        void this.run().then((s) => {
-          if (s.status === 'failed' || s.follower) schedule();
-        });
+        // a refused append (a full disk) fails the run before its try: back off as a failed job does, never an unhandled rejection
+        void this.run().then(
+          (s) => {
+            if (s.status === 'failed' || s.follower) schedule();
+          },
+          () => {
+            this.failures += 1;
+            schedule();
+          },
+        );
       }, backoff);
       this.timer.unref();
     };
@@ -319,15 +335,16 @@ export class EmbeddingIndexer {
   }
 
   /**
-   * Stop following the log. A running job is cancelled after the batch it is embedding
-   * (at most one model call), so a stop never waits for the backlog; what is left is
-   * planned again on the next start.
+   * Stop following the log. A running job is cancelled at once: the model call in flight is
+   * abandoned (the bundled model's thread is ended), so a stop never waits for a batch or the
+   * backlog; what is left is planned again on the next start.
    */
   async stop(): Promise<void> {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.schedule = undefined;
     this.cancelled = true;
+    this.abort?.abort();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.running) await this.running;
