@@ -136,6 +136,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     close() {
       closing ??= (async () => {
         state.closing = true;
+        // the embedding job stops first (its model call abandoned): a write waiting for its vectors answers now
+        void state.core?.indexer.stop().catch(() => undefined);
         // Stop accepting; in-flight requests (and their appends) finish. Keep-alive sockets
         // that turn idle while we wait are closed as they do (otherwise close() would wait
         // for their keep-alive timeout).
