@@ -4,7 +4,10 @@
 // namespace is answered exactly as an id that exists nowhere (same status, code, message and
 // details). Session ids are each namespace's own; a namespaced token sees its own counts, never
 // the shared log's head.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, loadAuth } from '../src/server/index.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
 
 const ALPHA = 'alpha-token-0123456789';
@@ -188,5 +191,35 @@ describe('health and stats per token', () => {
     expect(st).not.toHaveProperty('head');
     expect((await s.call('POST', '/v1/replay', {}, BETA)).body).not.toHaveProperty('log_head');
     expect((await s.call('POST', '/v1/replay', {}, OPS)).body).toHaveProperty('log_head');
+  });
+});
+
+describe('while the store is opening', () => {
+  it('shows start-up progress (it counts the whole log) to the service’s viewers only', async () => {
+    const file = join(s.dir, 'opening-auth.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        tokens: [
+          { name: 'beta', token: BETA, namespace: 'beta', scopes: ['memory:read'] },
+          { name: 'ops', token: OPS, namespace: 'ops', scopes: ['memory:read', 'service:read'] },
+        ],
+      }),
+    );
+    const app = await buildApp({ auth: loadAuth(file), state: { ready: false, startedAt: Date.now(), progress: { done: 10, total: 100 } } });
+    try {
+      const as = (token: string, method: 'GET' | 'POST', url: string) =>
+        app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(method === 'POST' ? { payload: { query: 'x' } } : {}) });
+      const beta = (await as(BETA, 'GET', '/v1/health')).json() as Record<string, unknown>;
+      expect(beta).toMatchObject({ ready: false, namespace: 'beta' });
+      expect(beta).not.toHaveProperty('progress');
+      expect((await as(OPS, 'GET', '/v1/health')).json()).toMatchObject({ ready: false, progress: { done: 10, total: 100 } });
+      const refused = await as(BETA, 'POST', '/v1/recall');
+      expect(refused.statusCode).toBe(503);
+      expect(refused.json()).toEqual({ error: { code: 'KIOKU_NOT_READY', message: 'the store is still opening; retry shortly', details: {} } });
+      expect((await as(OPS, 'POST', '/v1/recall')).json()).toMatchObject({ error: { code: 'KIOKU_NOT_READY', details: { progress: { done: 10, total: 100 } } } });
+    } finally {
+      await app.close();
+    }
   });
 });

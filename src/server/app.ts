@@ -153,7 +153,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
     if (options.state.closing) throw new KiokuError('KIOKU_SHUTTING_DOWN', 'the server is stopping; retry after it restarts');
     if (!options.state.ready)
-      throw new KiokuError('KIOKU_NOT_READY', 'the store is still opening; retry shortly', { details: { progress: options.state.progress ?? null } });
+      // the progress counts the whole log: for a caller who may see the whole service only
+      throw new KiokuError('KIOKU_NOT_READY', 'the store is still opening; retry shortly', {
+        details: principalSeesService(principal) ? { progress: options.state.progress ?? null } : {},
+      });
   });
 
   // a node cut off from its shared store answers from its projections; every answer says so
