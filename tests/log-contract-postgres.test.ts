@@ -3,7 +3,7 @@
 // never fork it, the table refuses changes, and a restricted role can append and read only.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeBody, splitFrame } from '../src/log/index.js';
+import { decodeBody, splitFrame, verifySource } from '../src/log/index.js';
 import { PostgresEventLog } from '../src/log/postgres.js';
 import type { EventStore } from '../src/log/index.js';
 import { runLogContract, type OpenedStore } from './contracts/log.js';
@@ -78,6 +78,25 @@ describe.runIf(PG_AVAILABLE)('PostgreSQL event store', () => {
       await b.close();
     }
   }, 60_000);
+
+  it('verifies a table other nodes append to meanwhile: the walk stops at the head it read', async () => {
+    const url = await cluster.createDatabase();
+    const log = await PostgresEventLog.open({ url });
+    try {
+      for (let i = 0; i < 20; i++) await log.append(jobEvent(i));
+      const source = log.chainSource();
+      // another node commits between the head read and the walk
+      const readHead = async (): Promise<string | undefined> => {
+        const head = await source.readHead();
+        await log.append(jobEvent(99));
+        return head;
+      };
+      const report = await verifySource({ ...source, readHead });
+      expect(report).toMatchObject({ ok: true, checked: 20, head: { seq: 20 } });
+    } finally {
+      await log.close();
+    }
+  });
 
   it('refuses UPDATE, DELETE and TRUNCATE even for the owner', async () => {
     const url = await cluster.createDatabase();

@@ -125,7 +125,8 @@ describe.runIf(PG_AVAILABLE)('three nodes on one PostgreSQL', () => {
       const log = await PostgresEventLog.open({ url: store, createSchema: false });
       const ids: string[] = [];
       try {
-        expect(await log.verify()).toMatchObject({ ok: true });
+        const report = await log.verify();
+        expect(report, JSON.stringify(report)).toMatchObject({ ok: true });
         for await (const r of log.read({ types: ['memory.written'] })) ids.push((r.data as { id: string }).id);
       } finally {
         await log.close();

@@ -265,7 +265,8 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
   }
 
   private async openListener(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: 3_000 });
+    // role-lock queries run on this connection too: bounded like the pool's, so none waits on a silent server
+    const client = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: 3_000, query_timeout: 15_000 });
     client.on('error', (err) => {
       this.markDown(err);
       this.dropListener(client);
@@ -591,19 +592,23 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
    * The table as verify walks it: the last row as the head, then every row in seq order, each
    * row's type, ns and ts columns checked against its hashed body (filtered reads select on
    * them, so a changed column would hide or misfile a record while the chain still verifies).
+   * The walk stops at the head it read first: nodes may append meanwhile (rows past it are not
+   * damage, and verify would call them foreign).
    */
   chainSource(): ChainSource {
     let next = 1;
+    let last = Number.MAX_SAFE_INTEGER;
     let columns = new Map<number, { type: string; ns: string; ts: string }>();
     return {
       readHead: async () => {
         const head = await this.readHead();
+        last = head.seq;
         return head.seq === 0 ? undefined : JSON.stringify({ seq: head.seq, hash: head.prev.toString('hex'), ts: head.ts });
       },
       nextChunk: async (size) => {
         const res = await this.pool.query<Row & { type: string; ns: string; ts: string }>(
-          `SELECT seq, prev, hash, body, type, ns, ts FROM ${this.names.table} WHERE seq >= $1 ORDER BY seq LIMIT $2`,
-          [next, size],
+          `SELECT seq, prev, hash, body, type, ns, ts FROM ${this.names.table} WHERE seq >= $1 AND seq <= $3 ORDER BY seq LIMIT $2`,
+          [next, size, last],
         );
         columns = new Map(res.rows.map((row) => [Number(row.seq), { type: row.type, ns: row.ns, ts: row.ts }]));
         const chunk = res.rows.map((row): [string, Uint8Array] => [seqKey(Number(row.seq)), frameOf(row)]);
