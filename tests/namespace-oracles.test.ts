@@ -114,6 +114,16 @@ describe('another namespace’s id answers as a missing one, on every route that
     // the anonymous single user owns every namespace: without tokens the counts are still there (tests/recall-channels.test.ts)
   });
 
+  it('gives beta the same scores whatever alpha writes (keyword statistics are each namespace’s own)', async () => {
+    await s.call('POST', '/v1/memories', { memories: [{ id: 'beta-garden', kind: 'fact', text: 'Beta waters the orchid garden on Fridays.', terms: ['orchid'] }] }, BETA);
+    const ask = async () => (await s.call('POST', '/v1/candidates/query', { query: 'orchid garden water' }, BETA)).body['records'];
+    const before = await ask();
+    expect(JSON.stringify(before)).toContain('beta-garden');
+    const crowd = Array.from({ length: 30 }, (_, i) => ({ kind: 'fact', text: `Orchid ${i}: the garden orchid needs water.`, terms: ['orchid', 'garden'] }));
+    expect((await s.call('POST', '/v1/memories', { memories: crowd }, ALPHA)).status).toBe(200);
+    expect(await ask()).toEqual(before);
+  });
+
   it('keeps the artifacts of a turn whole for its own namespace', async () => {
     const own = await s.call('GET', `/v1/artifacts/${alpha.turn}`, undefined, ALPHA);
     expect(own.body).toMatchObject({ trace_id: alpha.turn, namespace: 'alpha', session_id: alpha.session });

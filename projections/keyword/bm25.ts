@@ -11,6 +11,13 @@ export interface Bm25Hit {
   matched: number;
 }
 
+/** One subset's BM25 statistics (a namespace's docs): live docs, their total length, document frequency per term id. */
+export interface Bm25Stats {
+  live: number;
+  length: number;
+  df: Int32Array;
+}
+
 export interface Bm25Params {
   k1: number;
   b: number;
@@ -270,6 +277,14 @@ export class Bm25Index {
     return index;
   }
 
+  /** Add a doc to (+1) or take it from (-1) a subset's statistics: its length and each distinct term's document frequency. */
+  countInto(doc: number, stats: Bm25Stats, sign: 1 | -1): void {
+    if (!this.has(doc)) return;
+    stats.live += sign;
+    stats.length += sign * (this.lengths[doc] as number);
+    this.countTerms(doc, stats.df, sign);
+  }
+
   /** Add `sign` to `counts[term]` for each distinct term of a doc (per-namespace document frequencies; no views made). */
   countTerms(doc: number, counts: Int32Array, sign: number): void {
     if (!this.has(doc)) return;
@@ -360,18 +375,23 @@ export class Bm25Index {
    * `gate` admits docs by group (namespace × layer) with typed-array lookups — no
    * closure per doc — and counts the matching docs it kept out, per group.
    * Query terms the vocabulary does not know match nothing but still count as terms.
+   * `stats`, when given, are the searched subset's own (one namespace's): document frequencies,
+   * doc count and average length then come from it alone, so its scores never move with docs
+   * outside it (another namespace's writes would otherwise show in the scores).
    */
-  search(queryTokens: readonly string[], vocabulary: Vocabulary, limit: number, gate?: Bm25Gate): { hits: Bm25Hit[]; terms: number } {
+  search(queryTokens: readonly string[], vocabulary: Vocabulary, limit: number, gate?: Bm25Gate, stats?: Bm25Stats): { hits: Bm25Hit[]; terms: number } {
     const qtf = new Map<string, number>();
     for (const t of queryTokens) qtf.set(t, (qtf.get(t) ?? 0) + 1);
     const distinct = qtf.size;
-    if (distinct === 0 || this.live === 0 || limit <= 0) return { hits: [], terms: distinct };
+    const live = stats ? stats.live : this.live;
+    if (distinct === 0 || live <= 0 || limit <= 0) return { hits: [], terms: distinct };
     if (scoreBuf.length < this.docCount) {
       scoreBuf = new Float64Array(this.docCount * 2);
       matchBuf = new Uint16Array(this.docCount * 2);
     }
     const { k1, b } = this.params;
-    const avg = this.totalLength / this.live || 1;
+    const avg = (stats ? stats.length : this.totalLength) / live || 1;
+    const dfs = stats ? stats.df : this.df;
     const touched: number[] = [];
     // locals for the hot loop (typed-array fields read through `this` on every posting were ~14% slower)
     const lengths = this.lengths;
@@ -381,11 +401,11 @@ export class Bm25Index {
       const term = vocabulary.id(token);
       if (term === undefined) continue;
       const docs = this.postDocs[term];
-      const df = this.df[term] ?? 0;
+      const df = dfs[term] ?? 0;
       if (!docs || !df) continue;
       const tfs = this.postTfs[term] as Uint16Array;
       const len = this.postLen[term] as number;
-      const idf = Math.log(1 + (this.live - df + 0.5) / (df + 0.5));
+      const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
       const weight = q * idf;
       for (let i = 0; i < len; i++) {
         const d = docs[i] as number;

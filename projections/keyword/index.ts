@@ -7,9 +7,10 @@ import { FOLDED_TYPES, KnowledgeFold, type KnowledgeFoldState } from '../../src/
 import type { Item } from '../../src/knowledge/item.js';
 import { tokenize } from '../../src/text/index.js';
 import { canonicalDigest, type Projection } from '../projection.js';
-import { Bm25Index, Vocabulary, type Bm25Gate, type DocColumns, type DocTerms } from './bm25.js';
+import { Bm25Index, Vocabulary, type Bm25Gate, type Bm25Stats, type DocColumns, type DocTerms } from './bm25.js';
 
 export type KeywordLane = 'text' | 'terms';
+const LANES: readonly KeywordLane[] = ['text', 'terms'];
 
 const LAYERS_ALL: readonly Layer[] = LAYERS;
 
@@ -101,8 +102,8 @@ export class KeywordProjection implements Projection {
   private groupOf: number[] = [];
   private nsIds = new Map<string, number>();
   private nsNames: string[] = [];
-  /** per namespace id: live docs and document frequency per term id (derived, rebuilt on load) */
-  private nsDf: { live: number; df: Int32Array }[] = [];
+  /** per namespace id and lane: live docs, total length, document frequency per term id (derived, rebuilt on load) */
+  private nsStats: Record<KeywordLane, Bm25Stats>[] = [];
 
   apply(record: LogRecord): void {
     for (const change of this.fold.changes(record)) {
@@ -144,19 +145,22 @@ export class KeywordProjection implements Projection {
     return doc;
   }
 
-  /** Add (+1) or take back (-1) a doc's terms in its namespace's document frequencies. */
+  /** Add (+1) or take back (-1) a doc in its namespace's statistics, lane by lane. */
   private countIn(doc: number, sign: 1 | -1): void {
-    if (!this.text.has(doc)) return;
     const nsId = Math.floor((this.groupOf[doc] as number) / LAYER_SLOTS);
-    let stats = this.nsDf[nsId];
-    if (!stats) this.nsDf[nsId] = stats = { live: 0, df: new Int32Array(Math.max(64, this.vocabulary.size)) };
-    if (stats.df.length < this.vocabulary.size) {
-      const grown = new Int32Array(Math.max(this.vocabulary.size, stats.df.length * 2));
-      grown.set(stats.df);
-      stats.df = grown;
+    const empty = (): Bm25Stats => ({ live: 0, length: 0, df: new Int32Array(Math.max(64, this.vocabulary.size)) });
+    const own = (this.nsStats[nsId] ??= { text: empty(), terms: empty() });
+    for (const lane of LANES) {
+      const index = lane === 'terms' ? this.terms : this.text;
+      if (!index.has(doc)) continue;
+      const stats = own[lane];
+      if (stats.df.length < this.vocabulary.size) {
+        const grown = new Int32Array(Math.max(this.vocabulary.size, stats.df.length * 2));
+        grown.set(stats.df);
+        stats.df = grown;
+      }
+      index.countInto(doc, stats, sign);
     }
-    stats.live += sign;
-    this.text.countTerms(doc, stats.df, sign);
   }
 
   private drop(key: string): void {
@@ -196,9 +200,13 @@ export class KeywordProjection implements Projection {
    * kept out (ACL filter counts: counts only, never content).
    */
   searchCounting(query: string, options: KeywordSearchOptions): { hits: KeywordHit[]; filtered: Record<string, number> } {
-    const index = options.lane === 'terms' ? this.terms : this.text;
+    const lane: KeywordLane = options.lane === 'terms' ? 'terms' : 'text';
+    const index = lane === 'terms' ? this.terms : this.text;
     const gate = this.gate(options.namespaces, options.layers);
-    const { hits, terms } = index.search(tokenize(query), this.vocabulary, options.limit ?? 50, gate);
+    // one namespace searched: BM25 over its own docs only, so its scores never tell what others hold
+    const nsId = options.namespaces.length === 1 ? this.nsIds.get(options.namespaces[0] as string) : undefined;
+    const own = nsId === undefined ? undefined : this.nsStats[nsId]?.[lane];
+    const { hits, terms } = index.search(tokenize(query), this.vocabulary, options.limit ?? 50, gate, own);
     const layerAllowed = new Set(options.layers ?? LAYERS_ALL);
     const filtered: Record<string, number> = {};
     gate.rejected.forEach((n, g) => {
@@ -229,7 +237,7 @@ export class KeywordProjection implements Projection {
     const id = this.vocabulary.id(term);
     if (ns === undefined) return this.text.idf(id);
     const nsId = this.nsIds.get(ns);
-    const stats = nsId === undefined ? undefined : this.nsDf[nsId];
+    const stats = nsId === undefined ? undefined : this.nsStats[nsId]?.text;
     const live = stats?.live ?? 0;
     const df = id === undefined || !stats ? 0 : (stats.df[id] ?? 0);
     return Math.log(1 + (live - df + 0.5) / (df + 0.5));
@@ -293,7 +301,7 @@ export class KeywordProjection implements Projection {
     this.groupOf = [];
     this.nsIds = new Map();
     this.nsNames = [];
-    this.nsDf = [];
+    this.nsStats = [];
   }
 
   /** Logical content: per key its namespace, layer, and each lane's (term, frequency) bag and length — not doc or term numbers. */
