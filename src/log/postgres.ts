@@ -598,7 +598,8 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
   chainSource(): ChainSource {
     let next = 1;
     let last = Number.MAX_SAFE_INTEGER;
-    let columns = new Map<number, { type: string; ns: string; ts: string }>();
+    // the rows' columns until verify checks them (it asks for the next chunk before checking this one)
+    const columns = new Map<number, { type: string; ns: string; ts: string }>();
     return {
       readHead: async () => {
         const head = await this.readHead();
@@ -610,14 +611,16 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
           `SELECT seq, prev, hash, body, type, ns, ts FROM ${this.names.table} WHERE seq >= $1 AND seq <= $3 ORDER BY seq LIMIT $2`,
           [next, size, last],
         );
-        columns = new Map(res.rows.map((row) => [Number(row.seq), { type: row.type, ns: row.ns, ts: row.ts }]));
+        for (const row of res.rows) columns.set(Number(row.seq), { type: row.type, ns: row.ns, ts: row.ts });
         const chunk = res.rows.map((row): [string, Uint8Array] => [seqKey(Number(row.seq)), frameOf(row)]);
         if (res.rows.length > 0) next = Number((res.rows[res.rows.length - 1] as Row).seq) + 1;
         return chunk;
       },
       checkStored: (seq, body) => {
+        const row = columns.get(seq);
+        columns.delete(seq);
         try {
-          return storedColumnsDiffer(columns.get(seq), decodeBody(body));
+          return storedColumnsDiffer(row, decodeBody(body));
         } catch {
           return 'record body does not decode';
         }
