@@ -29,7 +29,8 @@ export const pipelineRoutes = (state: ServerState) =>
         embedder: core.embedder?.id ?? null,
         waiting_for_vectors: tasks.filter((t) => t.lane === 'text').length,
         // every embedding still to compute (text and window lanes): 0 once the library is fully indexed
-        indexing: { running: status.running, pending: tasks.length, ...(ns ? {} : { last_job: status.last ?? null }) },
+        // for a namespaced token "running" means working on its items: a job run for another namespace's writes is not its business
+        indexing: { running: status.running && (ns === undefined || tasks.length > 0), pending: tasks.length, ...(ns ? {} : { last_job: status.last ?? null }) },
         ...(ns ? {} : { projections: store.projections.status() }),
       };
     });
