@@ -25,7 +25,22 @@ export function keepAliveAgent(): Agent {
 /** Thrown for what is not an answer from a Kioku service: unreachable, timed out, redirected. */
 export class TransportError extends Error {
   override name = 'TransportError';
+  /** the connection failed or was lost (not a timeout, a redirect or a body that is not JSON): the service may be gone */
+  readonly lost: boolean;
+  /** the request may have reached the server (false only when no connection was ever made, e.g. ECONNREFUSED) */
+  sent: boolean;
+
+  constructor(message: string, options: { lost?: boolean; sent?: boolean } = {}) {
+    super(message);
+    this.lost = options.lost ?? false;
+    this.sent = options.sent ?? true;
+  }
 }
+
+/** Errors of a connection that was never made: nothing of the request reached a server. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+/** Errors of a connection lost under the request: the server may have read it. */
+const LOST = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
 /**
  * The JSON answer of `base + path`. A non-2xx answer throws its `KiokuError` (code kept when
@@ -34,7 +49,12 @@ export class TransportError extends Error {
 export function requestKioku<T>(base: string, path: string, request: KiokuRequest): Promise<T> {
   return send<T>(base, path, request).catch((err: unknown) => {
     // a kept-alive socket the server closed as the request went out: nothing reached the server, so send it once more
-    if (err instanceof StaleSocketError) return send<T>(base, path, request);
+    if (err instanceof StaleSocketError)
+      return send<T>(base, path, request).catch((again: unknown) => {
+        // unless the server died with the first one in hand: whether that reached it is unknown
+        if (again instanceof TransportError) again.sent = true;
+        throw again;
+      });
     throw err;
   });
 }
@@ -60,7 +80,7 @@ function send<T>(base: string, path: string, request: KiokuRequest): Promise<T> 
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (err) => reject(new TransportError(err.message)));
+        res.on('error', (err) => reject(new TransportError(err.message, { lost: true })));
         res.on('end', () => {
           clearTimeout(timer);
           const status = res.statusCode ?? 0;
@@ -80,8 +100,10 @@ function send<T>(base: string, path: string, request: KiokuRequest): Promise<T> 
     const timer = setTimeout(() => req.destroy(new TransportError(`no answer within ${timeoutMs} ms`)), timeoutMs);
     req.on('error', (err) => {
       clearTimeout(timer);
-      if (req.reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET') return reject(new StaleSocketError(err.message));
-      reject(err instanceof TransportError ? err : new TransportError(err.message));
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      if (req.reusedSocket && code === 'ECONNRESET') return reject(new StaleSocketError(err.message, { lost: true }));
+      if (err instanceof TransportError) return reject(err);
+      reject(new TransportError(err.message, { lost: NOT_CONNECTED.has(code) || LOST.has(code), sent: !NOT_CONNECTED.has(code) }));
     });
     req.end(body);
   });

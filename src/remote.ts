@@ -2,8 +2,10 @@
 // Bodies are the wire schemas (src/wire.ts); errors come back as the core's typed
 // KiokuError (src/client.ts); the bearer token goes to that server only, never across
 // a redirect. The server resolves the namespace from the token, so `access` is not sent.
+// With `relocate` (the service of a local data dir), a lost service is found again — or
+// started — and the call sent once more where a repeat cannot write twice.
 import type { Agent } from 'node:http';
-import { keepAliveAgent, requestKioku } from './client.js';
+import { keepAliveAgent, requestKioku, TransportError } from './client.js';
 import { isKiokuError, KiokuError } from './errors.js';
 import type {
   Access,
@@ -44,7 +46,19 @@ export interface RemoteOptions {
   timeoutMs?: number;
   /** keep connections open between calls (a long-lived client such as kioku mcp); default off */
   keepAlive?: boolean;
+  /**
+   * After a lost connection: the URL of the service now (read the run file again, or start one).
+   * Given for the service of a local data dir only; a KIOKU_URL never wanders to another server.
+   */
+  relocate?: (failedUrl: string) => Promise<string>;
 }
+
+/**
+ * When a call may be sent again after its service was lost: `read` always (it changes nothing a
+ * repeat could double), `idempotent` always (the same body again appends nothing), `write` only
+ * when the request certainly never reached a server (no connection was made).
+ */
+type Repeat = 'read' | 'idempotent' | 'write';
 
 const path = (id: string): string => encodeURIComponent(id);
 const query = (q: Record<string, string | number | undefined>): string => {
@@ -52,52 +66,94 @@ const query = (q: Record<string, string | number | undefined>): string => {
   return entries.length ? `?${new URLSearchParams(entries.map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '';
 };
 
+function unreachable(url: string, err: unknown): KiokuError {
+  // unreachable, timed out, redirected (never followed: it could carry the token elsewhere), or not HTTP at all
+  const cause = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+  return new KiokuError('KIOKU_SERVICE_UNAVAILABLE', `no Kioku service answers at ${url} (${cause})`, { cause: err, details: { url } });
+}
+
+/** A memory write is the same write again when every memory names its id (an identical repeat appends nothing). */
+function memoryWriteRepeat(input: WriteMemoriesInput): Repeat {
+  const memories = (input as { memories?: unknown }).memories;
+  return Array.isArray(memories) && memories.length > 0 && memories.every((m) => typeof (m as { id?: unknown } | null)?.id === 'string')
+    ? 'idempotent'
+    : 'write';
+}
+
 export class RemoteKioku implements Kioku {
   readonly mode = 'remote' as const;
 
   private readonly agent: Agent | undefined;
+  private current: string;
 
   constructor(
-    readonly url: string,
+    url: string,
     private readonly options: RemoteOptions = {},
   ) {
+    this.current = url;
     this.agent = options.keepAlive ? keepAliveAgent() : undefined;
   }
 
-  private async call<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+  /** the service calls go to (it changes when a lost service is found again) */
+  get url(): string {
+    return this.current;
+  }
+
+  private send<T>(url: string, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+    return requestKioku<T>(url, route, {
+      method,
+      ...(body !== undefined ? { body } : {}),
+      token: this.options.token,
+      timeoutMs: this.options.timeoutMs ?? 120_000,
+      ...(this.agent ? { agent: this.agent } : {}),
+    });
+  }
+
+  private async call<T>(method: 'GET' | 'POST', route: string, body?: unknown, repeat: Repeat = method === 'GET' ? 'read' : 'write'): Promise<T> {
+    const url = this.current;
     try {
-      return await requestKioku<T>(this.url, route, {
-        method,
-        ...(body !== undefined ? { body } : {}),
-        token: this.options.token,
-        timeoutMs: this.options.timeoutMs ?? 120_000,
-        ...(this.agent ? { agent: this.agent } : {}),
-      });
+      return await this.send<T>(url, method, route, body);
     } catch (err) {
       if (isKiokuError(err)) throw err;
-      // unreachable, timed out, redirected (never followed: it could carry the token elsewhere), or not HTTP at all
-      const cause = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
-      throw new KiokuError('KIOKU_SERVICE_UNAVAILABLE', `no Kioku service answers at ${this.url} (${cause})`, { cause: err, details: { url: this.url } });
+      if (!this.options.relocate || !(err instanceof TransportError) || !err.lost) throw unreachable(url, err);
+      let next: string;
+      try {
+        next = await this.options.relocate(url);
+      } catch (cause) {
+        throw isKiokuError(cause) ? cause : unreachable(url, cause);
+      }
+      this.current = next;
+      if (repeat === 'write' && err.sent)
+        throw new KiokuError(
+          'KIOKU_SERVICE_UNAVAILABLE',
+          `the service at ${url} went away during the call, which may or may not have been done; ${next === url ? 'it answers again' : `the service is now at ${next}`} (a memory write with ids is safe to repeat)`,
+          { cause: err, details: { url, outcome: 'unknown' } },
+        );
+      try {
+        return await this.send<T>(next, method, route, body);
+      } catch (again) {
+        throw isKiokuError(again) ? again : unreachable(next, again);
+      }
     }
   }
 
   openSession(input: OpenSessionInput, _access?: Access) {
-    return this.call<{ session_id: string; namespace: string }>('POST', '/v1/sessions/open', input);
+    return this.call<{ session_id: string; namespace: string }>('POST', '/v1/sessions/open', input, input.session_id ? 'idempotent' : 'write');
   }
   startTurn(input: StartTurnInput, _access?: Access) {
     return this.call<{ turn_id: string } & RecallPacket>('POST', '/v1/turns/start', input);
   }
   completeTurn(turnId: string, input: CompleteTurnInput, _access?: Access) {
-    return this.call<Record<string, unknown>>('POST', `/v1/turns/${path(turnId)}/complete`, input);
+    return this.call<Record<string, unknown>>('POST', `/v1/turns/${path(turnId)}/complete`, input, 'idempotent');
   }
   recall(input: RecallInput, _access?: Access) {
-    return this.call<RecallPacket>('POST', '/v1/recall', input).then((p) => this.echoed(input, p));
+    return this.call<RecallPacket>('POST', '/v1/recall', input, 'read').then((p) => this.echoed(input, p));
   }
   context(input: RecallInput, _access?: Access) {
-    return this.call<RecallPacket & { context: string }>('POST', '/v1/context', input).then((p) => this.echoed(input, p));
+    return this.call<RecallPacket & { context: string }>('POST', '/v1/context', input, 'read').then((p) => this.echoed(input, p));
   }
   candidates(input: RecallInput, _access?: Access) {
-    return this.call<RecallPacket>('POST', '/v1/candidates/query', input).then((p) => this.echoed(input, p));
+    return this.call<RecallPacket>('POST', '/v1/candidates/query', input, 'read').then((p) => this.echoed(input, p));
   }
 
   /** A service that drops the conversation or the options (an older or a foreign one) would answer a different question: refuse its answer. */
@@ -111,13 +167,13 @@ export class RemoteKioku implements Kioku {
             ? 'the conversation'
             : undefined;
     if (dropped)
-      throw new KiokuError('KIOKU_SERVICE_UNAVAILABLE', `the service at ${this.url} did not echo ${dropped}: it is not a Kioku this client can use`, {
-        details: { url: this.url },
+      throw new KiokuError('KIOKU_SERVICE_UNAVAILABLE', `the service at ${this.current} did not echo ${dropped}: it is not a Kioku this client can use`, {
+        details: { url: this.current },
       });
     return packet;
   }
   writeMemories(input: WriteMemoriesInput, _access?: Access) {
-    return this.call<MemoryWriteAnswer>('POST', '/v1/memories', input);
+    return this.call<MemoryWriteAnswer>('POST', '/v1/memories', input, memoryWriteRepeat(input));
   }
   forget(id: string, input: ForgetInput, _access?: Access) {
     return this.call<Record<string, unknown>>('POST', `/v1/memories/${path(id)}/forget`, input);
@@ -129,7 +185,7 @@ export class RemoteKioku implements Kioku {
     return this.call<EvidenceAnswer>('GET', `/v1/evidence/${path(key)}`);
   }
   importDocuments(input: ImportInput, _access?: Access) {
-    return this.call<ImportSummary>('POST', '/v1/import', input);
+    return this.call<ImportSummary>('POST', '/v1/import', input, 'idempotent');
   }
   cold(input: { namespace?: string; min_considered?: number }, _access?: Access) {
     return this.call<ColdAnswer>('GET', `/v1/knowledge/cold${query({ namespace: input.namespace, min_considered: input.min_considered })}`);
@@ -138,7 +194,7 @@ export class RemoteKioku implements Kioku {
     return this.call<DeliveryReport>('GET', `/v1/reports/delivery${query({ namespace: input.namespace, days: input.days })}`);
   }
   replay(input: ReplayInput, _access?: Access) {
-    return this.call<ReplayReport>('POST', '/v1/replay', input);
+    return this.call<ReplayReport>('POST', '/v1/replay', input, 'read');
   }
   setAudience(id: string, input: AudienceInput, _access?: Access) {
     return this.call<Record<string, unknown>>('POST', `/v1/memories/${path(id)}/audience`, input);
@@ -153,7 +209,7 @@ export class RemoteKioku implements Kioku {
     return this.call<RelationsAnswer>('GET', `/v1/cards/${path(cardId)}/relations${query({ namespace: input.namespace })}`);
   }
   items(input: ItemsInput, _access?: Access) {
-    return this.call<ItemsAnswer>('POST', '/v1/items/query', input);
+    return this.call<ItemsAnswer>('POST', '/v1/items/query', input, 'read');
   }
   logEpisode(input: EpisodeInput, _access?: Access) {
     return this.call<{ episode_id: string }>('POST', '/v1/episodes', input);

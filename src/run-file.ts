@@ -37,7 +37,8 @@ export function removeRunFile(dataDir: string, pid = process.pid): void {
   if (info && info.pid === pid) rmSync(runFilePath(dataDir), { force: true });
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (one we may not signal counts). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -57,6 +58,6 @@ export function readRunFile(dataDir: string, options: { includeStale?: boolean }
     return undefined;
   }
   if (!parsed) return undefined;
-  if (!options.includeStale && !alive(parsed.pid)) return undefined;
+  if (!options.includeStale && !processAlive(parsed.pid)) return undefined;
   return parsed;
 }

@@ -2,30 +2,12 @@
 // the handshake, tool discovery, every tool's happy path and refusals, supersede chains and
 // forget, parity with HTTP, the service started on first use (once, for several clients),
 // and remote mode against a dead service.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRunFile } from '../src/run-file.js';
-import { REPO, tempDir } from './helpers.js';
-
-type ToolResult = { content: { type: string; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
-
-async function mcpClient(dataDir: string, env: Record<string, string> = {}): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    // the installed entry, as a host runs it: bin/kioku.js → the bundled dist/mcp.mjs (npm test builds dist/ first)
-    args: [join(REPO, 'bin/kioku.js'), 'mcp', '--data', dataDir],
-    cwd: REPO,
-    env: { PATH: process.env['PATH'] ?? '', HOME: dataDir, KIOKU_EMBEDDER: 'hash', KIOKU_CLOCK: '2026-11-29T12:00:00Z', ...env },
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'kioku-test', version: '0.0.0' });
-  await client.connect(transport);
-  return client;
-}
-
-const call = (c: Client, name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<ToolResult>;
+import { tempDir } from './helpers.js';
+import { callTool as call, mcpClient } from './support/mcp-client.js';
 
 function stopService(dataDir: string): void {
   const info = readRunFile(dataDir);
