@@ -139,7 +139,12 @@ describe('over HTTP', () => {
       ['old-passwd', '/etc/passwd'],
       ['old-auth', join(data, 'auth.json')],
     ] as const) {
-      const { seq } = await s.state.store!.log.append({ type: 'asset.registered', ns: 'beta', actor: 'test', data: { id, path, description: 'old', tags: [], size: 1, sha256: '0'.repeat(64) } });
+      const { seq } = await s.state.store!.log.append({
+        type: 'asset.registered',
+        ns: 'beta',
+        actor: 'test',
+        data: { id, path, description: 'old', tags: [], size: 1, sha256: '0'.repeat(64) },
+      });
       await s.state.store!.projections.waitFor(seq);
       const r = await s.call('GET', `/v1/assets/${id}?include_content=1`, undefined, TOKENS.beta);
       expect(r).toMatchObject({ status: 403, body: { error: { code: 'KIOKU_ASSET_PATH_REFUSED' } } });
@@ -154,7 +159,12 @@ describe('over HTTP', () => {
       status: 'ok',
       content: { data: 'uploaded text' },
     });
-    const bin = await s.call('POST', '/v1/assets', { id: 'bin', content: Buffer.from([0, 1, 2, 255]).toString('base64'), encoding: 'base64', description: 'bytes' }, TOKENS.delta);
+    const bin = await s.call(
+      'POST',
+      '/v1/assets',
+      { id: 'bin', content: Buffer.from([0, 1, 2, 255]).toString('base64'), encoding: 'base64', description: 'bytes' },
+      TOKENS.delta,
+    );
     expect(bin).toMatchObject({ status: 200, body: { size: 4 } });
     const before = head();
     for (const body of [
@@ -228,8 +238,14 @@ describe('over MCP (kioku mcp on stdio, remote mode)', () => {
     expect(register?.description).toMatch(/asset root.*KIOKU_ASSET_ROOTS.*content/s);
     expect(tools.find((t) => t.name === 'get_asset')?.description).toMatch(/policy/);
     expect((await call('register_asset', { id: 'via-mcp', path: join(root('beta'), 'ok.txt'), description: 'beta diagram' })).isError).toBeFalsy();
-    expect((await call('get_asset', { id: 'via-mcp', include_content: true })).structuredContent).toMatchObject({ status: 'ok', content: { data: 'a diagram of beta' } });
+    expect((await call('get_asset', { id: 'via-mcp', include_content: true })).structuredContent).toMatchObject({
+      status: 'ok',
+      content: { data: 'a diagram of beta' },
+    });
     expect((await call('register_asset', { id: 'sent', content: 'from another machine', name: 'remote.txt', description: 'sent bytes' })).isError).toBeFalsy();
-    expect((await call('get_asset', { id: 'sent', include_content: true })).structuredContent).toMatchObject({ status: 'ok', content: { data: 'from another machine' } });
+    expect((await call('get_asset', { id: 'sent', include_content: true })).structuredContent).toMatchObject({
+      status: 'ok',
+      content: { data: 'from another machine' },
+    });
   });
 });

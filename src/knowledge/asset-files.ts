@@ -49,7 +49,8 @@ export const UPLOAD_NAME = /^(?!\.{1,2}$)[^/\\\u0000-\u001f]{1,200}$/;
 /** Keep uploaded bytes in the namespace's uploads folder; the path the asset is registered under. */
 export function storeUpload(policy: AssetPolicy, ns: string, name: string, bytes: Buffer): string {
   const base = policy.uploadsOf(ns);
-  if (!base) throw new KiokuError('KIOKU_INPUT_INVALID', 'register asset: content: this store has no data dir to keep uploads in', { details: { field: 'content' } });
+  if (!base)
+    throw new KiokuError('KIOKU_INPUT_INVALID', 'register asset: content: this store has no data dir to keep uploads in', { details: { field: 'content' } });
   const dir = join(base, createHash('sha256').update(bytes).digest('hex'));
   const file = join(dir, name);
   if (existsSync(file)) return file;
