@@ -30,10 +30,14 @@ export const healthRoutes = (options: AppOptions) =>
     });
   });
 
-/** What a namespaced token learns of the store: its kind and whether it is connected (writes are refused while not), no heads. */
+/**
+ * What a namespaced token learns of the store: its kind, whether it is connected (writes are
+ * refused while not) and whether reads may be stale (cut off, or projections stalled) — no heads,
+ * no seqs and no stall message (they speak of the whole log).
+ */
 function storeConnection(store: KiokuStore): { store: { kind: string; connected: boolean }; stale: boolean } {
   const connected = store.log.health?.().connected ?? true;
-  return { store: { kind: store.log.kind, connected }, stale: !connected };
+  return { store: { kind: store.log.kind, connected }, stale: !connected || store.projections.stall() !== undefined };
 }
 
 /**
