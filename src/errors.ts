@@ -9,6 +9,11 @@ export const ERROR_REGISTRY = {
   KIOKU_LOG_CLOSED: { status: 503, summary: 'The log was used after close() or before open().' },
   KIOKU_LOG_WRITE_FAILED: { status: 500, summary: 'The store (LevelDB or PostgreSQL) refused a batch; nothing in that batch was acknowledged.' },
   KIOKU_CHAIN_DAMAGED: { status: 500, summary: 'The hash chain failed verification; the log cannot be trusted as is.' },
+  KIOKU_LOG_TRUNCATED: {
+    status: 500,
+    summary: 'The log ends before the head Kioku acknowledged (LevelDB lost acknowledged records): Kioku refuses to write there.',
+  },
+  KIOKU_STORAGE_FULL: { status: 507, summary: 'The disk holding the store is full: writes are refused, reads still answer.' },
   KIOKU_STORE_UNREADABLE: { status: 500, summary: 'The LevelDB files could not be opened or read (corruption or I/O error).' },
   KIOKU_STORE_MISSING: { status: 404, summary: 'There is no Kioku store in the data directory (and the command does not create one).' },
   KIOKU_STORE_LOCKED: { status: 503, summary: 'Another process holds the LevelDB lock on this data directory.' },

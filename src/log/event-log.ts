@@ -1,9 +1,10 @@
 // The hash-chained event log: one writer, group commit, durable appends.
 import { EventEmitter } from 'node:events';
 import { KiokuError } from '../errors.js';
+import type { AckedHeadFile } from './acked-head.js';
 import type { LogRecord } from '../events/index.js';
 import { GroupCommitStore, RecentFrames, LastOfType, decodeRecord, follow, hexHead, lastIn, planGroup, type PendingWrite } from './chain.js';
-import { GENESIS_PREV, decodeBody, seqKey, splitFrame } from './codec.js';
+import { GENESIS_HASH_HEX, GENESIS_PREV, decodeBody, seqKey, splitFrame } from './codec.js';
 import { DURABLE, HEAD_KEY, READ_AHEAD, logSublevels, parseHeadMeta, type LevelStore, type LogSublevels } from './level.js';
 import type { EventStore, FrameRange, Head, ReadOptions, TailOptions } from './port.js';
 import { inBatches, type ChainFrame } from './transfer.js';
@@ -27,21 +28,41 @@ export class EventLog extends GroupCommitStore implements EventStore {
   private readonly recent = new RecentFrames();
   /** Whether close() should also close the Level store (true when the log opened it). */
   private readonly ownsStore: boolean;
+  /** where each durable group's head is recorded before its appends resolve (on-disk stores) */
+  private readonly acked: AckedHeadFile | undefined;
 
-  private constructor(db: LevelStore, ownsStore: boolean) {
+  private constructor(db: LevelStore, ownsStore: boolean, acked: AckedHeadFile | undefined) {
     super();
     this.db = db;
     this.sub = logSublevels(db);
     this.ownsStore = ownsStore;
+    this.acked = acked;
     this.commits.setMaxListeners(0);
   }
 
-  /** Open a log over an abstract-level store (opened here if it is not open yet). */
-  static async open(db: LevelStore, options: { ownsStore?: boolean } = {}): Promise<EventLog> {
+  /**
+   * Open a log over an abstract-level store (opened here if it is not open yet). With `acked`,
+   * a log that ends before the head it acknowledged is refused (KIOKU_LOG_TRUNCATED), so no
+   * acknowledged seq is ever given out again; the log owns the file from then on.
+   */
+  static async open(db: LevelStore, options: { ownsStore?: boolean; acked?: AckedHeadFile } = {}): Promise<EventLog> {
     if (db.status !== 'open') await db.open();
-    const log = new EventLog(db, options.ownsStore ?? false);
+    const log = new EventLog(db, options.ownsStore ?? false, options.acked);
     await log.loadHead();
+    if (options.acked) await log.checkAcknowledged(options.acked);
     return log;
+  }
+
+  private async checkAcknowledged(acked: AckedHeadFile): Promise<void> {
+    const found = acked.found.head;
+    if (found) {
+      if (found.seq > this.headSeq) throw logTruncated(found, this.headSeq, acked.path);
+      const at = found.seq === 0 ? undefined : await this.sub.records.get(seqKey(found.seq));
+      const hash = at === undefined ? GENESIS_HASH_HEX : Buffer.from(at).toString('hex', 1, 33);
+      if (hash !== found.hash) throw ackedHashDiffers(found, acked.path);
+    }
+    // a store from before the file, or one a crash left ahead of it: record the head now
+    if (!found || found.seq < this.headSeq) await acked.record(this.headSeq, this.headHash);
   }
 
   private async loadHead(): Promise<void> {
@@ -75,11 +96,11 @@ export class EventLog extends GroupCommitStore implements EventStore {
       Date.now(),
     );
     const { accepted } = plan;
+    if (accepted.length === 0) return;
     const records = plan.records.map((r) => ({ type: 'put' as const, key: seqKey(r.seq), value: r.frame }));
     const index = plan.records.map((r) => ({ type: 'put' as const, key: `${r.type}!${seqKey(r.seq)}`, value: '' }));
     const at = plan.end;
     const { seq, prev, ts } = at;
-    if (accepted.length === 0) return;
     const headValue = JSON.stringify({ seq, hash: prev.toString('hex'), ts });
     try {
       await this.db.batch<string, Uint8Array | string>(
@@ -91,8 +112,7 @@ export class EventLog extends GroupCommitStore implements EventStore {
         DURABLE,
       );
     } catch (cause) {
-      const err = new KiokuError('KIOKU_LOG_WRITE_FAILED', `the batch of ${records.length} events could not be written`, { cause });
-      for (const { write } of accepted) write.reject(err);
+      for (const { write } of accepted) write.reject(writeFailed(records.length, cause));
       return;
     }
     const from = this.headSeq + 1;
@@ -101,8 +121,27 @@ export class EventLog extends GroupCommitStore implements EventStore {
     this.headSeq = seq;
     this.headHash = prev;
     this.lastTs = ts;
-    for (const { write, appended } of accepted) write.resolve(appended);
     this.commits.emit('commit', { from, to: seq });
+    if (!this.acked) {
+      for (const { write, appended } of accepted) write.resolve(appended);
+      return;
+    }
+    // Acknowledged only once the head file holds this group too. Not awaited: the next group's
+    // LevelDB write runs while this one's head is synced (the file coalesces what queues).
+    this.acked.record(seq, prev).then(
+      () => {
+        for (const { write, appended } of accepted) write.resolve(appended);
+      },
+      (cause: unknown) => {
+        // the records are in LevelDB (readers see them), but without the head file they are not acknowledged
+        const err = writeFailed(
+          records.length,
+          cause,
+          `the batch of ${records.length} events was written but its head could not be recorded in ${this.acked?.path}`,
+        );
+        for (const { write } of accepted) write.reject(err);
+      },
+    );
   }
 
   /** Load the last seq of every type a type-scoped expected head in `group` asks about (once per type, from the type index). */
@@ -132,6 +171,7 @@ export class EventLog extends GroupCommitStore implements EventStore {
     );
     if (!last) return this.head();
     await this.sub.meta.put(HEAD_KEY, JSON.stringify({ seq: last.seq, hash: last.hash.toString('hex'), ts: last.ts }), DURABLE);
+    await this.acked?.record(last.seq, last.hash);
     this.headSeq = last.seq;
     this.headHash = last.hash;
     this.lastTs = last.ts;
@@ -239,6 +279,7 @@ export class EventLog extends GroupCommitStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     await this.queue.settled();
+    await this.acked?.close();
     this.commits.emit('close');
     if (this.ownsStore) await this.db.close();
   }
@@ -255,4 +296,39 @@ export function notEmpty(seq: number): KiokuError {
   return new KiokuError('KIOKU_USAGE', `the target store already holds ${seq} events; an import needs an empty store (a new data dir or database)`, {
     details: { head_seq: seq },
   });
+}
+
+const NO_SPACE = /ENOSPC|No space left on device/i;
+
+/** A refused batch: 507 KIOKU_STORAGE_FULL when the disk is full (reads still answer), else KIOKU_LOG_WRITE_FAILED. */
+function writeFailed(events: number, cause: unknown, message = `the batch of ${events} events could not be written`): KiokuError {
+  let e: unknown = cause;
+  for (let depth = 0; e && depth < 4; depth++, e = (e as { cause?: unknown }).cause) {
+    const err = e as { code?: unknown; message?: unknown };
+    if (err.code === 'ENOSPC' || (typeof err.message === 'string' && NO_SPACE.test(err.message))) {
+      return new KiokuError('KIOKU_STORAGE_FULL', `the disk holding the store is full: ${message}; reads still answer; free space, then restart the service`, {
+        cause,
+      });
+    }
+  }
+  return new KiokuError('KIOKU_LOG_WRITE_FAILED', message, { cause });
+}
+
+const HOW_TO_PROCEED =
+  'Kioku will not write to this store, since new writes would reuse acknowledged sequence numbers. Keep the data dir as it is (`kioku verify` shows the damage; `kioku log export` saves the records that remain) and restore the log from a backup that reaches the acknowledged head';
+
+function logTruncated(acked: { seq: number; hash: string }, head: number, file: string): KiokuError {
+  return new KiokuError(
+    'KIOKU_LOG_TRUNCATED',
+    `the log ends at seq ${head}, but seq ${acked.seq} was acknowledged (recorded in ${file}): LevelDB lost acknowledged records ${head + 1}..${acked.seq} (a damaged write-ahead log?). ${HOW_TO_PROCEED}.`,
+    { details: { acknowledged_seq: acked.seq, acknowledged_hash: acked.hash, head_seq: head, file } },
+  );
+}
+
+function ackedHashDiffers(acked: { seq: number; hash: string }, file: string): KiokuError {
+  return new KiokuError(
+    'KIOKU_CHAIN_DAMAGED',
+    `the log holds a different record at seq ${acked.seq} than the one acknowledged (recorded in ${file}). ${HOW_TO_PROCEED}.`,
+    { details: { seq: acked.seq, kind: 'modified', acknowledged_hash: acked.hash, file } },
+  );
 }

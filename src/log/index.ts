@@ -4,7 +4,8 @@ export { decodeRecord } from './chain.js';
 export { MemoryChain, MemoryEventLog } from './memory.js';
 export { GENESIS_HASH_HEX, seqKey, parseSeqKey, encodeBody, encodeFrame, splitFrame, decodeBody, peekType } from './codec.js';
 export { logSublevels, HEAD_KEY, type LevelStore, type LogSublevels } from './level.js';
-export { openLevelStore, openLog, logDir, mapOpenError } from './store.js';
+export { openLevelStore, openLog, logDir, mapOpenError, ackedHeadFile } from './store.js';
+export { readAckedHead, type AckedHead } from './acked-head.js';
 export {
   verifyChain,
   verifySource,

@@ -1,14 +1,18 @@
 // `kioku verify`: the chain walk plus the anchor checks, and writing a new anchor.
 import { KiokuError } from '../errors.js';
+import { readAckedHead, type AckedHead } from './acked-head.js';
 import { anchorSignatureValid, appendAnchor, loadAnchorKey, loadOrCreateAnchorKey, readAnchors, signAnchor, type Anchor } from './anchors.js';
 import type { LevelStore } from './level.js';
-import { levelChainSource, verifySource, type ChainReport, type ChainSource, type HashProbe, type VerifyChainOptions } from './verify.js';
+import { GENESIS_HASH_HEX } from './codec.js';
+import { levelChainSource, verifySource, type ChainReport, type ChainSource, type Damage, type HashProbe, type VerifyChainOptions } from './verify.js';
 
 export interface VerifyStoreOptions extends VerifyChainOptions {
   anchorsFile: string;
   anchorKeyFile: string;
   /** after a clean verify, sign the head and append it to the anchors file */
   writeAnchor?: boolean;
+  /** the head the LevelDB log acknowledged (`<data>/log.acked`): a chain that ends before it is truncated */
+  ackedHeadFile?: string;
 }
 
 export interface AnchorSummary {
@@ -24,6 +28,8 @@ export interface AnchorSummary {
 
 export interface VerifyReport extends ChainReport {
   anchors: AnchorSummary;
+  /** the head the store last acknowledged to a writer, when it records one */
+  acknowledged?: AckedHead;
   warnings: string[];
 }
 
@@ -36,16 +42,24 @@ export async function verifyStore(store: LevelStore | ChainSource, options: Veri
   if (anchors.length > 0 && !key) {
     warnings.push(`anchor key ${options.anchorKeyFile} not found: signatures checked only against the keys the anchors carry`);
   }
+  const acked = options.ackedHeadFile ? readAckedHead(options.ackedHeadFile) : { head: undefined, damaged: false };
+  if (acked.damaged) warnings.push(`${options.ackedHeadFile} has a damaged slot: checked against the newest intact one`);
   const probe: HashProbe = new Map(anchors.map((a) => [a.seq, undefined]));
+  if (acked.head) probe.set(acked.head.seq, undefined);
   const source = 'nextChunk' in store ? store : levelChainSource(store);
   const chain = await verifySource(source, { ...options, probe });
-  const report: VerifyReport = { ...chain, anchors: summary, warnings };
+  const report: VerifyReport = { ...chain, anchors: summary, ...(acked.head ? { acknowledged: acked.head } : {}), warnings };
   if (!chain.ok) return report;
 
   for (const anchor of [...anchors].sort((a, b) => a.seq - b.seq)) {
     const damage = checkAnchor(anchor, chain, probe, key);
     if (damage) return { ...report, ok: false, damage: { seq: anchor.seq, kind: 'anchor_mismatch', detail: damage } };
     summary.checked += 1;
+  }
+  // after the anchors: a signed checkpoint names the damage more surely than the head file
+  if (acked.head) {
+    const damage = checkAcknowledged(acked.head, chain, probe, options.ackedHeadFile as string);
+    if (damage) return { ...report, ok: false, damage };
   }
 
   if (options.writeAnchor) {
@@ -61,6 +75,21 @@ export async function verifyStore(store: LevelStore | ChainSource, options: Veri
     }
   }
   return report;
+}
+
+/** The chain must reach the acknowledged head and hold its hash there (LevelDB can drop a damaged WAL's records silently). */
+function checkAcknowledged(acked: AckedHead, chain: ChainReport, probe: HashProbe, file: string): Damage | undefined {
+  if (chain.head.seq < acked.seq) {
+    return {
+      seq: chain.head.seq + 1,
+      kind: 'truncated',
+      detail: `the log ends at ${chain.head.seq}, but ${acked.seq} was acknowledged (${file}): acknowledged records ${chain.head.seq + 1}..${acked.seq} are lost`,
+    };
+  }
+  const actual = acked.seq === 0 ? GENESIS_HASH_HEX : probe.get(acked.seq);
+  if (actual !== acked.hash)
+    return { seq: acked.seq, kind: 'modified', detail: `the chain holds a different hash at ${acked.seq} than the one acknowledged (${file})` };
+  return undefined;
 }
 
 function checkAnchor(anchor: Anchor, chain: ChainReport, probe: HashProbe, key: ReturnType<typeof loadAnchorKey>): string | undefined {

@@ -4,7 +4,7 @@
 import type { StoreLocation } from '../config.js';
 import type { EventStore } from './port.js';
 import { PostgresEventLog } from './postgres.js';
-import { openLevelStore, openLog } from './store.js';
+import { openLevelStoreToRead, openLog } from './store.js';
 import { levelChainSource, type ChainSource } from './verify.js';
 
 export interface OpenEventStoreOptions {
@@ -25,11 +25,14 @@ export async function openEventStore(where: { dataDir: string; store: StoreLocat
 }
 
 /** What `kioku verify` walks: the raw LevelDB (so a damaged one can be inspected) or the table. */
-export async function openChainSource(where: { dataDir: string; store: StoreLocation }): Promise<{ source(): ChainSource; close(): Promise<void> }> {
+export async function openChainSource(where: {
+  dataDir: string;
+  store: StoreLocation;
+}): Promise<{ source(): ChainSource; close(): Promise<void>; warning?: string }> {
   if (where.store.kind === 'postgres') {
     const log = await PostgresEventLog.open({ url: where.store.url, createSchema: false });
     return { source: () => log.chainSource(), close: () => log.close() };
   }
-  const db = await openLevelStore(where.dataDir, { createIfMissing: false });
-  return { source: () => levelChainSource(db), close: () => db.close() };
+  const read = await openLevelStoreToRead(where.dataDir);
+  return { source: () => levelChainSource(read.db), close: read.close, ...(read.warning ? { warning: read.warning } : {}) };
 }

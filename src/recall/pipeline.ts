@@ -25,7 +25,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   const plan = planRecall(core, input, context);
 
   if (plan.acknowledgement) {
-    await record(core, context, [skippedEvent(plan, context)]);
+    const notSaved = await record(core, context, [skippedEvent(plan, context)]);
     return {
       ...plan.base,
       retrieval_mode: 'skipped',
@@ -34,7 +34,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
       judge: { status: 'disabled', judge: core.judge.id, calls: 0, ms: 0 },
       backends: {},
       filtered_counts: { total: 0, by_layer: {} },
-      warnings: [],
+      warnings: notSaved,
       degraded: false,
       queries: [],
       timings: { total_ms: round(performance.now() - started) },
@@ -69,7 +69,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
     .slice(0, plan.request.limit)
     .map((s, i) => toPacketRecord(s, i, judged.judged, result.held, deliveredKeys, config.delivery.excerpt_chars, laneRanks.get(s.entry.key)));
   const mode = !channels.embedded.vectors || backends['vector']?.status !== 'used' ? 'keyword' : 'hybrid';
-  await record(core, context, recallEvents(config, plan, context, { mode, ranked, judged, result, laneRanks, backends }));
+  const notSaved = await record(core, context, recallEvents(config, plan, context, { mode, ranked, judged, result, laneRanks, backends }));
 
   const { judged: j } = judged;
   return {
@@ -95,7 +95,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
     },
     backends,
     filtered_counts: ranked.filtered,
-    warnings: [...plan.warnings, ...channels.warnings, ...ranked.warnings],
+    warnings: [...plan.warnings, ...channels.warnings, ...ranked.warnings, ...notSaved],
     degraded,
     queries: plan.queries.map((q) => ({ kind: q.kind, text: q.text })),
     timings: { ...channels.timings, fusion_ms: fusionMs, judge_ms: judged.ms, total_ms: round(performance.now() - started) },

@@ -26,3 +26,20 @@ export function errorHandler(err: unknown, req: FastifyRequest, reply: FastifyRe
   if (typeof retry === 'number') void reply.header('retry-after', Math.ceil(retry / 1000));
   void reply.status(k.status).send(errorBody(k));
 }
+
+/** One line for a failure outside any request: its code when it is Kioku's, else its message. */
+export function describeFailure(err: unknown): string {
+  if (isKiokuError(err)) return `${err.message} [${err.code}]`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * A background task's failure (the embedding job's append refused on a full disk, …) is logged
+ * and the service goes on answering: an unhandled rejection used to end the process (issue 29
+ * item 5). Returns the function that removes the guard.
+ */
+export function guardBackgroundFailures(write: (line: string) => void = (line) => process.stderr.write(line)): () => void {
+  const onRejection = (reason: unknown): void => write(`kioku: error: a background task failed: ${describeFailure(reason)}\n`);
+  process.on('unhandledRejection', onRejection);
+  return () => process.off('unhandledRejection', onRejection);
+}

@@ -1,7 +1,7 @@
 // kioku verify [--write-anchor]: walk the chain, check anchors, optionally sign the head.
 import { isKiokuError } from '../../src/errors.js';
 import { resolvePaths, type PathOverrides } from '../../src/config.js';
-import { openChainSource, verifyStore, type VerifyReport } from '../../src/log/index.js';
+import { ackedHeadFile, openChainSource, verifyStore, type VerifyReport } from '../../src/log/index.js';
 import { EXIT, emit, progressBar, shortHash, type OutputOptions } from '../cli-util.js';
 
 export interface VerifyFlags extends OutputOptions, PathOverrides {
@@ -30,12 +30,15 @@ export async function verifyCommand(flags: VerifyFlags): Promise<number> {
       anchorsFile: paths.anchorsFile,
       anchorKeyFile: paths.anchorKeyFile,
       writeAnchor: flags.writeAnchor ?? false,
+      // a shared store's head is its table's; a LevelDB log records the head it acknowledged beside it
+      ...(paths.store.kind === 'postgres' ? {} : { ackedHeadFile: ackedHeadFile(paths.dataDir) }),
       onProgress: bar.update,
     });
   } finally {
     bar.stop();
     await chain.close().catch(() => undefined);
   }
+  if (chain.warning) report.warnings.unshift(chain.warning);
   const seconds = (performance.now() - started) / 1000;
   emit(flags, () => describe(report, seconds, paths.anchorKeyFile), { ...report, seconds: round(seconds) });
   return report.ok ? EXIT.ok : EXIT.problem;
@@ -49,6 +52,7 @@ function describe(r: VerifyReport, seconds: number, keyFile: string): string {
     lines.push(`chain DAMAGED at seq ${r.damage.seq}: ${r.damage.kind} — ${r.damage.detail}`);
     lines.push(`(${r.checked} records before it verified)`);
   }
+  if (r.acknowledged) lines.push(`acknowledged head: ${r.acknowledged.seq} ${shortHash(r.acknowledged.hash)}`);
   const a = r.anchors;
   if (a.total === 0 && !a.written) lines.push('anchors: none (a chain rewritten from genesis would not be detected; see `kioku verify --write-anchor`)');
   else lines.push(`anchors: ${a.checked}/${a.total} checked${a.trusted_key ? '' : ' (no local key: signatures checked against embedded keys only)'}`);

@@ -1,5 +1,6 @@
 // Stage 6, record: what was considered, judged and delivered becomes events
 // (recall.performed, verdict.recorded, delivery.made), appended together unless read-only.
+import { isKiokuError, type ErrorCode } from '../../errors.js';
 import type { AppendInput } from '../../events/index.js';
 import type { RecallConfig } from '../config.js';
 import type { RecallContext, RecallCore } from '../core.js';
@@ -104,11 +105,28 @@ export function skippedEvent(plan: RecallPlan, context: RecallContext): AppendIn
   };
 }
 
-/** Append the events (unless read-only) and wait until the read models have seen them. */
-export async function record(core: RecallCore, context: RecallContext, events: AppendInput[]): Promise<void> {
-  if (context.readOnly || events.length === 0) return;
-  const appended = await core.log.appendAll(events);
+/**
+ * A store refusing writes (a full disk) or out of reach (a shared store's database away) must not
+ * fail a read: the packet answers, marked, without its record. The record is not kept to append
+ * later: it would be dated when the store came back, and lost with the process meanwhile.
+ */
+const REFUSED_WRITES: ReadonlySet<ErrorCode> = new Set(['KIOKU_STORAGE_FULL', 'KIOKU_LOG_WRITE_FAILED', 'KIOKU_STORE_UNAVAILABLE']);
+
+/**
+ * Append the events (unless read-only) and wait until the read models have seen them. Returns
+ * the packet's warnings: `record_not_saved:<code>` when the store refused the record.
+ */
+export async function record(core: RecallCore, context: RecallContext, events: AppendInput[]): Promise<string[]> {
+  if (context.readOnly || events.length === 0) return [];
+  let appended;
+  try {
+    appended = await core.log.appendAll(events);
+  } catch (err) {
+    if (isKiokuError(err) && REFUSED_WRITES.has(err.code)) return [`record_not_saved:${err.code}`];
+    throw err;
+  }
   await core.projections.waitFor(appended.at(-1)?.seq ?? 0);
+  return [];
 }
 
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
