@@ -581,10 +581,17 @@ export class ProjectionRunner {
     }));
   }
 
-  /** Write a snapshot of every projection that moved since its last one. */
+  /** Write a snapshot of every projection that moved since its last one; one that cannot be written (a full disk) is warned, not thrown: the log holds everything. */
   async snapshotAll(): Promise<void> {
     await this.schedule(async () => {
-      for (const slot of this.slots.values()) if (slot.seq !== slot.snapshotSeq || !slot.hasSnapshot) this.writeSnapshot(slot);
+      for (const slot of this.slots.values()) {
+        if (slot.seq === slot.snapshotSeq && slot.hasSnapshot) continue;
+        try {
+          this.writeSnapshot(slot);
+        } catch (err) {
+          this.warn(`projection ${slot.projection.name}: snapshot at ${slot.seq} failed: ${(err as Error).message}`);
+        }
+      }
     });
   }
 

@@ -148,10 +148,14 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
           clearInterval(sweeper);
         }
         await readyPromise.catch(() => undefined);
-        await state.core?.close();
-        await runner.close(); // snapshots
-        await log.close(); // waits for queued appends, closes LevelDB
+        // every step runs even when one before it failed (a full disk): the log is always closed, the first failure reported
+        let failure: unknown;
+        const step = (task: () => Promise<void> | undefined) => Promise.resolve().then(task).catch((err: unknown) => void (failure ??= err));
+        await step(() => state.core?.close());
+        await step(() => runner.close()); // snapshots
+        await step(() => log.close()); // waits for queued appends, closes LevelDB
         removeRunFile(paths.dataDir);
+        if (failure !== undefined) throw failure;
       })();
       return closing;
     },

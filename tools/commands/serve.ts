@@ -2,6 +2,7 @@
 import type { PathOverrides } from '../../src/config.js';
 import { KiokuError } from '../../src/errors.js';
 import { describeAuth, startServer } from '../../src/server/index.js';
+import { describeFailure, guardBackgroundFailures } from '../../src/server/errors.js';
 
 export interface ServeFlags extends PathOverrides {
   host?: string;
@@ -15,6 +16,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   if (port !== undefined && (!Number.isSafeInteger(port) || port < 0 || port > 65_535)) throw new KiokuError('KIOKU_USAGE', '--port must be 0–65535');
   // quiet by default: one start-up line, then warnings and errors; request logs (query strings redacted) on request
   const logRequests = Boolean(flags.logRequests) || process.env['KIOKU_LOG_REQUESTS'] === '1';
+  guardBackgroundFailures();
   const server = await startServer({ data: flags.data, store: flags.store, host: flags.host, port, logger: logRequests && !flags.quiet });
   process.stderr.write(
     `kioku: listening on ${server.url} (data ${server.state.store?.paths.dataDir ?? flags.data ?? process.env['KIOKU_DATA_DIR'] ?? '~/.kioku'}; ${describeAuth(server.auth)})\n`,
@@ -28,7 +30,11 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
       process.stderr.write(`kioku: ${signal}: finishing in-flight requests, snapshotting, closing the store\n`);
-      void server.close().then(resolve);
+      // a failure while stopping (a snapshot on a full disk) is reported, not a crash: the log holds everything
+      void server.close().then(resolve, (err: unknown) => {
+        process.stderr.write(`kioku: warning: while stopping: ${describeFailure(err)}\n`);
+        resolve();
+      });
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
