@@ -177,6 +177,8 @@ describe('projection runner on disk', () => {
       const { cpSync, rmSync } = await import('node:fs');
       rmSync(`${dir.path}/log`, { recursive: true });
       cpSync(`${other.path}/log`, `${dir.path}/log`, { recursive: true });
+      // with its acknowledged head: a log swapped alone is refused (KIOKU_CHAIN_DAMAGED) before any snapshot is read
+      cpSync(`${other.path}/log.acked`, `${dir.path}/log.acked`);
     } finally {
       other.cleanup();
     }

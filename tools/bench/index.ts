@@ -42,7 +42,7 @@ if (![RECORDS, VECTORS, DIM, QUERIES].every((n) => Number.isSafeInteger(n) && n 
 }
 const keep = values.data !== undefined;
 const dataDir = keep ? resolve(values.data as string) : mkdtempSync(join(tmpdir(), 'kioku-bench-index-'));
-if (keep) for (const d of ['log', 'projections']) rmSync(join(dataDir, d), { recursive: true, force: true });
+if (keep) for (const d of ['log', 'log.acked', 'projections']) rmSync(join(dataDir, d), { recursive: true, force: true });
 
 const syn = new Synthetic();
 const rand = (): number => syn.rand();

@@ -28,7 +28,7 @@ if (![events, serial, writers].every((n) => Number.isSafeInteger(n) && n > 0)) {
 }
 const keep = values.data !== undefined;
 const dataDir = keep ? resolve(values.data as string) : mkdtempSync(join(tmpdir(), 'kioku-bench-'));
-if (keep) rmSync(join(dataDir, 'log'), { recursive: true, force: true });
+if (keep) for (const d of ['log', 'log.acked']) rmSync(join(dataDir, d), { recursive: true, force: true });
 rmSync(join(dataDir, 'projections'), { recursive: true, force: true });
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
