@@ -16,8 +16,8 @@ import {
   type FoldedProjection,
 } from './worker-fold/index.js';
 import { join } from 'node:path';
+import { checkParts, partsMissing, syncParts } from './snapshot-parts.js';
 import {
-  fsyncFolder,
   packState,
   pruneSideFiles,
   readSnapshotFileAsync,
@@ -73,6 +73,8 @@ export interface ProjectionStatus {
   snapshot_seq: number;
   /** still reading its side files (see RunnerOptions.restoreFilesInBackground) */
   loading?: true;
+  /** why its snapshot was discarded at open (it was folded again from the log instead) */
+  discarded?: string;
   failed?: { code: string; message: string; seq: number };
 }
 
@@ -97,6 +99,8 @@ interface Slot {
   restoring: Promise<void> | undefined;
   /** the state a fold worker packed, at `seq`: written as is by the next snapshot if nothing was applied since */
   packed: { seq: number; state: Uint8Array; checksum: string } | undefined;
+  /** why its snapshot was discarded, if it was */
+  discarded: string | undefined;
 }
 
 export class ProjectionRunner {
@@ -131,6 +135,7 @@ export class ProjectionRunner {
         failedSeq: 0,
         restoring: undefined,
         packed: undefined,
+        discarded: undefined,
       });
     }
   }
@@ -170,9 +175,10 @@ export class ProjectionRunner {
     const dir = this.options.snapshotDir;
     if (!dir) return;
     const slots = [...this.slots.values()];
+    const partsChecked = new Map<Slot, Promise<void>>();
     const checks = slots.map((slot) =>
       this.usableSnapshot(slot, readSnapshotFileAsync(dir, slot.projection.name)).then((snap) => {
-        if (snap?.files && slot.projection.prefetchFiles) slot.projection.prefetchFiles(join(dir, slot.projection.name, snap.files));
+        if (snap?.files && slot.projection.restoreFiles) partsChecked.set(slot, this.sideFilesChecked(slot.projection, join(dir, slot.projection.name, snap.files), snap));
         return snap;
       }),
     );
@@ -183,13 +189,33 @@ export class ProjectionRunner {
         const snap = await checks[i];
         if (!snap) return;
         if (!slot.projection.restoreFiles) await filesStarted;
-        await this.loadSnapshot(slot, snap);
+        await this.loadSnapshot(slot, snap, partsChecked.get(slot));
       }),
     );
   }
 
+  /**
+   * Start checking the side files' bytes against the snapshot's list of them (older snapshots
+   * list none) and, meanwhile, reading them (prefetchFiles: hnswlib's own thread). The check's
+   * chunks take ~1.5 s of this thread at a million items, spread between other work; it runs
+   * beside the graph's read (~20 s there), not before it, so the files arrive no later. What was
+   * read is only used once the check passes (restoreFiles waits for it): a damaged graph is
+   * never searched.
+   */
+  private sideFilesChecked(projection: Projection, folder: string, snap: SnapshotFile): Promise<void> {
+    const checked = snap.parts ? checkParts(folder, snap.parts) : Promise.resolve();
+    checked.catch(() => undefined); // reported by the load that waits for it
+    try {
+      projection.prefetchFiles?.(folder);
+    } catch {
+      // a read that cannot start early is started again, or reported, by restoreFiles
+    }
+    return checked;
+  }
+
   private discard(slot: Slot, why: string): void {
     this.toGenesis(slot);
+    slot.discarded = why;
     this.warn(`projection ${slot.projection.name}: snapshot discarded (${why}); rebuilding from genesis`);
   }
 
@@ -212,10 +238,13 @@ export class ProjectionRunner {
     if (snap.seq > head.seq) return discard(`snapshot is at ${snap.seq}, the log ends at ${head.seq}`);
     const at = snap.seq === 0 ? GENESIS_HASH_HEX : (await this.log.get(snap.seq))?.hash;
     if (at !== snap.hash) return discard(`the log holds a different record at ${snap.seq}`);
+    // side files gone or cut short: found by their sizes before anything is loaded (their bytes are checked as they are read)
+    const missing = snap.files && slot.projection.restoreFiles && (await partsMissing(join(this.options.snapshotDir as string, name, snap.files), snap.parts));
+    if (missing) return discard(`load failed: ${missing}`);
     return snap;
   }
 
-  private async loadSnapshot(slot: Slot, snap: SnapshotFile): Promise<void> {
+  private async loadSnapshot(slot: Slot, snap: SnapshotFile, partsChecked: Promise<void> | undefined): Promise<void> {
     const dir = this.options.snapshotDir as string;
     const name = slot.projection.name;
     try {
@@ -224,7 +253,9 @@ export class ProjectionRunner {
       snap.state = new Uint8Array(0); // let the packed bytes go while the rest loads
       if (slot.projection.restoreFiles) {
         if (!snap.files) throw new Error('snapshot has no side files');
-        const restored = slot.projection.restoreFiles(join(dir, name, snap.files));
+        const folder = join(dir, name, snap.files);
+        const restoreFiles = slot.projection.restoreFiles.bind(slot.projection);
+        const restored = partsChecked ? partsChecked.then(() => restoreFiles(folder)) : restoreFiles(folder);
         if (this.options.restoreFilesInBackground && restored instanceof Promise) slot.restoring = this.inBackground(slot, restored);
         else await restored;
       }
@@ -235,8 +266,8 @@ export class ProjectionRunner {
     slot.hash = snap.hash;
     slot.source = 'snapshot';
     slot.snapshotSeq = snap.seq;
-    // a snapshot in an older format is written again in the current one at the next snapshot
-    slot.hasSnapshot = snap.encoding === STATE_ENCODING && !slot.projection.loadedOlderFormat;
+    // a snapshot in an older format (or whose side files are not listed) is written again in the current one at the next snapshot
+    slot.hasSnapshot = snap.encoding === STATE_ENCODING && !slot.projection.loadedOlderFormat && (!snap.files || snap.parts !== undefined);
   }
 
   /** A projection whose side files are still being read: caught up once they are, rebuilt from genesis if they fail. */
@@ -475,10 +506,11 @@ export class ProjectionRunner {
     const name = slot.projection.name;
     const started = performance.now();
     let files: string | undefined;
+    let parts: SnapshotFile['parts'];
     if (slot.projection.persistFiles) {
       const side = sideFilesDir(dir, name, slot.seq);
       slot.projection.persistFiles(side.folder);
-      fsyncFolder(side.folder);
+      parts = syncParts(side.folder); // each file synced, then listed with its size and checksum
       files = side.name;
     }
     // A checksum of the packed bytes guards the file; the canonical digest() is for
@@ -488,7 +520,7 @@ export class ProjectionRunner {
         ? { state: slot.packed.state, checksum: slot.packed.checksum, encoding: STATE_ENCODING as typeof STATE_ENCODING }
         : packState(slot.projection.snapshot(), slot.snapshotBytes);
     slot.packed = undefined;
-    writeSnapshotFile(dir, { format: 2, name, version: slot.projection.version, seq: slot.seq, hash: slot.hash, ...packed, ...(files ? { files } : {}) });
+    writeSnapshotFile(dir, { format: 2, name, version: slot.projection.version, seq: slot.seq, hash: slot.hash, ...packed, ...(files ? { files, parts } : {}) });
     slot.snapshotBytes = packed.state.length;
     pruneSideFiles(dir, name, files);
     slot.snapshotSeq = slot.seq;
@@ -577,6 +609,7 @@ export class ProjectionRunner {
       source: s.source,
       snapshot_seq: s.snapshotSeq,
       ...(s.restoring ? { loading: true as const } : {}),
+      ...(s.discarded ? { discarded: s.discarded } : {}),
       ...(s.failed ? { failed: { code: s.failed.code, message: s.failed.message, seq: s.failedSeq } } : {}),
     }));
   }

@@ -6,6 +6,7 @@ import { open } from 'node:fs/promises';
 import zlib from 'node:zlib';
 import { join } from 'node:path';
 import { Packr } from 'msgpackr';
+import { asParts, type SnapshotParts } from './snapshot-parts.js';
 
 // variableMapSize: snapshots hold maps with more than 65,535 keys (fast 16-bit map sizes cannot).
 const packr = new Packr({ useRecords: false, moreTypes: true, variableMapSize: true });
@@ -29,6 +30,8 @@ export interface SnapshotFile {
   encoding?: typeof STATE_ENCODING;
   /** folder (beside the snapshot file) holding the projection's side files, if any */
   files?: string;
+  /** each side file's size and checksum, checked before it is read (absent in older files) */
+  parts?: SnapshotParts;
 }
 
 /**
@@ -119,7 +122,8 @@ export function writeSnapshotFile(dir: string, snap: SnapshotFile): void {
  */
 export function fileParts(snap: SnapshotFile): [Uint8Array, Uint8Array] {
   const { state, ...fields } = snap;
-  const packed = packr.pack({ ...fields, state: Buffer.alloc(0) });
+  // the fields' own checksum, as `checksum` is the state's: a byte changed in the head is caught too
+  const packed = packr.pack({ ...fields, fieldsChecksum: checksumOf(packr.pack(fields)), state: Buffer.alloc(0) });
   if (packed[packed.length - 2] !== 0xc4 || packed[packed.length - 1] !== 0) throw new Error('snapshot file: unexpected packing of the empty state');
   const head = Buffer.alloc(packed.length + 3);
   head.set(packed.subarray(0, packed.length - 2));
@@ -206,13 +210,15 @@ function unreadable(err: unknown): { missing: true } | { invalid: string } {
 
 function parseSnapshotFile(bytes: Buffer): SnapshotRead {
   try {
-    const snap = packr.unpack(bytes) as Partial<SnapshotFile>;
+    const { fieldsChecksum, ...snap } = packr.unpack(bytes) as Partial<SnapshotFile> & { fieldsChecksum?: unknown };
+    if (fieldsChecksum !== undefined && !fieldsMatch(snap, fieldsChecksum)) return { invalid: 'fields checksum mismatch (file damaged?)' };
     if (
       snap?.format !== 2 ||
       typeof snap.seq !== 'number' ||
       typeof snap.hash !== 'string' ||
       typeof snap.checksum !== 'string' ||
-      !(snap.state instanceof Uint8Array)
+      !(snap.state instanceof Uint8Array) ||
+      (snap.parts !== undefined && !asParts(snap.parts))
     ) {
       return { invalid: 'not a snapshot file (or an older format)' };
     }
@@ -222,6 +228,12 @@ function parseSnapshotFile(bytes: Buffer): SnapshotRead {
   } finally {
     releaseUnpackedBytes(); // the file's bytes stay reachable through `state` only, until it is unpacked
   }
+}
+
+/** The fields (all but the state, in the file's order) packed as fileParts packed them, against their checksum. */
+function fieldsMatch(snap: Partial<SnapshotFile>, checksum: unknown): boolean {
+  const { state: _state, ...fields } = snap;
+  return typeof checksum === 'string' && checksumMatches(packr.pack(fields), checksum);
 }
 
 /** A fresh folder for side files of the snapshot at `seq` (written before the snapshot file points at it). */
@@ -242,15 +254,4 @@ export function pruneSideFiles(dir: string, name: string, keep: string | undefin
     return;
   }
   for (const entry of entries) if (entry.startsWith('files-') && entry !== keep) rmSync(join(dir, name, entry), { recursive: true, force: true });
-}
-
-export function fsyncFolder(folder: string): void {
-  for (const entry of readdirSync(folder)) {
-    const fd = openSync(join(folder, entry), 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  }
 }

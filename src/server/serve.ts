@@ -105,7 +105,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const runner = new ProjectionRunner(log, defaultProjections(), {
     snapshotDir: paths.projectionsDir,
     restoreFilesInBackground: true,
-    onWarning: (m) => app.log.warn(m),
+    // a snapshot discarded and rebuilt, a projection stopped: said on stderr like the log's warnings, not only with --log-requests
+    onWarning: (m) => process.stderr.write(`kioku: warning: ${m}\n`),
   });
   const readyPromise = (async () => {
     await runner.open((done, total) => (state.progress = { done, total }));

@@ -22,8 +22,9 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     `kioku: listening on ${server.url} (data ${server.state.store?.paths.dataDir ?? flags.data ?? process.env['KIOKU_DATA_DIR'] ?? '~/.kioku'}; ${describeAuth(server.auth)})\n`,
   );
   await server.ready.then(
-    () => process.stderr.write(`kioku: ready (head ${server.state.store?.log.head().seq ?? 0}, embedder ${server.state.core?.embedder?.id ?? 'none'})\n`),
-    (err: unknown) => {
+    () => process.stderr.write(`kioku: ready (head ${server.state.store?.log.head().seq ?? 0}, embedder ${server.state.core?.embedder?.id ?? 'none'}${rebuilt(server)})\n`),
+    async (err: unknown) => {
+      await server.close(); // a store that cannot open is an exit, never a service answering 503 for ever
       throw err;
     },
   );
@@ -40,4 +41,10 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
   return 0;
+}
+
+/** The projections whose snapshots were found unusable at start-up (each warned above, with its reason), folded from the log instead. */
+function rebuilt(server: Awaited<ReturnType<typeof startServer>>): string {
+  const discarded = server.state.store?.projections.status().filter((p) => p.discarded) ?? [];
+  return discarded.length ? `; rebuilt from the log: ${discarded.map((p) => p.name).join(', ')}` : '';
 }
