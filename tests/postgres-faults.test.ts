@@ -236,6 +236,8 @@ describe.runIf(PG_AVAILABLE)('a PostgreSQL node under database faults', () => {
         return h['projections_stalled'] ? h : undefined;
       });
       expect(health).toMatchObject({ stale: true, projections_stalled: { after_seq: head, error: expect.any(String) } });
+      const doctor = await runCli(['doctor', '--json'], { KIOKU_URL: node.url });
+      expect(doctor.json?.['warnings'], doctor.stdout + doctor.stderr).toEqual(expect.arrayContaining([expect.stringContaining(`projections stopped after seq ${head}`)]));
       const refused = await write(node, 'behind-the-garbage', 10_000);
       expect(refused.status).toBe(500);
       expect(errorCode(refused)).toBe('KIOKU_PROJECTION_FAILED');

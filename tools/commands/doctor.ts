@@ -70,7 +70,9 @@ export async function doctorCommand(flags: DoctorFlags): Promise<number> {
   if (packet && judge !== 'complete') (flags.requireJudge ? problems : warnings).push(`judge status is ${judge}`);
   const service = remote ? { mode: 'remote', url: remote } : { mode: 'local', data_dir: dataDir, url: readRunFile(dataDir)?.url ?? null };
   const store = service.url ? await storeOf(service.url) : undefined;
-  if (store?.stale) warnings.push(`the service is cut off from its ${store.kind} store: reads are stale, writes are refused`);
+  if (store && !store.connected) warnings.push(`the service is cut off from its ${store.kind} store: reads are stale, writes are refused`);
+  if (store?.projections_stalled)
+    warnings.push(`projections stopped after seq ${store.projections_stalled.after_seq}: ${store.projections_stalled.error} (kioku verify names a damaged record)`);
   if (store && store.projection_lag > 1000) warnings.push(`projections are ${store.projection_lag} events behind the log (catching up)`);
   const failed = checks.some((c) => !c.ok) || problems.length > 0;
   const status = failed ? 'failed' : warnings.length ? 'degraded' : 'ready';
@@ -117,6 +119,8 @@ interface StoreReport {
   stale: boolean;
   replication_lag: number;
   projection_lag: number;
+  /** why the projections stopped following the log, when they did */
+  projections_stalled: { error: string; after_seq: number; since_ms: number } | null;
 }
 
 /** The store behind the service, from its /v1/health (the log kind, connection and lags). */
@@ -127,6 +131,7 @@ async function storeOf(url: string): Promise<StoreReport | undefined> {
       store?: { kind: string; connected: boolean; where?: string; replication_lag?: number };
       stale?: boolean;
       projection_lag?: number;
+      projections_stalled?: StoreReport['projections_stalled'];
     }>(url, '/v1/health', { method: 'GET', timeoutMs: 5_000, ...(token ? { token } : {}) });
     if (!h.store) return undefined;
     return {
@@ -136,6 +141,7 @@ async function storeOf(url: string): Promise<StoreReport | undefined> {
       stale: h.stale ?? false,
       replication_lag: h.store.replication_lag ?? 0,
       projection_lag: h.projection_lag ?? 0,
+      projections_stalled: h.projections_stalled ?? null,
     };
   } catch {
     return undefined; // the recall check above already says whether the service answers
