@@ -8,12 +8,13 @@ import { isAcknowledgement } from '../acknowledge.js';
 import { boundConversation, conversationFingerprint, isTopicChange, planQueries, withoutTopicChange, type PlannedQuery } from '../conversation.js';
 import type { RecallContext, RecallCore } from '../core.js';
 import { enabledLayers, recallRequestSchema, type ParsedRecallRequest } from '../request.js';
+import { sessionDialogue } from '../session-dialogue.js';
 
 export interface RecallPlan {
   request: ParsedRecallRequest;
   ns: string;
   recallId: string;
-  /** the dialogue as received (bounded), and as used (empty after a change of subject) */
+  /** the dialogue as received (bounded; the session's completed turns when none was sent), and as used (empty after a change of subject) */
   received: ParsedRecallRequest['conversation'] & object;
   dialogue: ParsedRecallRequest['conversation'] & object;
   /** the utterance without a topic-change lead, whose words would only dilute the query */
@@ -39,7 +40,13 @@ export interface RecallPlan {
 export function planRecall(core: RecallCore, input: unknown, context: RecallContext): RecallPlan {
   const request = parseInput(recallRequestSchema, input, 'recall');
   const ns = namespaceOf(request.namespace, context);
-  const received = boundConversation(request.conversation ?? []);
+  // a client that sends no dialogue (HTTP without a transcript, MCP tools) gets its session's
+  // completed turns since the last compaction instead, bounded the same way
+  const sent = request.conversation ?? [];
+  const received =
+    sent.length === 0 && request.session_id
+      ? sessionDialogue(core.projections.views, ns, request.session_id, request.context_since ? Date.parse(request.context_since) : -Infinity)
+      : boundConversation(sent);
   // an explicit change of subject drops the dialogue before it from queries and judge
   const topicChange = received.length > 0 && isTopicChange(request.query);
   const dialogue = topicChange ? [] : received;
