@@ -431,6 +431,11 @@ export class Bm25Index {
           if (gate.rejected) gate.rejected[g] = (gate.rejected[g] ?? 0) + 1;
           continue;
         }
+        // left out by the caller (a session's own traces) before they can take a top-k slot
+        if (gate.skip?.(d)) {
+          gate.skipped = (gate.skipped ?? 0) + 1;
+          continue;
+        }
       }
       heap.offer(d, score, matched);
     }
@@ -445,6 +450,9 @@ export interface Bm25Gate {
   accept: ArrayLike<number>;
   /** filled with counts of matching docs kept out, per group */
   rejected?: number[];
+  /** admitted docs the caller leaves out (not an ACL matter: counted apart, in `skipped`) */
+  skip?: (doc: number) => boolean;
+  skipped?: number;
 }
 
 /** Keeps the best k hits: complete matches first, then score, then doc number (deterministic). */

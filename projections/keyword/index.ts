@@ -30,6 +30,8 @@ export interface KeywordSearchOptions {
   namespaces: readonly string[];
   layers?: readonly Layer[];
   limit?: number;
+  /** evidence keys left out inside the search, so they take no slot of `limit` (a session's own traces) */
+  exclude?: ReadonlySet<string>;
 }
 
 /** A row of the old snapshot format (version 1 files still load). */
@@ -199,10 +201,12 @@ export class KeywordProjection implements Projection {
    * Search, and count the matching items of the searched layers that namespace rules
    * kept out (ACL filter counts: counts only, never content).
    */
-  searchCounting(query: string, options: KeywordSearchOptions): { hits: KeywordHit[]; filtered: Record<string, number> } {
+  searchCounting(query: string, options: KeywordSearchOptions): { hits: KeywordHit[]; filtered: Record<string, number>; excluded: number } {
     const lane: KeywordLane = options.lane === 'terms' ? 'terms' : 'text';
     const index = lane === 'terms' ? this.terms : this.text;
     const gate = this.gate(options.namespaces, options.layers);
+    const exclude = options.exclude;
+    if (exclude?.size) gate.skip = (doc) => exclude.has(this.keys[doc] as string);
     // one namespace searched: BM25 over its own docs only, so its scores never tell what others hold
     const nsId = options.namespaces.length === 1 ? this.nsIds.get(options.namespaces[0] as string) : undefined;
     const own = nsId === undefined ? undefined : this.nsStats[nsId]?.[lane];
@@ -226,6 +230,7 @@ export class KeywordProjection implements Projection {
         };
       }),
       filtered,
+      excluded: gate.skipped ?? 0,
     };
   }
 

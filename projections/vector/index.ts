@@ -47,6 +47,8 @@ export interface VectorSearchOptions {
   k: number;
   namespaces: readonly string[];
   layers?: readonly Layer[];
+  /** evidence keys left out inside the graph search (a session's own traces), so they take none of the k results */
+  exclude?: ReadonlySet<string>;
 }
 
 export class VectorProjection implements Projection {
@@ -170,7 +172,7 @@ export class VectorProjection implements Projection {
       if (id === undefined) continue;
       for (const layer of options.layers ?? LAYERS_ALL) accept[id * LAYER_SLOTS + LAYER_INDEX[layer]] = 1;
     }
-    return lane.searchGated(vector, options.k, accept);
+    return lane.searchGated(vector, options.k, accept, options.exclude);
   }
 
   lane(lane: string, model: string): VectorLane | undefined {

@@ -203,16 +203,22 @@ export class VectorLane {
     return neighbors.map((label, i) => ({ key: this.keys[label] as string, score: 1 - (distances[i] as number) }));
   }
 
-  /** Search admitting only labels whose group is set in `accept` (typed lookups, no string work per candidate). */
-  searchGated(vector: Float32Array | number[], k: number, accept: Uint8Array): VectorHit[] {
+  /**
+   * Search admitting only labels whose group is set in `accept` (typed lookups, no string work per
+   * candidate) and whose key is not in `exclude` (a key lookup only when there is one). Both are
+   * hnswlib's filter callback: the graph walk goes on past refused labels, so they take none of the k.
+   */
+  searchGated(vector: Float32Array | number[], k: number, accept: Uint8Array, exclude?: ReadonlySet<string>): VectorHit[] {
     const live = this.liveCount;
     if (live === 0 || k <= 0) return [];
     const query = Array.isArray(vector) ? vector : Array.from(vector);
     const groups = this.groups;
+    const keys = this.keys;
+    const skip = exclude?.size ? exclude : undefined;
     this.fitEf(live);
     const { neighbors, distances } = this.index.searchKnn(query, Math.min(k, live), (label: number) => {
       const g = groups[label];
-      return g !== undefined && g >= 0 && accept[g] === 1;
+      return g !== undefined && g >= 0 && accept[g] === 1 && (skip === undefined || !skip.has(keys[label] as string));
     });
     return neighbors.map((label, i) => ({ key: this.keys[label] as string, score: 1 - (distances[i] as number) }));
   }

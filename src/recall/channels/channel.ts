@@ -13,6 +13,8 @@ export interface ChannelInput {
   plan: RecallPlan;
   /** the query vectors (vector channels only run once the model answered) */
   embedded: EmbeddedQueries;
+  /** keys every lane leaves out inside its query: this session's own visible traces (own-session.ts) */
+  exclude: ReadonlySet<string>;
 }
 
 export interface ChannelOutput {

@@ -5,4 +5,5 @@ import { keywordChannel } from './keyword.js';
 import { vectorChannel } from './vector.js';
 
 export type { Channel, ChannelInput, ChannelOutput } from './channel.js';
+export { ownVisibleTraces } from './own-session.js';
 export const CHANNELS: readonly Channel[] = [keywordChannel, vectorChannel];

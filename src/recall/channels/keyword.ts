@@ -6,7 +6,7 @@ import type { Channel } from './channel.js';
 export const keywordChannel: Channel = {
   name: 'keyword',
   dense: false,
-  run({ core, config, plan }) {
+  run({ core, config, plan, exclude }) {
     const keyword = core.projections.views.keyword;
     const { ns, searchLayers } = plan;
     // expansion terms given apart from the sentence are what the lexical lanes search
@@ -16,9 +16,11 @@ export const keywordChannel: Channel = {
     let keywordHits = 0;
     let termHits = 0;
     let filteredByLayer: Record<string, number> = {};
+    let ownExcluded = 0;
     for (const q of queries) {
-      const { hits, filtered } = keyword.searchCounting(q.text, { namespaces: [ns], layers: searchLayers, limit: config.lane_budget });
+      const { hits, filtered, excluded } = keyword.searchCounting(q.text, { namespaces: [ns], layers: searchLayers, limit: config.lane_budget, exclude });
       if (q.kind === 'utterance') filteredByLayer = filtered;
+      ownExcluded = Math.max(ownExcluded, excluded);
       // a complete match of the query's words wins a tie with a partial one
       lanes.push([`keyword:${q.kind}`, hits.map((h) => ({ key: h.key, score: h.score + (h.complete ? 1e-9 : 0) }))]);
       keywordHits += hits.length;
@@ -31,6 +33,8 @@ export const keywordChannel: Channel = {
     return {
       lanes,
       filteredByLayer,
+      // how many of the session's own traces a query matched (the most any one did): kept out of every lane
+      warnings: ownExcluded ? [`own_session_traces_excluded:${ownExcluded}`] : [],
       backends: {
         keyword: { attempted: true, used: keywordHits > 0, status: keywordHits > 0 ? 'used' : 'empty' },
         terms: searchLayers.includes('memory')

@@ -7,7 +7,7 @@ import type { Channel, ChannelOutput } from './channel.js';
 export const vectorChannel: Channel = {
   name: 'vector',
   dense: true,
-  run({ core, config, plan, embedded }): ChannelOutput {
+  run({ core, config, plan, embedded, exclude }): ChannelOutput {
     if (!embedded.vectors) return { lanes: [], backends: {} };
     const vectors = core.projections.views.vector;
     const { ns, queries, searchLayers } = plan;
@@ -17,12 +17,12 @@ export const vectorChannel: Channel = {
     for (const q of queries) {
       const v = embedded.vectors.get(q.kind);
       if (!v) continue;
-      const text = vectors.search(v, { lane: 'text', model, k: config.lane_budget, namespaces: [ns], layers: searchLayers });
+      const text = vectors.search(v, { lane: 'text', model, k: config.lane_budget, namespaces: [ns], layers: searchLayers, exclude });
       lanes.push([`vector:${q.kind}`, text.map((h) => ({ key: h.key, score: h.score }))]);
       vectorHits += text.length;
       const conversational = searchLayers.filter((l) => l === 'trace' || l === 'memory');
       if (conversational.length) {
-        const window = vectors.search(v, { lane: 'window', model, k: config.lane_budget, namespaces: [ns], layers: conversational });
+        const window = vectors.search(v, { lane: 'window', model, k: config.lane_budget, namespaces: [ns], layers: conversational, exclude });
         lanes.push([`window:${q.kind}`, window.map((h) => ({ key: h.key, score: h.score }))]);
       }
     }

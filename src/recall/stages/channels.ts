@@ -1,6 +1,6 @@
 // Stage 2, channels: every retrieval lane answers the planned queries with ranked evidence
 // keys. A channel is one file in src/recall/channels/, registered in its index.ts.
-import { CHANNELS, type ChannelOutput } from '../channels/index.js';
+import { CHANNELS, ownVisibleTraces, type ChannelOutput } from '../channels/index.js';
 import type { RecallConfig } from '../config.js';
 import type { RecallCore } from '../core.js';
 import type { EmbeddedQueries } from '../dense.js';
@@ -30,8 +30,9 @@ export async function runChannels(core: RecallCore, config: RecallConfig, plan: 
     if (o.filteredByLayer) out.filteredByLayer = o.filteredByLayer;
   };
   const t0 = performance.now();
+  const exclude = ownVisibleTraces(core.projections.views.records, plan.ns, plan.request);
   const pending: ChannelOutput[] = [];
-  for (const channel of CHANNELS) if (!channel.dense) pending.push(channel.run({ core, config, plan, embedded: out.embedded }));
+  for (const channel of CHANNELS) if (!channel.dense) pending.push(channel.run({ core, config, plan, embedded: out.embedded, exclude }));
   out.timings['keyword_ms'] = round(performance.now() - t0);
   const embedded = await embedding;
   out.embedded = embedded;
@@ -39,7 +40,7 @@ export async function runChannels(core: RecallCore, config: RecallConfig, plan: 
   if (embedded.backend) out.backends['vector'] = embedded.backend;
   out.warnings.push(...embedded.warnings);
   for (const o of pending) take(o);
-  for (const channel of CHANNELS) if (channel.dense) take(channel.run({ core, config, plan, embedded }));
+  for (const channel of CHANNELS) if (channel.dense) take(channel.run({ core, config, plan, embedded, exclude }));
   return out;
 }
 
