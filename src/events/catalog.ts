@@ -25,7 +25,15 @@ const section = z.strictObject({
   body: z.string().max(1_000_000),
   fingerprint: sha256Hex.optional(),
   meta: z.boolean().optional(),
+  /** the section's heading path ("Server › Instance › close"), its title; absent: the document's title */
+  title: z.string().max(2_000).optional(),
 });
+
+/** Sections of an earlier version retired by this one, each pointing at the section(s) that hold its text now. */
+const sectionSuccession = z
+  .array(z.strictObject({ section: id, by: z.array(id).min(1).max(1_000) }))
+  .max(1_000)
+  .optional();
 
 export const eventSchemas = {
   'session.opened': z.strictObject({
@@ -135,6 +143,7 @@ export const eventSchemas = {
     content_hash: sha256Hex,
     sections: z.array(section).max(1_000),
     tags: z.array(z.string().max(200)).max(100).optional(),
+    supersedes: sectionSuccession,
   }),
   'wiki.removed': z.strictObject({ topic_id: id, reason: z.string().max(2_000).optional() }),
   'note.upserted': z.strictObject({
@@ -142,6 +151,7 @@ export const eventSchemas = {
     source_path: z.string().max(4_096).optional(),
     content_hash: sha256Hex,
     sections: z.array(section).max(1_000),
+    supersedes: sectionSuccession,
   }),
   'note.removed': z.strictObject({ date: z.iso.date(), reason: z.string().max(2_000).optional() }),
   'episode.logged': z.strictObject({

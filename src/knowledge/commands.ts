@@ -10,7 +10,9 @@ import { contentHash, evidenceKey, fingerprint, itemIdSchema, type Layer } from 
 import { AssetPolicy } from './asset-policy.js';
 import { ASSET_UPLOAD_MAX, readOpened, storeUpload, UPLOAD_NAME } from './asset-files.js';
 import { isCardMetadataHeading, parseFrontMatter, relatedCardIds, splitSections } from './markdown.js';
-import { memoryEntities, sectionSlug } from './fold.js';
+import { memoryEntities } from './fold.js';
+import { documentSections, splitDocument, type DocumentSection } from './sections.js';
+import { sectionSuccession } from './succession.js';
 import { parseInput } from './validate.js';
 import { requireOwnAudience } from './audience.js';
 import type { RecordEntry } from './item.js';
@@ -414,26 +416,37 @@ export class Knowledge {
     });
   }
 
+  /**
+   * Wiki pages: split at every heading level down to about one excerpt (sections.ts). A re-import
+   * appends only when the page or its sections differ (a new splitter counts); the sections it
+   * retires are superseded by the ones holding their text now.
+   */
   async upsertWiki(input: unknown): Promise<DocumentWriteResult> {
     const p = parseInput(documentSchema, input, 'upsert wiki topic');
     return this.exclusive(async () => {
-      const doc = readDocument(p, 'wiki topic');
-      if (this.unchanged(p.ns, 'wiki', doc.id, doc.hash)) return { id: doc.id, changed: false, keys: this.keysOf(p.ns, 'wiki', doc.id) };
+      const { meta } = parseMarkdown(p.markdown);
+      const id = p.id ?? stringMeta(meta, 'id') ?? missingId('wiki topic');
+      const doc = documentSections(p.markdown, id, p.title);
+      const hash = contentHash(p.markdown);
+      const sections = wikiSections(doc.sections);
+      const succession = this.succession(p.ns, 'wiki', id, hash, sections, doc.title);
+      if (!succession) return { id, changed: false, keys: this.keysOf(p.ns, 'wiki', id) };
       await this.commit([
         {
           type: 'wiki.upserted',
           ns: p.ns,
           data: {
-            topic_id: doc.id,
+            topic_id: id,
             title: doc.title,
-            content_hash: doc.hash,
-            sections: slugSections(doc.sections),
+            content_hash: hash,
+            sections,
             ...(p.source_path ? { source_path: p.source_path } : {}),
-            ...tagsOf(doc.meta),
+            ...tagsOf(meta),
+            ...(succession.length ? { supersedes: succession } : {}),
           },
         },
       ]);
-      return { id: doc.id, changed: true, keys: this.keysOf(p.ns, 'wiki', doc.id) };
+      return { id, changed: true, keys: this.keysOf(p.ns, 'wiki', id) };
     });
   }
 
@@ -442,7 +455,9 @@ export class Knowledge {
     return this.exclusive(async () => {
       const { body } = parseMarkdown(p.markdown);
       const hash = contentHash(p.markdown);
-      if (this.unchanged(p.ns, 'note', p.date, hash)) return { id: p.date, changed: false, keys: this.keysOf(p.ns, 'note', p.date) };
+      const sections = wikiSections(splitDocument(body, p.date, p.date).sections);
+      const succession = this.succession(p.ns, 'note', p.date, hash, sections, p.date);
+      if (!succession) return { id: p.date, changed: false, keys: this.keysOf(p.ns, 'note', p.date) };
       await this.commit([
         {
           type: 'note.upserted',
@@ -450,8 +465,9 @@ export class Knowledge {
           data: {
             date: p.date,
             content_hash: hash,
-            sections: slugSections(splitSections(body).sections),
+            sections,
             ...(p.source_path ? { source_path: p.source_path } : {}),
+            ...(succession.length ? { supersedes: succession } : {}),
           },
         },
       ]);
@@ -533,6 +549,33 @@ export class Knowledge {
     return entry;
   }
 
+  /**
+   * undefined when the stored document is what this version would write (same bytes, same
+   * sections); else the stored sections it retires, each with its successors (succession.ts).
+   */
+  private succession(
+    ns: string,
+    layer: 'wiki' | 'note',
+    id: string,
+    hash: string,
+    sections: readonly EventSection[],
+    docTitle: string,
+  ): { section: string; by: string[] }[] | undefined {
+    const active = this.records.document(ns, layer, id).filter((e) => e.status === 'active');
+    const byId = new Map(sections.map((s) => [s.id, s]));
+    const same =
+      active.length === sections.length &&
+      active.every((e) => {
+        const s = byId.get(e.section ?? '');
+        return e.doc_hash === hash && s !== undefined && e.text === sectionText(s) && e.title === (s.title ?? docTitle);
+      });
+    if (same) return undefined;
+    return sectionSuccession(
+      active.map((e) => ({ id: e.section ?? '', body: e.text })),
+      sections.map((s) => ({ id: s.id, body: s.body })),
+    );
+  }
+
   private unchanged(ns: string, layer: Layer, id: string, hash: string): boolean {
     const active = this.records.document(ns, layer, id).filter((e) => e.status === 'active');
     return active.length > 0 && active.every((e) => e.doc_hash === hash);
@@ -580,10 +623,21 @@ function missingId(what: string): never {
   throw new KiokuError('KIOKU_INPUT_INVALID', `${what}: id: give an id (argument or front matter "id")`, { details: { field: 'id' } });
 }
 
-function slugSections(sections: { heading: string; body: string }[]): { id: string; heading: string; body: string; fingerprint: string }[] {
-  const taken = new Set<string>();
-  return sections.map((s) => ({ id: sectionSlug(s.heading, taken), heading: s.heading, body: s.body, fingerprint: fingerprint(s.body) }));
+interface EventSection {
+  id: string;
+  heading: string;
+  body: string;
+  fingerprint: string;
+  title?: string;
 }
+
+/** Split sections as a wiki or note event holds them, each titled by its heading path. */
+function wikiSections(sections: readonly DocumentSection[]): EventSection[] {
+  return sections.map((s) => ({ id: s.id, heading: s.heading, body: s.body, fingerprint: fingerprint(s.body), title: s.title }));
+}
+
+/** The text the fold makes of a section (fold.ts sectionItems). */
+const sectionText = (s: { heading: string; body: string }): string => (s.heading ? `${s.heading}\n${s.body}` : s.body);
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);

@@ -41,6 +41,12 @@ export function sectionSlug(heading: string, taken: Set<string>): string {
   return slug;
 }
 
+/** A document event's `supersedes` as old section key → the key of its first successor (the records' superseded_by). */
+function successors(ns: string, layer: Layer, id: string, list: { section: string; by: string[] }[] | undefined): Map<string, string> | undefined {
+  if (!list?.length) return undefined;
+  return new Map(list.map((s) => [evidenceKey({ ns, layer, id, section: s.section }), evidenceKey({ ns, layer, id, section: s.by[0] as string })]));
+}
+
 /**
  * The speaker a conversation turn names in its own text: "Caroline: …", "Dr. Lee: …" — one to
  * three capitalised words before a colon at the very start.
@@ -292,6 +298,7 @@ export class KnowledgeFold {
           d.topic_id,
           this.sectionItems(ns, 'wiki', d.topic_id, d.title, d.sections, isoAt(record.ts), record.seq, d.content_hash, d.source_path, d.tags),
           record.seq,
+          successors(ns, 'wiki', d.topic_id, d.supersedes),
         );
       }
       case 'note.upserted': {
@@ -303,6 +310,7 @@ export class KnowledgeFold {
           d.date,
           this.sectionItems(ns, 'note', d.date, d.date, d.sections, occurred, record.seq, d.content_hash, d.source_path),
           record.seq,
+          successors(ns, 'note', d.date, d.supersedes),
         );
       }
       case 'card.removed':
@@ -398,7 +406,7 @@ export class KnowledgeFold {
     return sections.map((s, i) => {
       const text = s.heading ? `${s.heading}\n${s.body}` : s.body;
       return makeItem(
-        { ns, layer, id, section: s.id, title, text, occurred_at: occurredAt, seq, versionText: `${title}\n${text}` },
+        { ns, layer, id, section: s.id, title: s.title ?? title, text, occurred_at: occurredAt, seq, versionText: `${s.title ?? title}\n${text}` },
         {
           position: i + 1,
           heading: s.heading,
@@ -411,11 +419,16 @@ export class KnowledgeFold {
     });
   }
 
-  /** Upsert a document's sections and retire the sections it no longer has. */
-  private replaceDocument(ns: string, layer: Layer, id: string, items: Item[], seq: number): ItemChange[] {
+  /** Upsert a document's sections and retire the sections it no longer has: superseded when the event names their successor, else removed. */
+  private replaceDocument(ns: string, layer: Layer, id: string, items: Item[], seq: number, by?: ReadonlyMap<string, string>): ItemChange[] {
     const ref = docRef(ns, layer, id);
     const keep = new Set(items.map((i) => i.key));
-    const out: ItemChange[] = (this.state.docs[ref] ?? []).filter((k) => !keep.has(k)).map((key) => ({ op: 'retire', key, status: 'removed', seq }) as const);
+    const out: ItemChange[] = (this.state.docs[ref] ?? [])
+      .filter((k) => !keep.has(k))
+      .map((key): ItemChange => {
+        const successor = by?.get(key);
+        return successor !== undefined ? { op: 'retire', key, status: 'superseded', by: successor, seq } : { op: 'retire', key, status: 'removed', seq };
+      });
     if (items.length) this.edit({ docs: ref, keys: items.map((i) => i.key) });
     else if (this.state.docs[ref]) this.edit({ docs: ref, keys: undefined });
     for (const item of items) out.push({ op: 'upsert', item });

@@ -80,16 +80,32 @@ export function splitSections(body: string): { title: string | undefined; sectio
 }
 
 /**
- * Card metadata sections (claim grade, relations to other cards, original source) are
- * recallable but never delivered. Recognised by heading, in English and Chinese.
+ * Card metadata sections are recallable but never delivered. Only the three form fields the
+ * seed names (000: "2. Claim 等級", "6. 與現有知識的關係", "9. 原始來源"), in traditional and
+ * simplified Chinese and English, matched on the whole heading (its number aside): a heading that
+ * merely contains "source" or "来源" ("Source control workflow", "数据来源与清洗步骤") is content.
  */
 export function isCardMetadataHeading(heading: string): boolean {
-  const h = heading.replace(/^\d+[.)、]\s*/, '').toLowerCase();
-  return (
-    /^(claim|grade|claim grade|relations?|related|relationship|links|source|sources|original source|references?|metadata)\b/.test(h) ||
-    /(等級|等级|與現有知識的關係|与现有知识的关系|關係|关系|原始來源|原始来源|來源|来源|元數據|元数据)/.test(h)
-  );
+  const h = heading
+    .normalize('NFKC')
+    .replace(/^\s*\d+\s*[.)、．]\s*/u, '')
+    .replace(/\s+/gu, ' ')
+    .trim()
+    .toLowerCase();
+  return CARD_METADATA_HEADINGS.has(h);
 }
+
+const CARD_METADATA_HEADINGS: ReadonlySet<string> = new Set([
+  'claim 等級',
+  'claim 等级',
+  'claim grade',
+  '與現有知識的關係',
+  '与现有知识的关系',
+  'relations to existing knowledge',
+  '原始來源',
+  '原始来源',
+  'original source',
+]);
 
 /** Card ids named in a relations section: `[[id]]`, `card:id` or list items that are bare ids. */
 export function relatedCardIds(body: string): string[] {
