@@ -1,6 +1,6 @@
 // usage: per namespace and evidence key, how often an item was considered, judged,
 // found relevant and returned — one observation per recall — and the demotion rule.
-import type { EventData, LogRecord } from '../src/events/index.js';
+import { recallCandidates, type EventData, type LogRecord } from '../src/events/index.js';
 import { canonicalDigest, type Projection } from './projection.js';
 
 export interface UsageCounters {
@@ -66,16 +66,17 @@ export class UsageProjection implements Projection {
   apply(record: LogRecord): void {
     if (record.type === 'recall.performed') {
       const d = record.data as EventData<'recall.performed'>;
+      const candidates = recallCandidates(d);
       // one observation per call: a key that reached fusion through several legs counts once
       const seen = new Set<string>();
-      for (const c of d.candidates) {
+      for (const c of candidates) {
         if (seen.has(c.evidence_key)) continue;
         seen.add(c.evidence_key);
         const u = this.countersOf(record.ns, c.evidence_key);
         u.considered += 1;
-        if (c.flags?.includes('returned')) u.returned += 1;
+        if (c.flags.returned) u.returned += 1;
       }
-      if (d.retrieval_mode !== 'skipped') this.await(d.recall_id, seriousCandidates(d.candidates));
+      if (d.retrieval_mode !== 'skipped') this.await(d.recall_id, seriousCandidates(candidates));
     } else if (record.type === 'verdict.recorded') {
       const d = record.data as EventData<'verdict.recorded'>;
       const best = new Map<string, number | null>();

@@ -1,6 +1,7 @@
 // Projections read as event stories: given these events, then this state.
 import { describe, expect, it } from 'vitest';
 import { DeliveredProjection, RecordsProjection, UsageProjection } from '../projections/index.js';
+import { RECALL_FLAG_BITS } from '../src/events/index.js';
 import { given } from './projections/given.js';
 
 const memory = (id: string, text: string, extra: Record<string, unknown> = {}) => ({
@@ -32,7 +33,10 @@ describe('given events, then a projection', () => {
           recall_id: 'r1',
           retrieval_mode: 'keyword',
           queries: [],
-          candidates: [{ evidence_key: 'ev1:private:memory:m', layer: 'memory', score: 1, lanes: {}, flags: ['returned', 'judged'] }],
+          key_prefix: 'ev1:private:',
+          keys: ['memory:m'],
+          scores: [1_000_000],
+          flags: [RECALL_FLAG_BITS.returned | RECALL_FLAG_BITS.judged],
         },
       },
       {

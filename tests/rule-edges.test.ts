@@ -3,7 +3,7 @@
 // evidence keys. A wrong change here is a wrong product.
 import { describe, expect, it } from 'vitest';
 import { UsageProjection } from '../projections/usage.js';
-import type { LogRecord } from '../src/events/index.js';
+import { upcast, type LogRecord } from '../src/events/index.js';
 import { documentKey, evidenceKey, fingerprint, idFromKeyPart, normaliseBody, parseEvidenceKey } from '../src/knowledge/evidence.js';
 import { isAcknowledgement } from '../src/recall/acknowledge.js';
 import {
@@ -214,7 +214,8 @@ describe('acknowledgements, exactly', () => {
 
 describe('usage counters, exactly', () => {
   let seq = 0;
-  const rec = (type: string, data: unknown): LogRecord => ({ seq: ++seq, ts: 0, type, v: 1, ns: 'p', actor: 't', data, hash: '', bytes: 0 });
+  // v1 records, read as the log reads them (upcast to the current version)
+  const rec = (type: string, data: unknown): LogRecord => upcast({ seq: ++seq, ts: 0, type, v: 1, ns: 'p', actor: 't', data, hash: '', bytes: 0 });
   const performed = (id: string, c: { evidence_key: string; score: number; flags?: string[] }[], mode = 'keyword') =>
     rec('recall.performed', { recall_id: id, retrieval_mode: mode, queries: [], candidates: c.map((x) => ({ layer: 'memory', ...x })) });
   const verdicts = (id: string, v: [string, number | null][]) =>

@@ -5,14 +5,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMOTION_MIN_JUDGED, RELEVANT_AT, SERIOUS_RANKS, seriousCandidates, UsageProjection as Usage } from '../projections/usage.js';
 import { HashedEmbedder } from '../src/embed/index.js';
-import type { LogRecord } from '../src/events/index.js';
+import { upcast, type LogRecord } from '../src/events/index.js';
 import { EmbeddingIndexer } from '../src/indexer/embedding-job.js';
 import { DEFAULT_RECALL_CONFIG, recall, type RecallCore } from '../src/recall/index.js';
 import { DoubleJudge } from './doubles/judge.js';
 import { memoryStore } from './helpers.js';
 
 let seq = 0;
-const rec = (type: string, data: unknown, ns = 'private'): LogRecord => ({ seq: ++seq, ts: 0, type, v: 1, ns, actor: 't', data, hash: '', bytes: 0 });
+// v1 records, read as the log reads them (upcast to the current version)
+const rec = (type: string, data: unknown, ns = 'private'): LogRecord => upcast({ seq: ++seq, ts: 0, type, v: 1, ns, actor: 't', data, hash: '', bytes: 0 });
 const performed = (id: string, candidates: [string, number][]) =>
   rec('recall.performed', {
     recall_id: id,

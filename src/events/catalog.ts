@@ -3,6 +3,7 @@
 // refused rather than silently dropped, so nothing a writer meant to record is lost.
 // Later capabilities extend these schemas by bumping `v` and adding an upcaster.
 import { z } from 'zod';
+import { compactRecallFields, upcastRecallV1 } from './recall-event.js';
 import { VECTOR_ENCODINGS } from './vector-encoding.js';
 
 const id = z.string().min(1).max(512);
@@ -16,8 +17,6 @@ const message = z.strictObject({
   text: z.string().max(100_000),
   at: isoTime.optional(),
 });
-
-const backendStatus = z.enum(['disabled', 'unavailable', 'empty', 'used', 'filtered', 'error', 'timeout', 'invalid_response']);
 
 const section = z.strictObject({
   id: id,
@@ -54,33 +53,22 @@ export const eventSchemas = {
     /** who spoke, for conversations between people (an entity of the trace) */
     speaker: z.string().min(1).max(200).optional(),
   }),
-  'recall.performed': z.strictObject({
-    recall_id: id,
-    turn_id: id.optional(),
-    session_id: id.optional(),
-    retrieval_mode: z.enum(['hybrid', 'keyword', 'vector', 'conversation_only', 'skipped']),
-    queries: z.array(z.strictObject({ kind: z.string().max(64), text: z.string().max(10_000) })).max(8),
-    candidates: z
-      .array(
-        z.strictObject({
-          evidence_key: evidenceKey,
-          layer: layer,
-          score: z.number(),
-          lanes: z.record(z.string(), z.strictObject({ rank: z.number().int().nonnegative(), score: z.number() })),
-          fingerprint: sha256Hex.optional(),
-          flags: z.array(z.string().max(64)).max(16).optional(),
-        }),
-      )
-      .max(500),
-    backends: z
-      .record(
-        z.string(),
-        z.strictObject({ attempted: z.boolean(), used: z.boolean(), status: backendStatus, waiting_for_vectors: z.number().int().nonnegative().optional() }),
-      )
-      .optional(),
-    filtered_counts: z.strictObject({ total: z.number().int().nonnegative(), by_layer: z.record(z.string(), z.number().int().nonnegative()) }).optional(),
-    options: z.record(z.string(), z.unknown()).optional(),
-  }),
+  // v2 (issue 31): the candidates in columns, see recall-event.ts; v1 events are upcast
+  'recall.performed': z
+    .strictObject({
+      recall_id: id,
+      turn_id: id.optional(),
+      session_id: id.optional(),
+      retrieval_mode: z.enum(['hybrid', 'keyword', 'vector', 'conversation_only', 'skipped']),
+      queries: z.array(z.strictObject({ kind: z.string().max(64), text: z.string().max(10_000) })).max(8),
+      ...compactRecallFields,
+      filtered_counts: z.strictObject({ total: z.number().int().nonnegative(), by_layer: z.record(z.string(), z.number().int().nonnegative()) }).optional(),
+      options: z.record(z.string(), z.unknown()).optional(),
+    })
+    .refine((d) => d.scores.length === d.keys.length && d.flags.length === d.keys.length && (d.fingerprints?.length ?? d.keys.length) === d.keys.length, {
+      message: 'keys, scores, flags and fingerprints must be of one length',
+      path: ['keys'],
+    }),
   'verdict.recorded': z.strictObject({
     recall_id: id,
     turn_id: id.optional(),
@@ -212,6 +200,7 @@ export type EventDataInput<T extends EventType> = z.input<(typeof eventSchemas)[
 export const CURRENT_VERSION: Record<EventType, number> = {
   ...(Object.fromEntries(EVENT_TYPES.map((t) => [t, 1])) as Record<EventType, number>),
   'embedding.computed': 2,
+  'recall.performed': 2,
 };
 
 /**
@@ -221,6 +210,8 @@ export const CURRENT_VERSION: Record<EventType, number> = {
 export const UPCASTERS: Partial<Record<EventType, Record<number, (data: unknown) => unknown>>> = {
   // v1 vectors were float32 bytes, with no encoding field
   'embedding.computed': { 1: (data) => ({ ...(data as object), encoding: 'f32' }) },
+  // v1 listed one object per candidate; v2 keeps the same facts in columns
+  'recall.performed': { 1: upcastRecallV1 },
 };
 
 export function isEventType(type: string): type is EventType {

@@ -3,7 +3,7 @@
 // state rebuilt by replaying the range in order. No judge or model is called, and
 // nothing is appended. With `retrieve`, retrieval is re-run against today's
 // projections (read-only) and the report says so.
-import type { EventData, LogRecord } from '../events/index.js';
+import { recallCandidates, type EventData, type LogRecord, type RecallCandidate } from '../events/index.js';
 import { KNOWLEDGE_LAYERS, parseEvidenceKey, type Layer } from '../knowledge/evidence.js';
 import { RELEVANT_AT, seriousCandidates } from '../../projections/usage.js';
 import type { EventStore } from '../log/index.js';
@@ -67,7 +67,8 @@ interface TurnRecord {
   query: string;
   context_since?: string;
   conversation: { role: string; text: string }[];
-  recall?: EventData<'recall.performed'>;
+  /** the recorded candidates in fused order (none before its recall.performed) */
+  candidates: RecallCandidate[];
   verdicts: Map<string, number | null>;
   delivered: string[];
 }
@@ -105,15 +106,14 @@ export async function replay(
   const out: ReplayedTurn[] = [];
   for (const id of order) {
     const t = turns.get(id) as TurnRecord;
-    let candidates: { key: string; layer: string; fingerprint?: string; meta: boolean }[] =
-      t.recall?.candidates
-        .filter((c) => c.flags?.includes('judged') || t.verdicts.has(c.evidence_key))
-        .map((c) => ({
-          key: c.evidence_key,
-          layer: c.layer,
-          ...(c.fingerprint ? { fingerprint: c.fingerprint } : {}),
-          meta: c.flags?.includes('meta') ?? false,
-        })) ?? [];
+    let candidates: { key: string; layer: string; fingerprint?: string; meta: boolean }[] = t.candidates
+      .filter((c) => c.flags.judged || t.verdicts.has(c.evidence_key))
+      .map((c) => ({
+        key: c.evidence_key,
+        layer: c.layer,
+        ...(c.fingerprint ? { fingerprint: c.fingerprint } : {}),
+        meta: c.flags.meta,
+      }));
     if (options.retrieve && core) {
       const packet = await recall(
         { ...core, judge: new DisabledJudge() },
@@ -208,11 +208,11 @@ export async function replay(
 
 /** What usage accounting made of a recorded turn: demoted candidates, and which negatives counted. */
 function accountingOf(t: TurnRecord): ReplayedTurn['accounting'] {
-  const candidates = t.recall?.candidates ?? [];
+  const candidates = t.candidates;
   const serious = new Set(seriousCandidates(candidates));
   const negatives = [...t.verdicts].filter(([, v]) => v !== null && v < RELEVANT_AT).map(([k]) => k);
   return {
-    demoted: candidates.flatMap((c, i) => (c.flags?.includes('demoted') ? [{ key: c.evidence_key, rank: i + 1 }] : [])),
+    demoted: candidates.flatMap((c, i) => (c.flags.demoted ? [{ key: c.evidence_key, rank: i + 1 }] : [])),
     negatives_counted: negatives.filter((k) => serious.has(k)),
     negatives_ignored: negatives.filter((k) => !serious.has(k)).length,
   };
@@ -229,6 +229,7 @@ function collect(r: LogRecord, turns: Map<string, TurnRecord>, order: string[]):
       query: d.query,
       ...(d.context_since ? { context_since: d.context_since } : {}),
       conversation: d.conversation ?? [],
+      candidates: [],
       verdicts: new Map(),
       delivered: [],
     });
@@ -238,7 +239,7 @@ function collect(r: LogRecord, turns: Map<string, TurnRecord>, order: string[]):
   const turnId = (r.data as { turn_id?: string }).turn_id;
   const t = turnId ? turns.get(turnId) : undefined;
   if (!t) return;
-  if (r.type === 'recall.performed') t.recall = r.data as EventData<'recall.performed'>;
+  if (r.type === 'recall.performed') t.candidates = recallCandidates(r.data as EventData<'recall.performed'>);
   else if (r.type === 'verdict.recorded') for (const v of (r.data as EventData<'verdict.recorded'>).verdicts) t.verdicts.set(v.evidence_key, v.score);
   else if (r.type === 'delivery.made') t.delivered.push(...(r.data as EventData<'delivery.made'>).items.map((i) => i.evidence_key));
 }

@@ -141,7 +141,7 @@ export function runLogContract(factory: LogStoreFactory): void {
       const huge = Object.fromEntries(Array.from({ length: 70_000 }, (_, i) => [`k${i}`, i]));
       const results = await Promise.allSettled([
         log.append(jobEvent(1)),
-        log.append({ type: 'recall.performed', data: { recall_id: 'r', retrieval_mode: 'keyword', queries: [], candidates: [], options: huge } }),
+        log.append({ type: 'recall.performed', data: { recall_id: 'r', retrieval_mode: 'keyword', queries: [], key_prefix: '', keys: [], scores: [], flags: [], options: huge } }),
         log.append(jobEvent(2)),
       ]);
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);

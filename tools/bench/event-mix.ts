@@ -1,6 +1,6 @@
 // The event mix the log and store benches append: a turn's worth of events (start, recall
 // with candidates, verdicts, delivery, completion) plus knowledge writes.
-import type { AppendInput } from '../../src/events/index.js';
+import { compactRecall, type AppendInput } from '../../src/events/index.js';
 
 // A realistic mix: a turn's worth of events (start, recall with candidates, verdicts, delivery, completion) plus writes.
 const key = (i: number, j: number): string => `ev1:private:memory:m${(i * 7 + j) % 5000}`;
@@ -21,12 +21,15 @@ export function benchEvent(i: number): AppendInput {
           turn_id: `t${i - 1}`,
           retrieval_mode: 'hybrid',
           queries: [{ kind: 'utterance', text: `roll back release ${i}` }],
-          candidates: Array.from({ length: 8 }, (_, j) => ({
-            evidence_key: key(i, j),
-            layer: 'memory' as const,
-            score: 1 / (j + 1),
-            lanes: { keyword: { rank: j, score: 3 - j / 4 } },
-          })),
+          ...compactRecall({
+            prefix: 'ev1:private:',
+            candidates: Array.from({ length: 8 }, (_, j) => ({
+              evidence_key: key(i, j),
+              score: 1 / (j + 1),
+              lanes: { keyword: { rank: j + 1, score: 3 - j / 4 } },
+              flags: { returned: j < 3, judged: j < 5, demoted: false, meta: false },
+            })),
+          }),
         },
       };
     case 2:

@@ -1,7 +1,7 @@
 // Stage 6, record: what was considered, judged and delivered becomes events
 // (recall.performed, verdict.recorded, delivery.made), appended together unless read-only.
 import { isKiokuError, type ErrorCode } from '../../errors.js';
-import type { AppendInput } from '../../events/index.js';
+import { compactRecall, type AppendInput } from '../../events/index.js';
 import type { RecallConfig } from '../config.js';
 import type { RecallContext, RecallCore } from '../core.js';
 import type { DeliveryResult } from '../delivery.js';
@@ -40,20 +40,23 @@ export function recallEvents(config: RecallConfig, plan: RecallPlan, context: Re
         ...ids,
         retrieval_mode: o.mode,
         queries: queries.map((q) => ({ kind: q.kind, text: q.text.slice(0, 2_000) })),
-        candidates: logged.map((s) => ({
-          evidence_key: s.entry.key,
-          layer: s.entry.layer,
-          score: round6(s.score),
-          lanes: laneRanks.get(s.entry.key) ?? {},
-          ...(s.entry.fingerprint ? { fingerprint: s.entry.fingerprint } : {}),
-          flags: [
-            ...(returned.has(s.entry.key) || deliveredKeys.has(s.entry.key) ? ['returned'] : []),
-            ...(inPool.has(s.entry.key) ? ['judged'] : []),
-            ...(s.demoted ? ['demoted'] : []),
-            ...(s.entry.meta ? ['meta'] : []),
-          ],
-        })),
-        backends: o.backends,
+        ...compactRecall({
+          prefix: `ev1:${ns}:`,
+          candidates: logged.map((s) => ({
+            evidence_key: s.entry.key,
+            score: s.score,
+            lanes: laneRanks.get(s.entry.key) ?? {},
+            ...(s.entry.fingerprint ? { fingerprint: s.entry.fingerprint } : {}),
+            flags: {
+              returned: returned.has(s.entry.key) || deliveredKeys.has(s.entry.key),
+              judged: inPool.has(s.entry.key),
+              demoted: s.demoted === true,
+              meta: s.entry.meta === true,
+            },
+            ...(result.held.has(s.entry.key) ? { held: result.held.get(s.entry.key) } : {}),
+          })),
+          backends: o.backends,
+        }),
         filtered_counts: ranked.filtered,
         options: request.options as unknown as Record<string, unknown>,
       },
@@ -98,7 +101,7 @@ export function skippedEvent(plan: RecallPlan, context: RecallContext): AppendIn
       recall_id: plan.recallId,
       retrieval_mode: 'skipped',
       queries: [],
-      candidates: [],
+      ...compactRecall({ prefix: `ev1:${plan.ns}:`, candidates: [] }),
       ...(context.turn_id ? { turn_id: context.turn_id } : {}),
       ...(plan.request.session_id ? { session_id: plan.request.session_id } : {}),
     },
@@ -128,5 +131,3 @@ export async function record(core: RecallCore, context: RecallContext, events: A
   await core.projections.waitFor(appended.at(-1)?.seq ?? 0);
   return [];
 }
-
-const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
