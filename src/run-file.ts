@@ -1,15 +1,28 @@
 // The run file: a running `kioku serve` writes <data>/kioku.run.json (URL, pid, start
-// time) so that any client (CLI, MCP, hook) finds the service that owns the library. A
-// clean stop removes it; a file whose process is gone is stale and ignored.
+// time, store, who started it) so that any client (CLI, MCP, hook) finds the service that
+// owns the library. A clean stop removes it; a file whose process is gone is stale and ignored.
+// The stop marker <data>/kioku.stopped says the user stopped the service (kioku stop, or
+// Ctrl-C on a `kioku serve` they started): nothing starts it again behind their back until
+// they run `kioku serve` (issue 31).
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const RUN_FILE = 'kioku.run.json';
 
+/** Who started a service: a person (`kioku serve`, `npm start`), or a client that found none running. */
+export type StartedBy = 'user' | 'hook' | 'mcp';
+
 export interface RunInfo {
   url: string;
   pid: number;
   started_at: string;
+  /** the data dir it serves (absent in files written before issue 31) */
+  data_dir?: string;
+  /** the event store, password masked */
+  store?: string;
+  started_by?: StartedBy;
+  /** minutes without a request after which it stops itself (auto-started services with KIOKU_IDLE_SHUTDOWN) */
+  idle_shutdown_min?: number;
 }
 
 // checked by hand, not with zod: clients (the hook) read this on every call and load fast
@@ -17,7 +30,12 @@ function asRunInfo(v: unknown): RunInfo | undefined {
   const r = v as Partial<RunInfo> | null;
   if (!r || typeof r !== 'object' || typeof r.url !== 'string' || !/^https?:\/\/\S+$/.test(r.url)) return undefined;
   if (typeof r.pid !== 'number' || !Number.isSafeInteger(r.pid) || r.pid <= 0 || typeof r.started_at !== 'string') return undefined;
-  return { url: r.url, pid: r.pid, started_at: r.started_at };
+  const info: RunInfo = { url: r.url, pid: r.pid, started_at: r.started_at };
+  if (typeof r.data_dir === 'string') info.data_dir = r.data_dir;
+  if (typeof r.store === 'string') info.store = r.store;
+  if (r.started_by === 'user' || r.started_by === 'hook' || r.started_by === 'mcp') info.started_by = r.started_by;
+  if (typeof r.idle_shutdown_min === 'number' && r.idle_shutdown_min > 0) info.idle_shutdown_min = r.idle_shutdown_min;
+  return info;
 }
 
 export function runFilePath(dataDir: string): string {
@@ -60,4 +78,36 @@ export function readRunFile(dataDir: string, options: { includeStale?: boolean }
   if (!parsed) return undefined;
   if (!options.includeStale && !processAlive(parsed.pid)) return undefined;
   return parsed;
+}
+
+export const STOP_MARKER = 'kioku.stopped';
+
+export interface StopMarker {
+  at: string;
+  /** `kioku stop`, or the signal a user-started `kioku serve` got (SIGINT: Ctrl-C) */
+  by: string;
+  url?: string;
+}
+
+/** The user stopped this library's service: hook and MCP do not start it again until `kioku serve` runs. */
+export function writeStopMarker(dataDir: string, marker: StopMarker): void {
+  try {
+    writeFileSync(join(dataDir, STOP_MARKER), `${JSON.stringify(marker)}\n`, { mode: 0o600 });
+  } catch {
+    // a data dir that cannot take the marker: the service is stopped all the same
+  }
+}
+
+export function readStopMarker(dataDir: string): StopMarker | undefined {
+  try {
+    const m = JSON.parse(readFileSync(join(dataDir, STOP_MARKER), 'utf8')) as Partial<StopMarker> | null;
+    if (!m || typeof m.at !== 'string' || typeof m.by !== 'string') return { at: '?', by: 'unknown' };
+    return { at: m.at, by: m.by, ...(typeof m.url === 'string' ? { url: m.url } : {}) };
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : { at: '?', by: 'unknown' };
+  }
+}
+
+export function clearStopMarker(dataDir: string): void {
+  rmSync(join(dataDir, STOP_MARKER), { force: true });
 }

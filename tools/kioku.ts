@@ -17,6 +17,9 @@ import type { hookRunCommand } from './commands/hook.js';
 import type { hookInstallCommand } from './commands/hook-install.js';
 import type { evalCommand } from './commands/eval.js';
 import type { storeInitCommand } from './commands/store.js';
+import type { statusCommand } from './commands/status.js';
+import type { stopCommand } from './commands/stop.js';
+import { packageVersion } from '../src/package-root.js';
 
 const dataOption = (): Option => new Option('--data <dir>', 'data directory (default $KIOKU_DATA_DIR or ~/.kioku)');
 const storeOption = (): Option => new Option('--store <url>', 'event store: leveldb (default, the log in the data dir) or postgres://… (default $KIOKU_STORE)');
@@ -36,6 +39,7 @@ function action<A extends unknown[]>(run: (...args: A) => Promise<number>): (...
 export function buildProgram(): Command {
   const program = new Command('kioku')
     .description('Kioku: a local-first, event-sourced knowledge and memory store for AI agents')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError()
     .exitOverride();
 
@@ -48,7 +52,24 @@ export function buildProgram(): Command {
     .option('--port <port>', 'port (default $KIOKU_PORT or 18972)')
     .option('--quiet', 'no request log, even with --log-requests')
     .option('--log-requests', 'log every request to stdout as JSON, query strings redacted (also KIOKU_LOG_REQUESTS=1)')
+    .addOption(new Option('--started-by <who>', 'hook or mcp: set by the client that starts the service').hideHelp())
     .action(action((flags: Parameters<typeof serveCommand>[0]) => import('./commands/serve.js').then((m) => m.serveCommand(flags))));
+
+  program
+    .command('status')
+    .description("is the library's service running: URL, pid, data dir, store, uptime, who started it (exit 0 running, 1 not)")
+    .addOption(dataOption())
+    .addOption(storeOption())
+    .addOption(jsonOption())
+    .action(action((flags: Parameters<typeof statusCommand>[0]) => import('./commands/status.js').then((m) => m.statusCommand(flags))));
+
+  program
+    .command('stop')
+    .description("stop the library's service gracefully and keep it stopped (the hook and MCP do not restart it until kioku serve)")
+    .addOption(dataOption())
+    .addOption(jsonOption())
+    .option('--timeout <s>', 'seconds to wait for it to exit', '30')
+    .action(action((flags: Parameters<typeof stopCommand>[0]) => import('./commands/stop.js').then((m) => m.stopCommand(flags))));
 
   program
     .command('mcp')

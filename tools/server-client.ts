@@ -1,68 +1,93 @@
-// LevelDB lets one process own a store: while `kioku serve` runs, commands ask that
-// server over HTTP instead (architecture.md §measured). The server is found at KIOKU_URL, else through the
-// run file it keeps in the data dir, else at http://$KIOKU_HOST:$KIOKU_PORT
-// (127.0.0.1:18972); KIOKU_TOKEN is sent as its bearer token, to that endpoint only.
-import { resolvePaths, type PathOverrides } from '../src/config.js';
+// LevelDB lets one process own a store: while `kioku serve` runs, commands ask that service over
+// HTTP instead (architecture.md §measured). Which library and which service: src/library.ts,
+// decided once — a command always reaches the service that owns the library its flags and
+// environment name (its run file), or KIOKU_URL; never another. KIOKU_TOKEN is sent as the
+// bearer token, to that endpoint only.
+import type { PathOverrides } from '../src/config.js';
 import { requestKioku } from '../src/client.js';
 import { KiokuError, isKiokuError } from '../src/errors.js';
 import { openKioku, type Kioku, type KiokuStore } from '../src/kioku.js';
+import { describeService, resolveLibrary, type Library } from '../src/library.js';
 import { RemoteKioku } from '../src/remote.js';
-import { readRunFile } from '../src/run-file.js';
 
-export function serverUrl(env: NodeJS.ProcessEnv = process.env, flags: PathOverrides = {}): string {
-  if (env['KIOKU_URL']) return env['KIOKU_URL'].replace(/\/+$/, '');
-  const running = readRunFile(resolvePaths(flags).dataDir);
-  if (running) return running.url;
-  const host = env['KIOKU_HOST'] ?? '127.0.0.1';
-  return `http://${host.includes(':') ? `[${host}]` : host}:${env['KIOKU_PORT'] ?? '18972'}`;
-}
+export { describeService, resolveLibrary, type Library } from '../src/library.js';
 
-/** One request to the running server; its error body becomes the same typed error the core would throw. */
-export async function askServer<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const base = serverUrl();
+/** One request to the library's service; its error body becomes the same typed error the core would throw. */
+export async function askLibrary<T>(library: Library, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const base = library.url;
+  if (!base) throw new KiokuError('KIOKU_SERVICE_UNAVAILABLE', `no Kioku service runs for ${library.dataDir}`, { details: { dataDir: library.dataDir } });
   try {
     return await requestKioku<T>(base, path, { method, body, token: process.env['KIOKU_TOKEN'], timeoutMs: 120_000 });
   } catch (err) {
     if (isKiokuError(err)) throw err;
-    throw new KiokuError('KIOKU_STORE_LOCKED', `the store is in use by another process, and no Kioku server answers at ${base} (set KIOKU_URL)`, {
-      cause: err,
-    });
+    const cause = err instanceof Error ? err.message : String(err);
+    throw new KiokuError(
+      'KIOKU_SERVICE_UNAVAILABLE',
+      library.source === 'KIOKU_URL'
+        ? `no Kioku service answers at ${base} (KIOKU_URL): ${cause}`
+        : `the service of ${library.dataDir} (pid ${library.running?.pid ?? '?'}, ${base}) does not answer: ${cause}`,
+      { cause: err, details: { url: base } },
+    );
   }
 }
 
+/** The store is locked and no run file names its owner: wait a moment for a starting service's run file. */
+export async function serviceOfLockedStore(flags: PathOverrides, err: unknown): Promise<Library> {
+  for (let i = 0; i < 15; i++) {
+    const library = resolveLibrary(flags);
+    if (library.url) return library;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const { dataDir } = resolveLibrary(flags);
+  throw new KiokuError(
+    'KIOKU_STORE_LOCKED',
+    `the store in ${dataDir} is in use by another process, and no Kioku service runs for it (no run file); wait for that command to finish`,
+    { cause: err, details: { dataDir } },
+  );
+}
+
 /**
- * Run a read-only command on the store itself, or — when a server holds it — through that
- * server. `via` says which, so the output can say where its figures came from.
+ * Run a read-only command through the library's service when one runs (or KIOKU_URL names one),
+ * else on the store itself. `via` says which, so the output can say where its figures came from.
  */
 export async function withStoreOrServer<T>(
   flags: PathOverrides,
   local: (store: KiokuStore) => Promise<T>,
-  remote: () => Promise<T>,
+  remote: (library: Library) => Promise<T>,
 ): Promise<{ result: T; via: string }> {
-  let store: KiokuStore;
-  try {
-    store = await openKioku({ ...flags, createIfMissing: false });
-  } catch (err) {
-    if (isKiokuError(err, 'KIOKU_STORE_LOCKED')) return { result: await remote(), via: `the server at ${serverUrl()}` };
-    throw err;
+  let library = resolveLibrary(flags);
+  if (!library.url) {
+    let store: KiokuStore | undefined;
+    try {
+      store = await openKioku({ ...flags, createIfMissing: false });
+    } catch (err) {
+      if (!isKiokuError(err, 'KIOKU_STORE_LOCKED')) throw err;
+      library = await serviceOfLockedStore(flags, err);
+    }
+    if (store) {
+      try {
+        return { result: await local(store), via: 'the store' };
+      } finally {
+        await store.close();
+      }
+    }
   }
-  try {
-    return { result: await local(store), via: 'the store' };
-  } finally {
-    await store.close();
-  }
+  return { result: await remote(library), via: describeService(library) };
 }
 
 /**
- * The facade for a command: a local Kioku when this process can own the store, the running
- * server's (RemoteKioku) when one holds it. `via` says which, for the output.
+ * The facade for a command: the library's service (RemoteKioku) when one runs or KIOKU_URL names
+ * one, else a local Kioku over the store. `via` says which, for the output.
  */
-export async function connectKioku(flags: PathOverrides): Promise<{ kioku: Kioku; via: string }> {
-  try {
-    return { kioku: await openKioku({ ...flags, createIfMissing: false, actor: 'cli' }), via: 'the store' };
-  } catch (err) {
-    if (!isKiokuError(err, 'KIOKU_STORE_LOCKED')) throw err;
-    const url = serverUrl(process.env, flags);
-    return { kioku: new RemoteKioku(url, { token: process.env['KIOKU_TOKEN'] }), via: `the server at ${url}` };
+export async function connectKioku(flags: PathOverrides): Promise<{ kioku: Kioku; via: string; library: Library }> {
+  let library = resolveLibrary(flags);
+  if (!library.url) {
+    try {
+      return { kioku: await openKioku({ ...flags, createIfMissing: false, actor: 'cli' }), via: 'the store', library };
+    } catch (err) {
+      if (!isKiokuError(err, 'KIOKU_STORE_LOCKED')) throw err;
+      library = await serviceOfLockedStore(flags, err);
+    }
   }
+  return { kioku: new RemoteKioku(library.url as string, { token: process.env['KIOKU_TOKEN'] }), via: describeService(library), library };
 }

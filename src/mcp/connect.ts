@@ -1,7 +1,11 @@
-// Which Kioku an MCP process (or the hook) talks to. Remote mode: KIOKU_URL (+ KIOKU_TOKEN),
-// that service only, never local data and never another server. Local mode: the service that
-// owns the data dir, found through its run file; when none runs, start `kioku serve` for that
-// dir in the background and wait for its run file. Two clients starting at once resolve to one
+// Which Kioku an MCP process (or the hook) talks to, chosen by src/library.ts like every command.
+// Remote mode: KIOKU_URL (+ KIOKU_TOKEN), that service only, never local data and never another
+// server. Local mode: the service that owns the data dir, found through its run file; when none
+// runs, start `kioku serve` for that dir in the background and wait for its run file — when this
+// client may (autostartAllowed: kioku mcp by default, the hook only with KIOKU_AUTOSTART=1) and
+// the user did not stop the service (the stop marker); otherwise a KIOKU_SERVICE_NOT_RUNNING that
+// says how to start it. The started service prefers the configured port (KIOKU_PORT, else
+// 18972) and takes another only when that one is taken. Two clients starting at once resolve to one
 // service: the second `serve` finds the store locked and exits, and both use the one that
 // listens. A local service that goes away (issue 29 item 6: SIGKILLed, restarted on another
 // port) is found again on the next failed call — the run file read again, or a service started
@@ -10,11 +14,12 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { resolvePaths, type PathOverrides } from '../config.js';
+import type { PathOverrides } from '../config.js';
 import { KiokuError } from '../errors.js';
 import type { Kioku } from '../kioku.js';
+import { resolveLibrary, serveHint } from '../library.js';
 import { RemoteKioku } from '../remote.js';
-import { processAlive, readRunFile, type RunInfo } from '../run-file.js';
+import { processAlive, readRunFile, readStopMarker, type RunInfo } from '../run-file.js';
 
 export interface Connection {
   kioku: Kioku;
@@ -24,8 +29,25 @@ export interface Connection {
   started: boolean;
 }
 
+/** The client asking: it decides whether a missing service may be started (autostartAllowed). */
+export type Client = 'hook' | 'mcp';
+
+/**
+ * Whether `client` may start the service of a library none serves: KIOKU_AUTOSTART=1 always,
+ * =0 never; unset, `kioku mcp` does (it lives as long as its host, and a tool call may wait for a
+ * start-up) and the hook does not (a prompt must not wait ~2 s for one: it goes on without Kioku).
+ */
+export function autostartAllowed(client: Client, env: NodeJS.ProcessEnv): boolean {
+  const v = env['KIOKU_AUTOSTART']?.trim();
+  if (v === '1' || v === 'true') return true;
+  if (v === '0' || v === 'false') return false;
+  return client === 'mcp';
+}
+
 export interface ConnectOptions extends PathOverrides {
   env?: NodeJS.ProcessEnv;
+  /** who asks (default mcp): whether it may start a service, and what the run file says started it */
+  client?: Client;
   /** how to run `kioku serve` (default: this process's own CLI entry and node flags) */
   serveCommand?: { command: string; args: string[] };
   /** how long to wait for a started service (default 60 s: it may load snapshots first) */
@@ -39,11 +61,9 @@ export async function connectKioku(options: ConnectOptions = {}): Promise<Connec
   const env = options.env ?? process.env;
   const token = env['KIOKU_TOKEN'] || undefined;
   const keepAlive = options.keepAlive ?? false;
-  if (env['KIOKU_URL']) {
-    const url = env['KIOKU_URL'].replace(/\/+$/, '');
-    return { kioku: new RemoteKioku(url, { token, keepAlive }), mode: 'remote', url, started: false };
-  }
-  const service = new LocalService(resolvePaths(options).dataDir, options);
+  const library = resolveLibrary(options, env);
+  if (library.remote && library.url) return { kioku: new RemoteKioku(library.url, { token, keepAlive }), mode: 'remote', url: library.url, started: false };
+  const service = new LocalService(library.dataDir, options);
   const { info, started } = await service.find();
   const kioku = new RemoteKioku(info.url, { token, keepAlive, relocate: (failed) => service.relocate(failed) });
   return { kioku, mode: 'local', url: info.url, started };
@@ -110,6 +130,21 @@ class LocalService {
   private async start(lost?: RunInfo): Promise<{ info: RunInfo; started: boolean }> {
     const { dataDir, options } = this;
     const env = options.env ?? process.env;
+    const client = options.client ?? 'mcp';
+    const stopped = readStopMarker(dataDir);
+    const hint = serveHint({ dataDir });
+    if (stopped)
+      throw new KiokuError(
+        'KIOKU_SERVICE_NOT_RUNNING',
+        `Kioku is stopped for ${dataDir} (${stopped.by}${stopped.at === '?' ? '' : ` at ${stopped.at}`}); start it with \`${hint}\``,
+        { details: { dataDir, stopped, start: hint } },
+      );
+    if (!autostartAllowed(client, env))
+      throw new KiokuError(
+        'KIOKU_SERVICE_NOT_RUNNING',
+        `Kioku is not running for ${dataDir}; start it with \`${hint}\`${client === 'hook' ? ' (or set KIOKU_AUTOSTART=1 to let the hook start it)' : ''}`,
+        { details: { dataDir, start: hint } },
+      );
     const timeoutMs = options.startTimeoutMs ?? 60_000;
     mkdirSync(dataDir, { recursive: true });
     const logFile = join(dataDir, 'kioku-serve.log');
@@ -120,7 +155,8 @@ class LocalService {
       if (starter) {
         const serve = options.serveCommand ?? { command: process.execPath, args: [...process.execArgv, process.argv[1] as string] };
         const out = openSync(logFile, 'a');
-        const child = spawn(serve.command, [...serve.args, 'serve', '--data', dataDir, '--port', env['KIOKU_PORT'] ?? '0'], {
+        // no --port: the service takes KIOKU_PORT or 18972, and another port only when that one is taken
+        const child = spawn(serve.command, [...serve.args, 'serve', '--data', dataDir, '--started-by', client], {
           detached: true,
           stdio: ['ignore', out, out],
           env: { ...env, KIOKU_DATA_DIR: dataDir },

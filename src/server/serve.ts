@@ -11,7 +11,7 @@ import { KiokuError } from '../errors.js';
 import { openEventStore } from '../log/index.js';
 import { defaultAssetPolicy, LocalKioku } from '../kioku.js';
 import type { AssetRoots } from '../knowledge/asset-policy.js';
-import { removeRunFile, writeRunFile } from '../run-file.js';
+import { clearStopMarker, removeRunFile, writeRunFile, type StartedBy } from '../run-file.js';
 import type { Judge } from '../recall/index.js';
 import { buildApp, type ServerState } from './app.js';
 import { loadAuth, type AuthConfig } from './auth.js';
@@ -32,12 +32,20 @@ export interface ServeOptions {
   backgroundIndexing?: boolean;
   /** namespace → folders whose files may be registered as assets by path (default: KIOKU_ASSET_ROOTS) */
   assetRoots?: AssetRoots;
+  /** who started it, for the run file and `kioku status` (default user) */
+  startedBy?: StartedBy;
+  /** when the port is taken, listen on any free one instead of failing (auto-started services) */
+  portFallback?: boolean;
+  /** minutes without a request after which the service should stop, recorded in the run file */
+  idleShutdownMin?: number;
 }
 
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
   auth: AuthConfig;
+  /** when the last request arrived (ms since the epoch), for the idle shutdown */
+  lastRequestAt(): number;
   state: ServerState;
   /** resolves once the store is open and projections have caught up */
   ready: Promise<void>;
@@ -89,16 +97,34 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       logger: options.logger ?? false,
       ...(options.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}),
     });
-    await app.listen({ host, port });
+    try {
+      await app.listen({ host, port });
+    } catch (err) {
+      // an auto-started service prefers the configured port and takes another only when it is taken
+      if (!options.portFallback || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0) throw err;
+      await app.listen({ host, port: 0 });
+    }
   } catch (err) {
     await log.close();
     throw err;
   }
+  let lastRequest = Date.now();
+  app.server.on('request', () => (lastRequest = Date.now()));
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
   // clients (CLI, MCP, hook) find the service that owns this library through the run file
-  writeRunFile(paths.dataDir, { url, pid: process.pid, started_at: new Date(state.startedAt).toISOString() });
+  writeRunFile(paths.dataDir, {
+    url,
+    pid: process.pid,
+    started_at: new Date(state.startedAt).toISOString(),
+    data_dir: paths.dataDir,
+    store: paths.store.kind === 'leveldb' ? 'leveldb' : paths.store.display,
+    started_by: options.startedBy ?? 'user',
+    ...(options.idleShutdownMin ? { idle_shutdown_min: options.idleShutdownMin } : {}),
+  });
+  // a service running again: whatever stop the user asked for earlier is over
+  clearStopMarker(paths.dataDir);
 
   // the HNSW graphs finish reading after the service is ready (see restoreFilesInBackground): a turn
   // that needs them waits for them, as it waits for the model, which loads meanwhile
@@ -133,6 +159,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     url,
     auth,
     state,
+    lastRequestAt: () => lastRequest,
     ready: readyPromise,
     close() {
       closing ??= (async () => {

@@ -8,7 +8,7 @@ import { EmbeddingIndexer, type JobSummary } from '../../src/indexer/embedding-j
 import { openKioku, type KiokuStore } from '../../src/kioku.js';
 import { IMPORT_KINDS, Knowledge, importDirectory, readMarkdownFiles, documentIdOf, type ImportKind, type ImportSummary } from '../../src/knowledge/index.js';
 import { isKiokuError } from '../../src/errors.js';
-import { askServer, serverUrl } from '../server-client.js';
+import { askLibrary, describeService, resolveLibrary, serviceOfLockedStore, type Library } from '../server-client.js';
 import { EXIT, emit, progressBar, type OutputOptions } from '../cli-util.js';
 
 export interface ImportFlags extends OutputOptions, PathOverrides {
@@ -22,12 +22,14 @@ const BATCH_BYTES = 1_500_000;
 
 export async function importCommand(kind: string, dir: string, flags: ImportFlags): Promise<number> {
   if (!(kind in IMPORT_KINDS)) throw new KiokuError('KIOKU_USAGE', `import what? "${kind}" is not one of: ${Object.keys(IMPORT_KINDS).join(', ')}`);
+  // the library's service holds the store: send it the files (it embeds them in the background)
+  const library = resolveLibrary(flags);
+  if (library.url) return importThroughServer(library, kind as ImportKind, dir, flags);
   let store: KiokuStore;
   try {
     store = await openKioku(flags);
   } catch (err) {
-    // the service holds the store: send it the files (it embeds them in the background)
-    if (isKiokuError(err, 'KIOKU_STORE_LOCKED')) return importThroughServer(kind as ImportKind, dir, flags);
+    if (isKiokuError(err, 'KIOKU_STORE_LOCKED')) return importThroughServer(await serviceOfLockedStore(flags, err), kind as ImportKind, dir, flags);
     throw err;
   }
   try {
@@ -80,7 +82,7 @@ export async function reembedCommand(flags: ReembedFlags): Promise<number> {
     if (isKiokuError(err, 'KIOKU_STORE_LOCKED'))
       throw new KiokuError(
         'KIOKU_STORE_LOCKED',
-        `a Kioku server holds this store and embeds every new item in the background with its configured model (see GET /v1/ingest/status at ${serverUrl()}); to switch models, restart it with KIOKU_EMBEDDER=${flags.model ?? '<kind>'}, or stop it and run kioku reembed`,
+        `a Kioku server holds this store and embeds every new item in the background with its configured model (see GET /v1/ingest/status at ${resolveLibrary(flags).url ?? 'its URL'}); to switch models, restart it with KIOKU_EMBEDDER=${flags.model ?? '<kind>'}, or stop it and run kioku reembed`,
         { cause: err },
       );
     throw err;
@@ -113,7 +115,7 @@ function describeJob(job: JobSummary): string {
   return `embeddings (${job.model}): ${job.status}, ${job.embedded}/${job.planned} embedded in ${job.seconds} s${job.skipped_cjk ? `; ${job.skipped_cjk} mainly-CJK item(s) rely on keyword lanes` : ''}${job.error ? ` — ${job.error}` : ''}`;
 }
 
-async function importThroughServer(kind: ImportKind, dir: string, flags: ImportFlags): Promise<number> {
+async function importThroughServer(library: Library, kind: ImportKind, dir: string, flags: ImportFlags): Promise<number> {
   const { root, files, errors } = readMarkdownFiles(dir);
   const batches: (typeof files)[] = [[]];
   let size = 0;
@@ -142,7 +144,7 @@ async function importThroughServer(kind: ImportKind, dir: string, flags: ImportF
   let done = 0;
   for (const [i, batch] of batches.entries()) {
     const final = i === batches.length - 1;
-    const r = await askServer<ImportSummary>('POST', '/v1/import', {
+    const r = await askLibrary<ImportSummary>(library, 'POST', '/v1/import', {
       kind,
       root,
       files: batch,
@@ -167,12 +169,12 @@ async function importThroughServer(kind: ImportKind, dir: string, flags: ImportF
     flags,
     () =>
       [
-        `imported ${total.files} ${kind} file(s) from ${root} into namespace ${total.ns} through the server at ${serverUrl()} (it embeds them in the background):`,
+        `imported ${total.files} ${kind} file(s) from ${root} into namespace ${total.ns} through ${describeService(library)} (it embeds them in the background):`,
         `  added ${total.added.length}, changed ${total.changed.length}, unchanged ${total.unchanged}, removed ${total.removed.length}, errors ${total.errors.length}`,
         ...(total.missing_not_pruned.length ? [`  ${total.missing_not_pruned.length} document(s) whose files are gone were kept (use --prune to remove)`] : []),
         ...total.errors.map((e) => `  error: ${e.file}: ${e.message}`),
       ].join('\n'),
-    { ok: total.errors.length === 0, ...total, via: serverUrl(), embedding: 'in the background (see GET /v1/ingest/status)' },
+    { ok: total.errors.length === 0, ...total, via: library.url, embedding: 'in the background (see GET /v1/ingest/status)' },
   );
   return total.errors.length ? EXIT.problem : EXIT.ok;
 }

@@ -14,7 +14,7 @@ import {
   type ReplayReport,
 } from '../../src/recall/index.js';
 import { EXIT, emit, type OutputOptions } from '../cli-util.js';
-import { askServer, connectKioku, withStoreOrServer } from '../server-client.js';
+import { askLibrary, connectKioku, withStoreOrServer } from '../server-client.js';
 
 export interface RecallFlags extends OutputOptions, PathOverrides {
   ns?: string;
@@ -164,8 +164,8 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
         await core?.close();
       }
     },
-    () =>
-      askServer<ReplayReport>('POST', '/v1/replay', {
+    (library) =>
+      askLibrary<ReplayReport>(library, 'POST', '/v1/replay', {
         from: from.toISOString(),
         to: to.toISOString(),
         rules: changes,
@@ -213,7 +213,7 @@ export async function deliveryReportCommand(flags: DeliveryReportFlags): Promise
   const { result: report, via } = await withStoreOrServer(
     flags,
     (store) => deliveryReport(store.log, { days, ...(flags.ns ? { ns: flags.ns } : {}) }),
-    () => askServer<DeliveryReport>('GET', `/v1/reports/delivery?${query({ days: String(days), namespace: flags.ns })}`),
+    (library) => askLibrary<DeliveryReport>(library, 'GET', `/v1/reports/delivery?${query({ days: String(days), namespace: flags.ns })}`),
   );
   emit(
     flags,
