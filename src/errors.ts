@@ -18,6 +18,10 @@ export const ERROR_REGISTRY = {
   KIOKU_STORE_MISSING: { status: 404, summary: 'There is no Kioku store in the data directory (and the command does not create one).' },
   KIOKU_STORE_LOCKED: { status: 503, summary: 'Another process holds the LevelDB lock on this data directory.' },
   KIOKU_SERVICE_UNAVAILABLE: { status: 503, summary: 'No Kioku service answers for this library (it did not start, or the remote one is unreachable).' },
+  KIOKU_SERVICE_NOT_RUNNING: {
+    status: 503,
+    summary: 'No Kioku service runs for this library and this client does not start one (the user stopped it, or auto-start is off).',
+  },
   KIOKU_STORE_UNAVAILABLE: {
     status: 503,
     summary: 'The shared event store (PostgreSQL) cannot be reached: writes are refused, reads answer from this node (stale).',
