@@ -42,10 +42,13 @@ describe('reading a transcript from its end', () => {
     ]);
   });
 
-  it('reads only the end of a long file', () => {
+  it('reads the dialogue from the end of a long file only, and the compaction before it (issue 30)', () => {
     const t = readTranscriptTail(fixture('claude-compacted.jsonl'), { maxBytes: 400 });
     expect(t.dialogue.length).toBeLessThanOrEqual(2);
-    expect(t.context_since).toBeUndefined();
+    expect(t.context_since).toBe('2026-11-29T11:00:00.000Z');
+    const bounded = readTranscriptTail(fixture('claude-compacted.jsonl'), { maxBytes: 400, compactionScan: { maxBytes: 100, budgetMs: 1_000, chunkBytes: 50 } });
+    expect(bounded.context_since).toBeUndefined();
+    expect(bounded.compaction_scan).toEqual({ scanned_bytes: 100, stopped: 'bytes' });
   });
 });
 

@@ -99,7 +99,8 @@ export async function runHook(raw: string, options: HookOptions): Promise<HookRe
   const recallTimeout = Number(env['KIOKU_HOOK_RECALL_TIMEOUT'] ?? env['KIOKU_HOOK_TIMEOUT'] ?? 40_000);
   const timeout = Number(env['KIOKU_HOOK_TIMEOUT'] ?? 6_000);
   const maxChars = Number(env['KIOKU_HOOK_MAX_CHARS'] ?? DEFAULT_MAX_CHARS);
-  const kioku = options.kioku ?? (async () => (await connectKioku({ ...options, env, startTimeoutMs: timeout })).kioku);
+  // the hook starts no service unless KIOKU_AUTOSTART=1, and never one the user stopped (src/mcp/connect.ts)
+  const kioku = options.kioku ?? (async () => (await connectKioku({ ...options, env, client: 'hook', startTimeoutMs: timeout })).kioku);
   const sessionId = `${options.host}-${input.session_id}`.slice(0, 512);
   const stateFile = join(hookDir, `${sessionId.replace(/[^A-Za-z0-9._-]/g, '_')}.turn`);
   const spool = join(hookDir, 'spool.jsonl');
@@ -129,12 +130,16 @@ export async function runHook(raw: string, options: HookOptions): Promise<HookRe
 
   try {
     const k = await withTimeout(kioku(), timeout, 'finding the Kioku service');
+    rmSync(join(hookDir, DOWN_NOTICE), { force: true }); // up again: the next outage is told again
     await flushSpool(k).catch(() => undefined);
     const event = input.hook_event_name;
     if (event === 'UserPromptSubmit') {
       const prompt = input.prompt ?? '';
       if (!prompt.trim()) return { stdout: '' };
       const t = tail();
+      // no compaction found within the scan's bounds: the whole session counts as visible (nothing re-sent)
+      if (t.compaction_scan)
+        log(`no compaction in the last ${Math.round(t.compaction_scan.scanned_bytes / 1048576)} MB before the tail (stopped by ${t.compaction_scan.stopped}); the whole session counts as visible`);
       await withTimeout(k.openSession({ agent: options.host === 'claude' ? 'claude-code' : 'codex', session_id: sessionId }), timeout, 'opening the session');
       const packet = await withTimeout(
         k.startTurn({
@@ -177,7 +182,10 @@ export async function runHook(raw: string, options: HookOptions): Promise<HookRe
     return { stdout: '' };
   } catch (err) {
     const problem = `kioku hook: ${input.hook_event_name} for ${options.host}: ${(err as Error).message.slice(0, 300)} (the prompt goes on without Kioku)`;
-    log(problem);
+    const notRunning = (err as { code?: unknown }).code === 'KIOKU_SERVICE_NOT_RUNNING';
+    // a service that is down is told to the user once per outage (not on every prompt), then only on stderr
+    const firstTold = notRunning && tellOnce(join(hookDir, DOWN_NOTICE), (err as Error).message);
+    if (!notRunning || firstTold) log(problem);
     if (input.hook_event_name === 'Stop' && existsSync(stateFile)) {
       // the turn's answer was spooled above when the capture itself failed; when the service was not reachable at all, spool it here
       const answer = tail().last_answer;
@@ -186,6 +194,22 @@ export async function runHook(raw: string, options: HookOptions): Promise<HookRe
       if (answer && !spooled) appendFileSync(spool, `${JSON.stringify({ turn_id: turnId, answer })}\n`);
       rmSync(stateFile, { force: true });
     }
-    return { stdout: '', problem };
+    // Claude Code shows a hook's systemMessage to the user; Codex gets the line on stderr only
+    const tell = firstTold && options.host === 'claude' && input.hook_event_name !== 'Stop';
+    return { stdout: tell ? JSON.stringify({ systemMessage: `Kioku memory is off: ${(err as Error).message}` }) : '', problem };
   }
+}
+
+const DOWN_NOTICE = 'service-down.notice';
+
+/** Whether `message` is news: not already recorded in `file` (then records it). */
+function tellOnce(file: string, message: string): boolean {
+  try {
+    if (existsSync(file) && readFileSync(file, 'utf8') === message) return false;
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(file, message);
+  } catch {
+    // no place to remember it: say it again next time rather than never
+  }
+  return true;
 }
