@@ -54,6 +54,8 @@ export const ERROR_REGISTRY = {
   KIOKU_BIND_REFUSED: { status: 500, summary: 'A non-loopback address was asked for without KIOKU_ALLOW_NON_LOOPBACK=1 and tokens.' },
   KIOKU_INTERNAL: { status: 500, summary: 'An unexpected failure inside Kioku; the server log has the details.' },
   KIOKU_USAGE: { status: 400, summary: 'A command-line invocation was malformed (bad flag or argument).' },
+  KIOKU_CURSOR_INVALID: { status: 400, summary: 'A listing cursor is not one this listing gave out, or was given with other filters.' },
+  KIOKU_BACKUP_INVALID: { status: 400, summary: 'A backup directory is incomplete or damaged, or a restore target is not empty.' },
 } as const satisfies Record<string, { status: number; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_REGISTRY;

@@ -30,12 +30,19 @@ import {
 import type { DeliveryReport, RecallContext, RecallPacket, ReplayReport } from './recall/index.js';
 import { renderContext } from './recall/render.js';
 import { openStore, type KiokuStore, type OpenStoreOptions } from './store.js';
+import type { LogRecord } from './events/index.js';
+import type { VerifyReport } from './log/index.js';
+import { backupPoint, logFrames, logRecord, logStats, verifyLive, type BackupPoint, type LogFramesAnswer, type LogStatsAnswer } from './operations.js';
+import { listItems, type ListAnswer } from '../projections/records/listing.js';
+import { importItems, type ImportItemsAnswer } from './knowledge/import-items.js';
 import {
   wire,
   type AssetInput,
   type AudienceInput,
   type EpisodeInput,
   type ItemsInput,
+  type ListInput,
+  type ImportItemsInput,
   type JobEventInput,
   type ReplayInput,
   type CompleteTurnInput,
@@ -113,6 +120,21 @@ export interface Kioku {
   related(key: string, input: { limit?: number }, access?: Access): Promise<RelatedAnswer>;
   /** record a job event (stored, never executed) */
   recordJobEvent(input: JobEventInput, access?: Access): Promise<{ seq: number; hash: string }>;
+  /** browse one namespace's items in key order, filtered, a page at a time (an opaque cursor to the next) */
+  list(input: ListInput, access?: Access): Promise<ListAnswer>;
+  /** write items as `kioku export --format jsonl` wrote them (cards, wiki topics and notes whole, memories), keys kept */
+  importItems(input: ImportItemsInput, access?: Access): Promise<ImportItemsAnswer>;
+  // The library as a whole (the service:read scope): these run where the store is owned, so they work while a service runs.
+  /** verify the chain up to the head now, with the anchors; optionally sign that head */
+  verifyLog(input: { write_anchor?: boolean }, access?: Access): Promise<VerifyReport>;
+  /** event counts and bytes per type and namespace */
+  logStats(access?: Access): Promise<LogStatsAnswer>;
+  /** one record, decoded */
+  logRecord(seq: number, access?: Access): Promise<LogRecord>;
+  /** stored frames, byte for byte, a page at a time (an export, a backup) */
+  logFrames(input: { from: number; to?: number; limit?: number }, access?: Access): Promise<LogFramesAnswer>;
+  /** a head every projection stands at, with their digests there (what a restore must reproduce) */
+  backupPoint(access?: Access): Promise<BackupPoint>;
   close(): Promise<void>;
 }
 
@@ -241,7 +263,13 @@ export class LocalKioku implements Kioku {
     return completeTurn(this.core, turnId, input, access) as Promise<Record<string, unknown>>;
   }
 
-  recall(input: RecallInput, access: Access = {}) {
+  async recall(input: RecallInput, access: Access = {}) {
+    const named = (input as { namespace?: unknown } | undefined)?.namespace;
+    if (typeof named === 'string' && !this.records.hasNamespace(named)) {
+      // nothing was ever written there: most likely a typo. Say so, and append nothing under it (issue 31)
+      const packet = await recall(this.core, input, { ...access, readOnly: true });
+      return { ...packet, warnings: ['unknown_namespace', ...packet.warnings.filter((w) => w !== 'records_filtered_by_acl')] };
+    }
     return recall(this.core, input, access);
   }
 
@@ -375,19 +403,10 @@ export class LocalKioku implements Kioku {
     const q = parseInput(wire.items, input ?? {}, 'items');
     const ns = namespaceOf(q.namespace, access);
     // the clock recall uses (KIOKU_CLOCK pins it), without loading the model for it
-    const now = (this.options.now ?? clockFromEnv())?.() ?? new Date();
-    const bound = (text: string | undefined, end: 'from' | 'to'): { at: number; phrase?: string; range?: TimeRange } | undefined => {
-      if (text === undefined) return undefined;
-      const at = Date.parse(text);
-      if (!Number.isNaN(at)) return { at };
-      const range = parseTimeRange(text, now);
-      if (!range)
-        throw new KiokuError('KIOKU_INPUT_INVALID', `items: ${end}: not a time or a time phrase I know ("${text.slice(0, 80)}")`, { details: { field: end } });
-      return { at: (end === 'from' ? range.from : range.to).getTime(), phrase: range.phrase, range };
-    };
-    const from = bound(q.from, 'from');
+    const now = this.now();
+    const from = timeBound(q.from, 'from', now, 'items');
     // a phrase alone ("last week") is a whole range
-    const to = bound(q.to, 'to') ?? (from?.range ? { at: from.range.to.getTime() } : undefined);
+    const to = timeBound(q.to, 'to', now, 'items') ?? (from?.range ? { at: from.range.to.getTime() } : undefined);
     const kinds = q.kinds && new Set(q.kinds);
     const tags = q.tags?.map((t) => t.toLowerCase());
     const entityKeys = q.entity ? new Set(this.records.byEntityName(ns, q.entity, { includeRetired: q.include_retired }).map((e) => e.key)) : undefined;
@@ -523,6 +542,51 @@ export class LocalKioku implements Kioku {
     return { seq, hash };
   }
 
+  /** the clock recall uses (KIOKU_CLOCK pins it), without loading the model for it */
+  private now(): Date {
+    return (this.options.now ?? clockFromEnv())?.() ?? new Date();
+  }
+
+  async list(input: ListInput, access: Access = {}): Promise<ListAnswer> {
+    const { since, until, ...q } = parseInput(wire.list, input ?? {}, 'list');
+    const ns = namespaceOf(q.namespace, access);
+    const now = this.now();
+    const from = timeBound(since, 'since', now, 'list');
+    // a phrase alone ("last week") is a whole range
+    const to = timeBound(until, 'until', now, 'list') ?? (from?.range ? { at: from.range.to.getTime() } : undefined);
+    return listItems(this.records, { ...q, namespace: ns, since: from?.at, until: to?.at });
+  }
+
+  async importItems(input: ImportItemsInput, access: Access = {}): Promise<ImportItemsAnswer> {
+    const { namespace, ...rest } = parseInput(wire.importItems, input ?? {}, 'import items');
+    return importItems({ knowledge: this.knowledge, store: this.store, actor: access.actor ?? this.options.actor ?? 'kioku' }, { ...rest, ns: namespaceOf(namespace, access) });
+  }
+
+  async verifyLog(input: { write_anchor?: boolean }, access: Access = {}): Promise<VerifyReport> {
+    serviceOnly(access, 'verify');
+    return verifyLive(this.store, { writeAnchor: input?.write_anchor === true });
+  }
+
+  async logStats(access: Access = {}): Promise<LogStatsAnswer> {
+    serviceOnly(access, 'log stats');
+    return logStats(this.store);
+  }
+
+  async logRecord(seq: number, access: Access = {}): Promise<LogRecord> {
+    serviceOnly(access, 'log show');
+    return logRecord(this.store, seq);
+  }
+
+  async logFrames(input: { from: number; to?: number; limit?: number }, access: Access = {}): Promise<LogFramesAnswer> {
+    serviceOnly(access, 'log frames');
+    return logFrames(this.store, input);
+  }
+
+  async backupPoint(access: Access = {}): Promise<BackupPoint> {
+    serviceOnly(access, 'backup');
+    return backupPoint(this.store);
+  }
+
   /** Stop the indexer and embedder (if they started), snapshot the projections, close the log. */
   async close(): Promise<void> {
     await this.coreInstance?.close();
@@ -539,6 +603,22 @@ export function defaultAssetPolicy(paths: KiokuStore['paths'], protect: readonly
     protect: [paths.anchorKeyFile, paths.anchorsFile, process.env['KIOKU_AUTH_FILE'], ...protect],
     ...(roots ? { roots } : {}),
   });
+}
+
+/** A time bound: an ISO time, or a phrase ("last week", "九月那阵子") resolved against now to the start or the end of its range. */
+function timeBound(text: string | undefined, end: string, now: Date, what: string): { at: number; phrase?: string; range?: TimeRange } | undefined {
+  if (text === undefined) return undefined;
+  const at = Date.parse(text);
+  if (!Number.isNaN(at)) return { at };
+  const range = parseTimeRange(text, now);
+  if (!range) throw new KiokuError('KIOKU_INPUT_INVALID', `${what}: ${end}: not a time or a time phrase I know ("${text.slice(0, 80)}")`, { details: { field: end } });
+  return { at: (end === 'from' || end === 'since' ? range.from : range.to).getTime(), phrase: range.phrase, range };
+}
+
+/** The whole log (every namespace's events) is for the anonymous owner or a service:read token only. */
+function serviceOnly(access: Access, what: string): void {
+  if (!seesService(access))
+    throw new KiokuError('KIOKU_FORBIDDEN', `${what} reads the whole library (every namespace): it needs the service:read scope`, { details: { scope: 'service:read' } });
 }
 
 /** Open the store under the data dir (or over a given event store) and the facade over it. */

@@ -21,12 +21,19 @@ import type {
   RelationsAnswer,
 } from './kioku.js';
 import type { ImportSummary } from './knowledge/importer.js';
+import type { ImportItemsAnswer } from './knowledge/import-items.js';
+import type { LogRecord } from './events/index.js';
+import type { VerifyReport } from './log/index.js';
+import type { BackupPoint, LogFramesAnswer, LogStatsAnswer } from './operations.js';
+import type { ListAnswer } from '../projections/records/listing.js';
 import type { DeliveryReport, RecallPacket, ReplayReport } from './recall/index.js';
 import type {
   AssetInput,
   AudienceInput,
   EpisodeInput,
   ItemsInput,
+  ListInput,
+  ImportItemsInput,
   JobEventInput,
   ReplayInput,
   CompleteTurnInput,
@@ -231,6 +238,45 @@ export class RemoteKioku implements Kioku {
   }
   recordJobEvent(input: JobEventInput, _access?: Access) {
     return this.call<{ seq: number; hash: string }>('POST', '/v1/pipeline/jobs/events', input);
+  }
+  list(input: ListInput, _access?: Access) {
+    const q = input as Record<string, unknown>;
+    const many = (v: unknown): string | undefined => (Array.isArray(v) ? v.join(',') : undefined);
+    return this.call<ListAnswer>(
+      'GET',
+      `/v1/items${query({
+        namespace: input.namespace,
+        layer: many(q['layers']),
+        kind: many(q['kinds']),
+        tag: many(q['tags']),
+        entity: input.entity,
+        session_id: input.session_id,
+        since: input.since,
+        until: input.until,
+        text: input.text,
+        include_retired: input.include_retired ? 1 : undefined,
+        limit: input.limit,
+        cursor: input.cursor,
+      })}`,
+    );
+  }
+  importItems(input: ImportItemsInput, _access?: Access) {
+    return this.call<ImportItemsAnswer>('POST', '/v1/import/items', input, 'idempotent');
+  }
+  verifyLog(input: { write_anchor?: boolean }, _access?: Access) {
+    return this.call<VerifyReport>('POST', '/v1/log/verify', input, input.write_anchor ? 'write' : 'read');
+  }
+  logStats(_access?: Access) {
+    return this.call<LogStatsAnswer>('GET', '/v1/log/stats');
+  }
+  logRecord(seq: number, _access?: Access) {
+    return this.call<LogRecord>('GET', `/v1/log/records/${seq}`);
+  }
+  logFrames(input: { from: number; to?: number; limit?: number }, _access?: Access) {
+    return this.call<LogFramesAnswer>('GET', `/v1/log/frames${query({ from: input.from, to: input.to, limit: input.limit })}`);
+  }
+  backupPoint(_access?: Access) {
+    return this.call<BackupPoint>('GET', '/v1/log/backup-point');
   }
   /** Nothing to release: the server owns the store. */
   async close(): Promise<void> {}

@@ -9,6 +9,7 @@ import { assetSchema, episodeSchema } from './knowledge/commands.js';
 import { memoryInputSchema } from './knowledge/index.js';
 import { recallRequestSchema } from './recall/index.js';
 import { completeTurnSchema, openSessionSchema, startTurnSchema } from './recall/turns.js';
+import { exportedItemSchema } from './knowledge/import-items.js';
 
 const isoTime = z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO 8601 date or time');
 
@@ -31,6 +32,31 @@ export const wire = {
     session_id: z.string().min(1).max(512).optional(),
     include_retired: z.boolean().default(false),
     limit: z.number().int().min(1).max(200).default(50),
+  }),
+  /** browse a namespace in key order, a page at a time (GET /v1/items, kioku list, MCP list_memories) */
+  list: z.strictObject({
+    namespace: namespaceSchema.optional(),
+    layers: z.array(z.enum(LAYER_NAMES)).min(1).max(7).optional(),
+    kinds: z.array(z.string().min(1).max(50)).max(20).optional(),
+    /** items carrying every one of these tags (case-insensitive) */
+    tags: z.array(z.string().min(1).max(200)).max(20).optional(),
+    entity: z.string().trim().min(1).max(200).optional(),
+    session_id: z.string().min(1).max(512).optional(),
+    /** occurred at or after: an ISO time, or a phrase ("last week") */
+    since: z.string().min(1).max(200).optional(),
+    /** occurred at or before: an ISO time, or a phrase */
+    until: z.string().min(1).max(200).optional(),
+    /** a substring of the title or the text, case-insensitive */
+    text: z.string().min(1).max(500).optional(),
+    include_retired: z.boolean().default(false),
+    limit: z.number().int().min(1).max(500).default(50),
+    /** the next_cursor of the page before (with the same filters) */
+    cursor: z.string().min(1).max(4_096).optional(),
+  }),
+  /** what `kioku export --format jsonl` wrote, back in (kioku import jsonl FILE) */
+  importItems: z.strictObject({
+    namespace: namespaceSchema.optional(),
+    items: z.array(exportedItemSchema).min(1).max(500),
   }),
   import: z.strictObject({
     kind: z.enum(['cards', 'wiki', 'notes']),
@@ -93,5 +119,7 @@ export type JobEventInput = z.input<typeof wire.jobEvent>;
 export type ReplayInput = z.input<typeof wire.replay>;
 export type AudienceInput = z.input<typeof wire.audience>;
 export type ItemsInput = z.input<typeof wire.items>;
+export type ListInput = z.input<typeof wire.list>;
+export type ImportItemsInput = z.input<typeof wire.importItems>;
 export type EpisodeInput = z.input<typeof wire.episode>;
 export type AssetInput = z.input<typeof wire.asset>;

@@ -341,6 +341,39 @@ export class RecordsProjection implements Projection {
     return this.entries.get(key) as RecordEntry;
   }
 
+  /** bumps when the entries are replaced wholesale (reset, load): a reader that kept keys from `keysFrom` starts again */
+  epoch = 0;
+
+  /** how many keys the projection holds (current and retired; a key once written is never dropped but by reset or load) */
+  get size(): number {
+    if (this.packed) this.mapKeys();
+    return this.entries.size;
+  }
+
+  /** The keys from position `start` of the Map's order on: a new key always comes last, so a reader can follow what was added. */
+  keysFrom(start: number): string[] {
+    if (this.packed) this.mapKeys();
+    const out: string[] = [];
+    let i = 0;
+    for (const key of this.entries.keys()) if (i++ >= start) out.push(key);
+    return out;
+  }
+
+  private readonly knownNamespaces = new Set<string>();
+
+  /** Whether any item (current or retired) was ever written in `ns`: a mistyped namespace names none (issue 31). Keys only, no rows unpacked. */
+  hasNamespace(ns: string): boolean {
+    if (this.knownNamespaces.has(ns)) return true;
+    if (this.packed) this.mapKeys();
+    const prefix = `ev1:${ns}:`;
+    for (const key of this.entries.keys())
+      if (key.startsWith(prefix)) {
+        this.knownNamespaces.add(ns);
+        return true;
+      }
+    return false;
+  }
+
   /** Every entry, in the Map's order (unpacking first whatever is still packed). */
   private allEntries(): IterableIterator<RecordEntry> {
     if (this.packed) this.mapKeys() && this.unpackRows(Infinity);
@@ -535,6 +568,7 @@ export class RecordsProjection implements Projection {
   };
 
   reset(): void {
+    this.epoch += 1;
     this.strings.clear();
     this.incoming = undefined;
     this.fold.reset();

@@ -19,6 +19,8 @@ import { recallRoutes } from './routes/recall.js';
 import { knowledgeRoutes } from './routes/knowledge.js';
 import { pipelineRoutes } from './routes/pipeline.js';
 import { reportRoutes } from './routes/reports.js';
+import { itemRoutes } from './routes/items.js';
+import { operationRoutes } from './routes/operations.js';
 import type { AppOptions } from './state.js';
 
 export type { ServerState } from './state.js';
@@ -175,6 +177,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(knowledgeRoutes(options.state));
   await app.register(pipelineRoutes(options.state));
   await app.register(reportRoutes(options.state));
+  await app.register(itemRoutes(options.state));
+  await app.register(operationRoutes(options.state));
   return app;
 }
 

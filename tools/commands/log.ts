@@ -6,56 +6,92 @@ import { openKioku } from '../../src/kioku.js';
 import { openChainSource, openEventStore, verifySource } from '../../src/log/index.js';
 import { exportChainToFile, readChainFile } from '../../src/log/transfer.js';
 import { EXIT, emit, jsonReplacer, shortHash, type OutputOptions } from '../cli-util.js';
+import type { LogStatsAnswer } from '../../src/operations.js';
+import { writeVerifiedChain } from './chain-pages.js';
+import { storeOrService } from './through-service.js';
 
 export type LogFlags = OutputOptions & PathOverrides;
 
 export async function logStatsCommand(flags: LogFlags): Promise<number> {
-  const store = await openKioku({ ...flags, createIfMissing: false });
-  try {
-    const stats = store.projections.views.stats.current();
-    const head = store.log.head();
-    emit(
-      flags,
-      () => {
-        const lines = [`${stats.total} events, ${stats.bytes} bytes, head ${head.seq} ${shortHash(head.hash)}`];
-        if (stats.first && stats.last) lines.push(`span ${new Date(stats.first.ts).toISOString()} … ${new Date(stats.last.ts).toISOString()}`);
-        lines.push('', 'by type:');
-        for (const [type, t] of Object.entries(stats.by_type).sort((a, b) => b[1].count - a[1].count)) {
-          lines.push(`  ${type.padEnd(24)} ${String(t.count).padStart(9)}  ${String(t.bytes).padStart(11)} B`);
-        }
-        lines.push('', 'by namespace:');
-        for (const [ns, n] of Object.entries(stats.by_namespace).sort((a, b) => b[1].count - a[1].count)) {
-          lines.push(`  ${ns.padEnd(24)} ${String(n.count).padStart(9)}  ${String(n.bytes).padStart(11)} B`);
-        }
-        return lines.join('\n');
-      },
-      { head, ...stats },
-    );
-    return EXIT.ok;
-  } finally {
-    await store.close();
-  }
+  return storeOrService(
+    flags,
+    async () => {
+      const store = await openKioku({ ...flags, createIfMissing: false });
+      try {
+        return printStats(flags, { head: store.log.head(), ...store.projections.views.stats.current() }, 'the store');
+      } finally {
+        await store.close();
+      }
+    },
+    async (kioku, via) => printStats(flags, await kioku.logStats(), via),
+  );
+}
+
+function printStats(flags: LogFlags, { head, ...stats }: LogStatsAnswer, via: string): number {
+  emit(
+    flags,
+    () => {
+      const lines = [`${stats.total} events, ${stats.bytes} bytes, head ${head.seq} ${shortHash(head.hash)}${via === 'the store' ? '' : ` (through ${via})`}`];
+      if (stats.first && stats.last) lines.push(`span ${new Date(stats.first.ts).toISOString()} … ${new Date(stats.last.ts).toISOString()}`);
+      lines.push('', 'by type:');
+      for (const [type, t] of Object.entries(stats.by_type).sort((a, b) => b[1].count - a[1].count)) {
+        lines.push(`  ${type.padEnd(24)} ${String(t.count).padStart(9)}  ${String(t.bytes).padStart(11)} B`);
+      }
+      lines.push('', 'by namespace:');
+      for (const [ns, n] of Object.entries(stats.by_namespace).sort((a, b) => b[1].count - a[1].count)) {
+        lines.push(`  ${ns.padEnd(24)} ${String(n.count).padStart(9)}  ${String(n.bytes).padStart(11)} B`);
+      }
+      return lines.join('\n');
+    },
+    { head, ...stats, via },
+  );
+  return EXIT.ok;
 }
 
 export async function logShowCommand(seqArg: string, flags: LogFlags): Promise<number> {
   const seq = Number(seqArg);
   if (!Number.isSafeInteger(seq) || seq < 1) throw new KiokuError('KIOKU_USAGE', `SEQ must be a positive integer, got "${seqArg}"`);
-  const log = await openEventStore(resolvePaths(flags), { createIfMissing: false });
-  try {
-    const record = await log.get(seq);
-    if (!record) throw new KiokuError('KIOKU_RECORD_NOT_FOUND', `no record ${seq} (the log ends at ${log.head().seq})`, { details: { seq } });
+  const show = (record: unknown): number => {
     emit(flags, () => JSON.stringify(record, jsonReplacer, 2), record);
     return EXIT.ok;
-  } finally {
-    await log.close();
-  }
+  };
+  return storeOrService(
+    flags,
+    async () => {
+      const log = await openEventStore(resolvePaths(flags), { createIfMissing: false });
+      try {
+        const record = await log.get(seq);
+        if (!record) throw new KiokuError('KIOKU_RECORD_NOT_FOUND', `no record ${seq} (the log ends at ${log.head().seq})`, { details: { seq } });
+        return show(record);
+      } finally {
+        await log.close();
+      }
+    },
+    async (kioku) => show(await kioku.logRecord(seq)),
+  );
 }
 
 /** Verify the configured store, then write its whole chain, byte for byte, to a file. */
 export async function logExportCommand(flags: LogFlags & { out?: string }): Promise<number> {
   if (!flags.out) throw new KiokuError('KIOKU_USAGE', '--out FILE is required (the export is binary)');
-  const paths = resolvePaths(flags);
+  const out = flags.out;
   const started = performance.now();
+  return storeOrService(
+    flags,
+    () => exportStoreItself(flags, out, started),
+    async (kioku, via) => {
+      // the service's head now; the frames up to it are read in pages between its writes, and checked link by link as the file is read back
+      const { head } = await kioku.logFrames({ from: 1, limit: 1 });
+      const written = await writeVerifiedChain(kioku, head, out);
+      const result = { ok: true, file: out, head, records: written.records, bytes: written.bytes, via, seconds: elapsed(started) };
+      emit(flags, () => `exported ${written.records} records (head ${head.seq} ${shortHash(head.hash)}, verified) to ${out} through ${via}`, result);
+      return EXIT.ok;
+    },
+  );
+}
+
+async function exportStoreItself(flags: LogFlags, out: string, started: number): Promise<number> {
+  const paths = resolvePaths(flags);
   const chain = await openChainSource(paths);
   try {
     const report = await verifySource(chain.source());
@@ -63,9 +99,9 @@ export async function logExportCommand(flags: LogFlags & { out?: string }): Prom
       emit(flags, () => `not exported: the chain is damaged at ${report.damage?.seq}: ${report.damage?.detail}`, report);
       return EXIT.problem;
     }
-    const written = await exportChainToFile(chain.source(), report.head, flags.out);
-    const result = { ok: true, file: flags.out, head: report.head, records: written.records, bytes: written.bytes, seconds: elapsed(started) };
-    emit(flags, () => `exported ${written.records} records (head ${report.head.seq} ${shortHash(report.head.hash)}, verified) to ${flags.out}`, result);
+    const written = await exportChainToFile(chain.source(), report.head, out);
+    const result = { ok: true, file: out, head: report.head, records: written.records, bytes: written.bytes, via: 'the store', seconds: elapsed(started) };
+    emit(flags, () => `exported ${written.records} records (head ${report.head.seq} ${shortHash(report.head.hash)}, verified) to ${out}`, result);
     return EXIT.ok;
   } finally {
     await chain.close();

@@ -1,5 +1,6 @@
 // kioku verify [--write-anchor]: walk the chain, check anchors, optionally sign the head.
-import { isKiokuError } from '../../src/errors.js';
+import { isKiokuError, KiokuError } from '../../src/errors.js';
+import { storeOrService } from './through-service.js';
 import { resolvePaths, type PathOverrides } from '../../src/config.js';
 import { ackedHeadFile, openChainSource, verifyStore, type VerifyReport } from '../../src/log/index.js';
 import { EXIT, emit, progressBar, shortHash, type OutputOptions } from '../cli-util.js';
@@ -9,8 +10,22 @@ export interface VerifyFlags extends OutputOptions, PathOverrides {
 }
 
 export async function verifyCommand(flags: VerifyFlags): Promise<number> {
-  const paths = resolvePaths(flags);
   const started = performance.now();
+  // while a service holds the store, it walks the chain up to its head now, in chunks between writes
+  return storeOrService(
+    flags,
+    () => verifyStoreItself(flags, started),
+    async (kioku, via) => {
+      if (flags.key || flags.anchors)
+        throw new KiokuError('KIOKU_USAGE', `--key and --anchors name files of the store itself; ${via} holds it and uses the library's own (leave them out, or stop the service)`);
+      const report = await kioku.verifyLog({ write_anchor: flags.writeAnchor ?? false });
+      return finish(flags, report, started, `the library's anchor key`, via);
+    },
+  );
+}
+
+async function verifyStoreItself(flags: VerifyFlags, started: number): Promise<number> {
+  const paths = resolvePaths(flags);
   let chain;
   try {
     chain = await openChainSource(paths);
@@ -39,15 +54,20 @@ export async function verifyCommand(flags: VerifyFlags): Promise<number> {
     await chain.close().catch(() => undefined);
   }
   if (chain.warning) report.warnings.unshift(chain.warning);
+  return finish(flags, report, started, paths.anchorKeyFile, 'the store');
+}
+
+function finish(flags: VerifyFlags, report: VerifyReport, started: number, keyFile: string, via: string): number {
   const seconds = (performance.now() - started) / 1000;
-  emit(flags, () => describe(report, seconds, paths.anchorKeyFile), { ...report, seconds: round(seconds) });
+  emit(flags, () => describe(report, seconds, keyFile, via), { ...report, via, seconds: round(seconds) });
   return report.ok ? EXIT.ok : EXIT.problem;
 }
 
-function describe(r: VerifyReport, seconds: number, keyFile: string): string {
+function describe(r: VerifyReport, seconds: number, keyFile: string, via: string): string {
   const lines: string[] = [];
+  const where = via === 'the store' ? '' : `, through ${via}`;
   if (r.ok) {
-    lines.push(`chain ok: ${r.checked} records, head ${r.head.seq} ${shortHash(r.head.hash)} (${seconds.toFixed(2)} s)`);
+    lines.push(`chain ok: ${r.checked} records, head ${r.head.seq} ${shortHash(r.head.hash)} (${seconds.toFixed(2)} s${where})`);
   } else if (r.damage) {
     lines.push(`chain DAMAGED at seq ${r.damage.seq}: ${r.damage.kind} — ${r.damage.detail}`);
     lines.push(`(${r.checked} records before it verified)`);

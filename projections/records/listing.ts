@@ -1,0 +1,166 @@
+// Browsing a namespace's items (GET /v1/items, kioku list, MCP list_memories): a stable order
+// (evidence key), filters, and an opaque cursor, over a library of any size. A page costs a
+// binary search and a walk of at most SCAN_MAX keys, never a sort of the library: the keys of
+// each namespace are kept sorted here, and keys added since the last page are merged in.
+import { createHash } from 'node:crypto';
+import { KiokuError } from '../../src/errors.js';
+import type { Layer } from '../../src/knowledge/evidence.js';
+import { lowerNfkc } from '../../src/text/script.js';
+import type { RecordEntry, RecordsProjection } from './index.js';
+
+/** Keys one page walks at most: with a filter few items pass, a page may come back short, with a cursor to go on from. */
+export const SCAN_MAX = 20_000;
+
+export interface ListQuery {
+  namespace: string;
+  layers?: readonly Layer[] | undefined;
+  kinds?: readonly string[] | undefined;
+  tags?: readonly string[] | undefined;
+  entity?: string | undefined;
+  session_id?: string | undefined;
+  /** occurred_at bounds in ms (inclusive), resolved by the caller */
+  since?: number | undefined;
+  until?: number | undefined;
+  /** a substring of the title or text, case-insensitive */
+  text?: string | undefined;
+  include_retired: boolean;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export interface ListAnswer {
+  namespace: string;
+  items: RecordEntry[];
+  /** pass it back as `cursor` for the next page; null: nothing is left */
+  next_cursor: string | null;
+  /** keys looked at for this page (at most SCAN_MAX) */
+  scanned: number;
+}
+
+/** Per namespace, its keys sorted; keys added to the projection since are merged in on the next page. */
+class KeyIndex {
+  private epoch = -1;
+  private seen = 0;
+  private readonly sorted = new Map<string, string[]>();
+
+  keys(records: RecordsProjection, ns: string): readonly string[] {
+    if (records.epoch !== this.epoch) {
+      this.epoch = records.epoch;
+      this.seen = 0;
+      this.sorted.clear();
+    }
+    const size = records.size;
+    if (size > this.seen) {
+      const added = new Map<string, string[]>();
+      for (const key of records.keysFrom(this.seen)) {
+        const space = key.slice(4, key.indexOf(':', 4)); // ev1:<ns>:…
+        let list = added.get(space);
+        if (!list) added.set(space, (list = []));
+        list.push(key);
+      }
+      this.seen = size;
+      for (const [space, list] of added) this.sorted.set(space, merge(this.sorted.get(space) ?? [], list.sort(byKey)));
+    }
+    return this.sorted.get(ns) ?? [];
+  }
+}
+
+const byKey = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+function merge(a: readonly string[], b: readonly string[]): string[] {
+  if (a.length === 0) return b as string[];
+  const out = new Array<string>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = (a[i] as string) <= (b[j] as string) ? (a[i++] as string) : (b[j++] as string);
+  while (i < a.length) out[k++] = a[i++] as string;
+  while (j < b.length) out[k++] = b[j++] as string;
+  return out;
+}
+
+const indexes = new WeakMap<RecordsProjection, KeyIndex>();
+
+/** The first position whose key sorts after `after`. */
+function firstAfter(keys: readonly string[], after: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((keys[mid] as string) <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** What a cursor is bound to: the namespace and the filters (a cursor of another listing is refused, not misread). */
+function filterPrint(q: ListQuery): string {
+  const { cursor: _c, limit: _l, ...filters } = q;
+  const canon = JSON.stringify(filters, Object.keys(filters).sort());
+  return createHash('sha256').update(canon).digest('base64url').slice(0, 16);
+}
+
+export function encodeCursor(after: string, q: ListQuery): string {
+  return Buffer.from(JSON.stringify({ v: 1, after, f: filterPrint(q) })).toString('base64url');
+}
+
+function decodeCursor(cursor: string, q: ListQuery): string {
+  let parsed: { v?: unknown; after?: unknown; f?: unknown };
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as typeof parsed;
+  } catch {
+    parsed = {};
+  }
+  if (parsed?.v !== 1 || typeof parsed.after !== 'string' || !parsed.after.startsWith(`ev1:${q.namespace}:`))
+    throw new KiokuError('KIOKU_CURSOR_INVALID', 'cursor: not a cursor this listing gave out', { details: { field: 'cursor' } });
+  if (parsed.f !== filterPrint(q))
+    throw new KiokuError('KIOKU_CURSOR_INVALID', 'cursor: it belongs to a listing with other filters (pass the same filters with it, or start again without a cursor)', {
+      details: { field: 'cursor' },
+    });
+  return parsed.after;
+}
+
+/** The keys to walk: a lookup's (entity, session, kind) when one is asked, else the namespace's. */
+function candidates(records: RecordsProjection, q: ListQuery): readonly string[] {
+  const options = { includeRetired: q.include_retired };
+  if (q.entity !== undefined) return records.byEntityName(q.namespace, q.entity, options).map((e) => e.key).sort(byKey);
+  if (q.session_id !== undefined) return records.bySessionId(q.session_id, { ...options, ns: q.namespace }).map((e) => e.key).sort(byKey);
+  if (q.kinds?.length) return q.kinds.flatMap((k) => records.byKindName(q.namespace, k, options).map((e) => e.key)).sort(byKey);
+  let index = indexes.get(records);
+  if (!index) indexes.set(records, (index = new KeyIndex()));
+  return index.keys(records, q.namespace);
+}
+
+/** Whether an entry passes the query's filters (the namespace is the key list's). */
+export function passes(e: RecordEntry, q: ListQuery, text: string | undefined, tags: readonly string[] | undefined): boolean {
+  if (!q.include_retired && e.status !== 'active') return false;
+  if (q.layers && !q.layers.includes(e.layer)) return false;
+  if (q.kinds && !q.kinds.includes(e.kind ?? '')) return false;
+  if (tags && !tags.every((t) => e.tags.some((x) => lowerNfkc(x) === t))) return false;
+  if (q.session_id !== undefined && e.session_id !== q.session_id) return false;
+  if (q.since !== undefined || q.until !== undefined) {
+    const at = Date.parse(e.occurred_at);
+    if (q.since !== undefined && !(at >= q.since)) return false;
+    if (q.until !== undefined && !(at <= q.until)) return false;
+  }
+  if (text !== undefined && !lowerNfkc(e.text).includes(text) && !lowerNfkc(e.title).includes(text)) return false;
+  return true;
+}
+
+/** One page of a namespace's items in key order, from after the cursor. */
+export function listItems(records: RecordsProjection, q: ListQuery): ListAnswer {
+  const keys = candidates(records, q);
+  const after = q.cursor !== undefined ? decodeCursor(q.cursor, q) : undefined;
+  const text = q.text !== undefined ? lowerNfkc(q.text) : undefined;
+  const tags = q.tags?.map((t) => lowerNfkc(t));
+  const items: RecordEntry[] = [];
+  let i = after === undefined ? 0 : firstAfter(keys, after);
+  let scanned = 0;
+  for (; i < keys.length && items.length < q.limit && scanned < SCAN_MAX; i++, scanned++) {
+    const e = records.get(keys[i] as string);
+    if (e && e.ns === q.namespace && passes(e, q, text, tags)) items.push(e);
+  }
+  // the last key looked at: a full page goes on after its last item, a page cut by SCAN_MAX after the last key walked
+  const next = i < keys.length ? encodeCursor(keys[i - 1] as string, q) : null;
+  return { namespace: q.namespace, items, next_cursor: next, scanned };
+}
