@@ -61,6 +61,14 @@ export function requestKioku<T>(base: string, path: string, request: KiokuReques
 
 class StaleSocketError extends TransportError {}
 
+/** A 401 told in terms of what the user sets: KIOKU_TOKEN, and where tokens come from. */
+function tokenAdvice(message: string, sent: boolean): string {
+  const where = "a token from the service's auth file (<data>/auth.json, or the file KIOKU_AUTH_FILE names)";
+  return sent
+    ? `the service refused the token in KIOKU_TOKEN (${message}); set KIOKU_TOKEN to ${where}`
+    : `the service requires a token (${message}); set KIOKU_TOKEN to ${where}`;
+}
+
 function send<T>(base: string, path: string, request: KiokuRequest): Promise<T> {
   const url = new URL(`${base}${path}`);
   const body = request.body !== undefined ? Buffer.from(JSON.stringify(request.body)) : undefined;
@@ -85,7 +93,7 @@ function send<T>(base: string, path: string, request: KiokuRequest): Promise<T> 
           clearTimeout(timer);
           const status = res.statusCode ?? 0;
           if (status >= 300 && status < 400) return reject(new TransportError(`redirected (${status}) to ${res.headers.location ?? '?'}; not followed`));
-          let json: { error?: { code?: string; message?: string } } = {};
+          let json: { error?: { code?: string; message?: string; details?: Record<string, unknown> } } = {};
           try {
             json = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof json;
           } catch {
@@ -93,7 +101,9 @@ function send<T>(base: string, path: string, request: KiokuRequest): Promise<T> 
           }
           if (status >= 200 && status < 300) return resolve(json as T);
           const code = (json.error?.code && json.error.code in ERROR_REGISTRY ? json.error.code : 'KIOKU_INTERNAL') as ErrorCode;
-          reject(new KiokuError(code, `${base}: ${status} ${json.error?.message ?? res.statusMessage ?? ''}`.trim()));
+          // the service's own message and code, never the transport (issue 31: "http://127.0.0.1:18972: 401 …"); the URL is in details
+          const message = json.error?.message ?? `${status} ${res.statusMessage ?? ''}`.trim();
+          reject(new KiokuError(code, code === 'KIOKU_UNAUTHORIZED' ? tokenAdvice(message, Boolean(request.token)) : message, { details: { ...json.error?.details, url: base, status } }));
         });
       },
     );

@@ -1,6 +1,6 @@
 // Shared CLI plumbing: exit codes, JSON-last-line output, progress bars, errors.
 import { SingleBar, Presets } from 'cli-progress';
-import { isKiokuError } from '../src/errors.js';
+import { KiokuError, isKiokuError } from '../src/errors.js';
 
 /** architecture.md §cli: 0 success, 1 the check found a problem, 2 usage or I/O error. */
 export const EXIT = { ok: 0, problem: 1, usage: 2 } as const;
@@ -66,4 +66,37 @@ export function reportError(err: unknown, options: OutputOptions): number {
 
 export function shortHash(hash: string): string {
   return `${hash.slice(0, 12)}…`;
+}
+
+/**
+ * A number flag's value, checked at the edge with a message that names the flag and what was
+ * given (issue 31: `--limit abc` said "expected number, received null"). `undefined` → `fallback`.
+ */
+export function numberFlag(
+  flag: string,
+  value: string | undefined,
+  rule: { min?: number; max?: number; whole?: boolean; positive?: boolean },
+  fallback: number,
+): number;
+export function numberFlag(flag: string, value: string | undefined, rule: { min?: number; max?: number; whole?: boolean; positive?: boolean }): number | undefined;
+export function numberFlag(
+  flag: string,
+  value: string | undefined,
+  rule: { min?: number; max?: number; whole?: boolean; positive?: boolean },
+  fallback?: number,
+): number | undefined {
+  if (value === undefined) return fallback;
+  const whole = rule.whole ?? true;
+  const n = value.trim() === '' ? NaN : Number(value);
+  const range = rule.positive
+    ? ' above 0'
+    : rule.min !== undefined && rule.max !== undefined
+      ? ` from ${rule.min} to ${rule.max}`
+      : rule.min !== undefined
+        ? ` of at least ${rule.min}`
+        : '';
+  const outside = (rule.positive && n <= 0) || (rule.min !== undefined && n < rule.min) || (rule.max !== undefined && n > rule.max);
+  if (!Number.isFinite(n) || (whole && !Number.isInteger(n)) || outside)
+    throw new KiokuError('KIOKU_USAGE', `--${flag} must be ${whole ? 'a whole number' : 'a number'}${range}, got '${value}'`, { details: { field: flag } });
+  return n;
 }

@@ -13,7 +13,7 @@ import {
   type RecallPacket,
   type ReplayReport,
 } from '../../src/recall/index.js';
-import { EXIT, emit, type OutputOptions } from '../cli-util.js';
+import { EXIT, emit, numberFlag, type OutputOptions } from '../cli-util.js';
 import { askLibrary, connectKioku, withStoreOrServer } from '../server-client.js';
 
 export interface RecallFlags extends OutputOptions, PathOverrides {
@@ -33,13 +33,15 @@ export interface RecallFlags extends OutputOptions, PathOverrides {
 function recallOptionsOf(flags: RecallFlags): Record<string, boolean | number> {
   const options: Record<string, boolean | number> = {};
   for (const key of ['wiki', 'cards', 'memories', 'conversations', 'semantic'] as const) if (flags[key] === false) options[key] = false;
-  if (flags.maxWiki !== undefined) options['max_wiki'] = Number(flags.maxWiki);
-  if (flags.maxCards !== undefined) options['max_cards'] = Number(flags.maxCards);
+  const maxWiki = numberFlag('max-wiki', flags.maxWiki, { min: 0 });
+  const maxCards = numberFlag('max-cards', flags.maxCards, { min: 0 });
+  if (maxWiki !== undefined) options['max_wiki'] = maxWiki;
+  if (maxCards !== undefined) options['max_cards'] = maxCards;
   return options;
 }
 
 export async function recallCommand(query: string, flags: RecallFlags): Promise<number> {
-  const limit = flags.limit === undefined ? 10 : Number(flags.limit);
+  const limit = numberFlag('limit', flags.limit, { min: 1, max: 50 }, 10);
   const options = recallOptionsOf(flags);
   const request = { query, limit, ...(flags.ns ? { namespace: flags.ns } : {}), ...(Object.keys(options).length ? { options } : {}) };
   const { kioku, via } = await connectKioku(flags);
@@ -49,24 +51,44 @@ export async function recallCommand(query: string, flags: RecallFlags): Promise<
   } finally {
     await kioku.close();
   }
-  emit(
-    flags,
-    () => {
-      const lines = [
-        `${packet.retrieval_mode} · judge ${packet.judge.status} · ${packet.records.length} record(s) · ${packet.timings['total_ms']} ms${packet.degraded ? ' · DEGRADED' : ''} · from ${via}`,
-      ];
-      for (const d of packet.delivery) lines.push(`→ delivered [${d.layer}] ${d.title} (verdict ${d.verdict})`);
-      packet.records.forEach((r, i) =>
-        lines.push(
-          `${String(i + 1).padStart(2)}. ${r.evidence_key}  ${r.title.slice(0, 70)}  score ${r.score}${r.why.verdict != null ? ` verdict ${r.why.verdict}` : ''}${r.why.held_back ? ` (${r.why.held_back})` : ''}`,
-        ),
-      );
-      for (const w of packet.warnings) lines.push(`warning: ${w}`);
-      return lines.join('\n');
-    },
-    packet,
-  );
+  emit(flags, () => describeRecall(packet, via), packet);
   return EXIT.ok;
+}
+
+/** Characters of each delivered item's text shown (the whole text is in --json). */
+const SHOWN_CHARS = 700;
+
+/**
+ * What the agent would be handed (each delivered item once, with its text), then the ranked
+ * records --limit asked for, delivered ones marked rather than repeated.
+ */
+export function describeRecall(packet: RecallPacket, via: string): string {
+  const lines = [
+    `${packet.retrieval_mode} · judge ${packet.judge.status} · ${packet.records.length} record(s) · ${packet.timings['total_ms']} ms${packet.degraded ? ' · DEGRADED' : ''} · namespace ${packet.namespace} · from ${via}`,
+  ];
+  const delivered = new Set(packet.delivery.map((d) => d.evidence_key));
+  const listed = new Set(packet.records.map((r) => r.evidence_key));
+  const beyond = packet.delivery.filter((d) => !listed.has(d.evidence_key)).length;
+  if (packet.delivery.length === 0) lines.push('', 'delivered: nothing (no candidate was judged useful enough)');
+  else {
+    lines.push(
+      '',
+      `delivered (${packet.delivery.length}, what the agent is handed)${beyond ? `; ${beyond} of them rank below the ${packet.records.length} record(s) --limit ${packet.limit} lists: delivery chooses from every judged candidate, not only the listed ones` : ''}:`,
+    );
+    for (const [i, d] of packet.delivery.entries()) {
+      lines.push(`[${i + 1}] ${d.title}  (${d.layer}, verdict ${d.verdict}${d.excerpt ? ', excerpt' : ''})  ${d.evidence_key}`);
+      const text = d.text.length > SHOWN_CHARS ? `${d.text.slice(0, SHOWN_CHARS)}… (${d.text.length} characters; --json for all)` : d.text;
+      for (const l of text.split('\n')) lines.push(`    ${l}`);
+    }
+  }
+  if (packet.records.length) lines.push('', `records (top ${packet.records.length} by score; * = delivered above):`);
+  packet.records.forEach((r, i) =>
+    lines.push(
+      `${String(i + 1).padStart(2)}. ${delivered.has(r.evidence_key) ? '*' : ' '} ${r.evidence_key}  ${r.title.slice(0, 70)}  score ${r.score}${r.why.verdict != null ? ` verdict ${r.why.verdict}` : ''}${r.why.held_back ? ` (${r.why.held_back})` : ''}`,
+    ),
+  );
+  for (const w of packet.warnings) lines.push(`warning: ${w === 'unknown_namespace' ? `unknown_namespace: nothing was ever written in namespace '${packet.namespace}' (mistyped?); this recall was not recorded` : w}`);
+  return lines.join('\n');
 }
 
 export interface ColdFlags extends OutputOptions, PathOverrides {
@@ -82,8 +104,7 @@ interface ColdReport {
 }
 
 export async function coldReportCommand(flags: ColdFlags): Promise<number> {
-  const min = flags.minConsidered === undefined ? 5 : Number(flags.minConsidered);
-  if (!Number.isSafeInteger(min) || min < 1) throw new KiokuError('KIOKU_USAGE', '--min-considered must be a positive integer');
+  const min = numberFlag('min-considered', flags.minConsidered, { min: 1 }, 5);
   const { kioku, via } = await connectKioku(flags);
   let report: ColdReport;
   try {
@@ -208,8 +229,7 @@ export interface DeliveryReportFlags extends OutputOptions, PathOverrides {
 
 /** Delivery outcomes over the last N days: how much of each delivered item the answers used (a lexical proxy). */
 export async function deliveryReportCommand(flags: DeliveryReportFlags): Promise<number> {
-  const days = flags.days === undefined ? 7 : Number(flags.days);
-  if (!Number.isFinite(days) || days <= 0) throw new KiokuError('KIOKU_USAGE', '--days must be a positive number');
+  const days = numberFlag('days', flags.days, { positive: true, whole: false }, 7);
   const { result: report, via } = await withStoreOrServer(
     flags,
     (store) => deliveryReport(store.log, { days, ...(flags.ns ? { ns: flags.ns } : {}) }),
