@@ -147,7 +147,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
     if (path === '/v1/health' || path.startsWith('/docs')) return;
     const principal = options.auth.authenticate(req.headers.authorization);
-    if (!principal) throw new KiokuError('KIOKU_UNAUTHORIZED', options.auth.required ? 'a valid bearer token is required' : 'unauthorised');
+    if (!principal) throw new KiokuError('KIOKU_UNAUTHORIZED', options.auth.required ? 'a valid bearer token is required (Authorization: Bearer <token>, a token from the auth file)' : 'unauthorised');
     Object.defineProperty(req, 'principal', { value: principal, enumerable: true });
     if (!principal.anonymous) {
       const wait = limiter.take(principal.name);
