@@ -71,7 +71,7 @@ describe('without tokens (anonymous, loopback)', () => {
     expect((await s.call('POST', '/v1/memories/new/forget', {})).body).toEqual({ id: 'new', forgotten: true });
     expect((await s.call('GET', '/v1/evidence/ev1:private:memory:missing')).status).toBe(404);
     expect((await s.call('GET', '/v1/cards/none')).status).toBe(404);
-    await s.state.knowledge!.upsertCard({ id: 'deploy', markdown: '# Deploy\n## 1. Steps\nShip it.\n## 2. Relations\n- [[rollback]]' });
+    await s.state.knowledge!.upsertCard({ id: 'deploy', markdown: '# Deploy\n## 1. Steps\nShip it.\n## 2. 與現有知識的關係\n- [[rollback]]' });
     expect((await s.call('GET', '/v1/cards/deploy')).body).toMatchObject({
       id: 'deploy',
       title: 'Deploy',

@@ -217,12 +217,7 @@ describe('documents', () => {
   });
 
   it('identifies wiki sections by heading, with fingerprints, and removes topics', async () => {
-    // sections under the floor (300 characters) join their previous sibling (issue 30): these are long enough to stand alone
-    const long = (s: string): string => `${s} `.repeat(Math.ceil(320 / (s.length + 1))).trim();
-    await store.knowledge.upsertWiki({
-      id: 'ops',
-      markdown: `# Ops\n\n${long('Intro text.')}\n\n## Rollback\n${long('Use rollback.sh')}\n\n## Rollback\n${long('Again')}`,
-    });
+    await store.knowledge.upsertWiki({ id: 'ops', markdown: '# Ops\n\nIntro text.\n\n## Rollback\nUse rollback.sh\n\n## Rollback\nAgain' });
     expect(
       records()
         .document('private', 'wiki', 'ops')
@@ -235,9 +230,7 @@ describe('documents', () => {
   });
 
   it('stores daily notes by date and episodes verbatim', async () => {
-    // each section over the floor (300 characters), so neither joins the other (issue 30)
-    const long = (s: string): string => `${s} `.repeat(Math.ceil(320 / (s.length + 1))).trim();
-    await store.knowledge.upsertNote({ date: '2026-11-28', markdown: `## Morning\n${long('Shipped v2.')}\n\n## Evening\n${long('Rolled back v2.')}` });
+    await store.knowledge.upsertNote({ date: '2026-11-28', markdown: '## Morning\nShipped v2.\n\n## Evening\nRolled back v2.' });
     expect(
       records()
         .byTimeRange('private', '2026-11-28T00:00:00Z', '2026-11-29T00:00:00Z', { layers: ['note'] })

@@ -571,7 +571,7 @@ export class Knowledge {
       });
     if (same) return undefined;
     return sectionSuccession(
-      active.map((e) => ({ id: e.section ?? '', body: e.text })),
+      active.map((e) => ({ id: e.section ?? '', body: e.heading && e.text.startsWith(`${e.heading}\n`) ? e.text.slice(e.heading.length + 1) : e.text })),
       sections.map((s) => ({ id: s.id, body: s.body })),
     );
   }

@@ -1,8 +1,8 @@
 // Wiki pages and daily notes as sections about one delivered excerpt long (issue 30): the page is
 // cut at its top heading level as before, and a section longer than the bound is cut again at its
 // own subheadings, level by level; a section without subheadings that is still far too long is
-// cut into parts between blocks. Sections smaller than a floor join their parent or previous
-// sibling. Fences, containers (`::: tip`, `::: code-group`), tables and lists are never cut
+// cut into parts between blocks. Below the top level, sections smaller than a floor join their
+// parent or previous sibling (top-level sections stay as before, keys and texts). Fences, containers (`::: tip`, `::: code-group`), tables and lists are never cut
 // (src/text/blocks.ts). Each section is titled by its heading path (`Server › Instance › close`),
 // and keyed by the slugs of that path: a section's key depends on its own headings only, so an
 // edit elsewhere in the page never changes it, and a top-level section keeps today's key.
@@ -57,6 +57,8 @@ interface Raw {
   /** the lead of a node whose children are their own sections: they may join it */
   lead: boolean;
   part: number;
+  /** a smaller section joined this one */
+  joined?: boolean;
 }
 
 /** Display text of a heading: no `{#anchor}`, HTML tags or backticks. */
@@ -187,21 +189,23 @@ const isAncestor = (a: Node, b: Node): boolean => {
 };
 
 /**
- * Sections under the floor join the section before them when that is their parent's lead or a
- * previous sibling kept whole, and the two fit the bound; a small lead left alone is put in front
- * of its first child. Empty leads nothing joined are dropped.
+ * Sections under the floor below the top level join the section before them when that is their
+ * parent's lead or a previous sibling kept whole, and the two fit the bound; a small lead left
+ * alone is put in front of its first child. Empty leads nothing joined are dropped.
  */
 function mergeSmall(raws: Raw[], body: string): Raw[] {
   const out: Raw[] = [];
   const withHeading = (r: Raw): string => (r.part > 1 || !r.node.block ? r.body : `${body.slice(r.node.block.start, r.node.block.end)}\n\n${r.body}`.trim());
   for (const r of raws) {
     const prev = out.at(-1);
-    if (prev && !r.lead && r.body.length < SECTION_FLOOR) {
+    // top-level sections stay as the top-level splitter made them (their keys and texts unchanged)
+    if (prev && !r.lead && r.body.length < SECTION_FLOOR && r.node.parent?.block !== undefined) {
       const joinsParent = prev.lead && prev.node === r.node.parent;
       const joinsSibling = !prev.lead && prev.part === 1 && r.part === 1 && prev.node.parent === r.node.parent && prev.node !== r.node;
       const joined = `${prev.body}\n\n${withHeading(r)}`.trim();
       if ((joinsParent || joinsSibling) && joined.length <= SECTION_BOUND) {
         prev.body = joined;
+        prev.joined = true;
         continue;
       }
     }
@@ -211,7 +215,7 @@ function mergeSmall(raws: Raw[], body: string): Raw[] {
   for (let i = out.length - 2; i >= 0; i--) {
     const r = out[i] as Raw;
     const next = out[i + 1] as Raw;
-    if (r.lead && r.body.length < SECTION_FLOOR && isAncestor(r.node, next.node) && r.body.length + next.body.length + 2 <= SECTION_BOUND) {
+    if (r.lead && !r.joined && r.body.length < SECTION_FLOOR && isAncestor(r.node, next.node) && r.body.length + next.body.length + 2 <= SECTION_BOUND) {
       next.body = `${r.body}\n\n${next.body}`.trim();
       r.body = '';
     }

@@ -1,6 +1,7 @@
 // Explaining a recall: each record's lane ranks and scores, fused score, demotion,
 // verdict and the rule that held it back.
-import { repairTitle, excerpt, type HoldReason } from './delivery.js';
+import { describePassage, passageFor } from '../text/passage.js';
+import { repairTitle, type HoldReason } from './delivery.js';
 import type { LaneHit } from './fusion.js';
 import type { JudgeResult } from './judge/index.js';
 import type { Scored } from './judging.js';
@@ -32,9 +33,11 @@ export function toPacketRecord(
   delivered: Set<string>,
   excerptChars: number,
   laneHits: LaneRanks = {},
+  /** the words asked: a section longer than the excerpt shows the passage that holds them */
+  query = '',
 ): PacketRecord {
   const e = s.entry;
-  const cut = excerpt(e.text, excerptChars);
+  const cut = passageFor(e.text, excerptChars, query);
   const verdict = judged.verdicts.has(e.key) ? (judged.verdicts.get(e.key) ?? null) : undefined;
   return {
     id: e.id,
@@ -61,6 +64,7 @@ export function toPacketRecord(
       demoted: s.demoted,
       ...(verdict !== undefined ? { verdict } : {}),
       delivered: delivered.has(e.key),
+      ...(cut.passage && cut.passage.count > 1 ? { passage: describePassage(cut.passage) } : {}),
       ...(held.has(e.key)
         ? { held_back: held.get(e.key) as HoldReason }
         : verdict === undefined && !delivered.has(e.key)

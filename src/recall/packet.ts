@@ -40,6 +40,8 @@ export interface PacketRecord {
     demoted: boolean;
     verdict?: number | null;
     delivered: boolean;
+    /** which passage of a section longer than one excerpt was shown (and delivered): `passage 3/7 (chars 4120–6010)` */
+    passage?: string;
     held_back?: HoldReason | 'not_judged';
   };
 }

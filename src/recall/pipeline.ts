@@ -9,6 +9,7 @@ import type { RecallContext, RecallCore } from './core.js';
 import { embedQueries } from './dense.js';
 import { laneRankIndex, toPacketRecord } from './explain.js';
 import type { PacketRecord, RecallPacket } from './packet.js';
+import { passageFor } from '../text/passage.js';
 import { runChannels } from './stages/channels.js';
 import { deliverCandidates } from './stages/deliver.js';
 import { judgeCandidates } from './stages/judge.js';
@@ -67,7 +68,15 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
   const laneRanks = laneRankIndex(channels.lists);
   const packetRecords: PacketRecord[] = ranked.ranked
     .slice(0, plan.request.limit)
-    .map((s, i) => toPacketRecord(s, i, judged.judged, result.held, deliveredKeys, config.delivery.excerpt_chars, laneRanks.get(s.entry.key)));
+    .map((s, i) => toPacketRecord(s, i, judged.judged, result.held, deliveredKeys, config.delivery.excerpt_chars, laneRanks.get(s.entry.key), plan.asked));
+  // a delivered section longer than one excerpt: the passage that matches what was asked, not its opening
+  const fullText = new Map(judged.pool.filter((s) => deliveredKeys.has(s.entry.key)).map((s) => [s.entry.key, s.entry.text]));
+  const delivered = result.items.map((it) => {
+    const text = fullText.get(it.key);
+    return text !== undefined && text.length > config.delivery.excerpt_chars
+      ? { ...it, text: passageFor(text, config.delivery.excerpt_chars, plan.asked).text, excerpt: true }
+      : it;
+  });
   const mode = !channels.embedded.vectors || backends['vector']?.status !== 'used' ? 'keyword' : 'hybrid';
   const notSaved = await record(core, context, recallEvents(config, plan, context, { mode, ranked, judged, result, laneRanks, backends }));
 
@@ -76,7 +85,7 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
     ...plan.base,
     retrieval_mode: mode,
     records: packetRecords,
-    delivery: result.items.map((it) => ({
+    delivery: delivered.map((it) => ({
       evidence_key: it.key,
       layer: it.layer,
       kind: it.kind,

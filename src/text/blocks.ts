@@ -160,7 +160,10 @@ export function innerCuts(block: Block, text: string): { at: number; close: stri
       const base = indentOf(lines[0]?.line ?? '');
       for (let k = 1; k < lines.length; k++) {
         const line = lines[k]?.line ?? '';
-        if (LIST_ITEM.test(line) && indentOf(line) <= base) cuts.push({ at: lineEnd(k - 1), close: '' });
+        if (!LIST_ITEM.test(line) || indentOf(line) > base) continue;
+        let prev = k - 1;
+        while (prev > 0 && isBlank(lines[prev]?.line ?? '')) prev--;
+        cuts.push({ at: lineEnd(prev), close: '' });
       }
       break;
     }

@@ -1,8 +1,9 @@
 // The passage of a long section that matches a query. A section longer than one excerpt is
 // cut into consecutive passages at block boundaries (each at most one excerpt long, blocks never
 // cut unless one alone is longer); each passage is scored by the query's keyword terms (CJK as
-// bigrams), weighted by how few passages hold each term, and the best one is delivered with the
-// section's first line (its heading) in front as context. Ties go to the earlier passage.
+// bigrams) other than the heading's, weighted by how few passages hold each term, and the best one
+// is delivered with the section's first line (its heading) in front as context. Ties go to the
+// earlier passage.
 import { markdownBlocks } from './blocks.js';
 import { excerpt } from './excerpt.js';
 import { tokenize } from './tokenize.js';
@@ -36,7 +37,9 @@ export function passageFor(text: string, max: number, query: string): Passage {
   const heading = firstLine(text);
   // later passages carry the heading in front: leave room for it
   const parts = passages(text, Math.max(max - heading.length - 2, Math.floor(max / 2)));
-  const terms = [...new Set(tokenize(query))];
+  // the heading goes in front of every passage: its words tell no passage from another
+  const inHeading = new Set(tokenize(heading));
+  const terms = [...new Set(tokenize(query))].filter((t) => !inHeading.has(t));
   let best = 0;
   if (terms.length && parts.length > 1) {
     const bags = parts.map((p) => counts(tokenize(text.slice(p.start, p.end))));

@@ -1,0 +1,106 @@
+// Issue 30: an excerpt never ends inside a code fence, a container, a list or a table, at any
+// limit; a section longer than the excerpt delivers the passage that matches the query, and says
+// which. The hook's injected text is cut by the same rule.
+import { describe, expect, it } from 'vitest';
+import { renderDelivery } from '../src/hook/render.js';
+import { markdownBlocks } from '../src/text/blocks.js';
+import { excerpt } from '../src/text/excerpt.js';
+import { describePassage, passageFor, passages } from '../src/text/passage.js';
+
+// code has blank lines, and so has a loose list: a cut at blank lines alone ends inside them
+const fence = ['```ts', ...Array.from({ length: 30 }, (_, i) => `server.route('/r${i}', handler${i})${i % 5 === 4 ? '\n' : ''}`), '```'].join('\n');
+const list = Array.from({ length: 12 }, (_, i) => `- item ${i}: set \`option${i}\` before the server starts\n  and keep it for the whole run`).join('\n\n');
+const table = ['| option | default |', '| --- | --- |', ...Array.from({ length: 20 }, (_, i) => `| option${i} | ${i * 100} |`)].join('\n');
+const container = `::: warning\nClose waits for open connections.\n\n\`\`\`ts\nawait server.close()\n\`\`\`\n\nThen it destroys the rest.\n:::`;
+const doc = ['Intro paragraph about the server.', fence, 'A paragraph between.', list, table, container, 'The last paragraph.'].join('\n\n');
+
+/** Well formed: fences balanced, containers closed, a list item whole (each is two lines), a table past its header. */
+function wellFormed(text: string): boolean {
+  const fences = text.split('\n').filter((l) => /^\s*```/.test(l)).length;
+  const opens = text.split('\n').filter((l) => /^:::\s*\S/.test(l)).length;
+  const closes = text.split('\n').filter((l) => /^:::\s*$/.test(l)).length;
+  const last = text.split('\n').at(-1) ?? '';
+  const tableCut = text.includes('| option |') && /^\|/.test(last) && /\| --- \| --- \|$/.test(last);
+  const itemCut = /^- item \d+: .*starts$/.test(last);
+  return fences % 2 === 0 && opens === closes && !tableCut && !itemCut;
+}
+
+describe('excerpt', () => {
+  it('ends well formed at every limit, never longer than the limit', () => {
+    for (let max = 20; max <= doc.length + 10; max += 7) {
+      const cut = excerpt(doc, max);
+      expect(cut.text.length, `max ${max}`).toBeLessThanOrEqual(max);
+      expect(wellFormed(cut.text), `max ${max}: ${JSON.stringify(cut.text.slice(-80))}`).toBe(true);
+    }
+  });
+
+  it('closes a fence cut at a safe line with its own marker when the fence is the next block and room is left', () => {
+    const cut = excerpt(`Before.\n\n${fence}`, 300);
+    expect(cut.text).toMatch(/^Before\.\n\n```ts\n[\s\S]*handler\d+\)\n```$/);
+    expect(cut.excerpt).toBe(true);
+  });
+
+  it('ends a list between items and a table between rows, its header kept', () => {
+    expect(excerpt(list, 200).text).toMatch(/and keep it for the whole run$/);
+    expect(excerpt(table, 120).text).toMatch(/^\| option \| default \|\n\| --- \| --- \|\n\| option0 \| 0 \|[\s\S]*\|$/);
+  });
+
+  it('reads blocks: a container with a fence and blank lines inside is one block', () => {
+    expect(markdownBlocks(doc).map((b) => b.kind)).toEqual(['paragraph', 'fence', 'paragraph', 'list', 'table', 'container', 'paragraph']);
+  });
+});
+
+describe('the passage that matches', () => {
+  const section = [
+    'close',
+    'The close method stops the server.',
+    ...Array.from({ length: 6 }, (_, i) => `Paragraph ${i} talks about routing tables and handlers in general, ${'with filler words '.repeat(20)}`),
+    'The drain timeout is 30 seconds: open connections get that long before they are destroyed.',
+    ...Array.from({ length: 3 }, (_, i) => `Closing remark ${i} ${'more filler text '.repeat(20)}`),
+  ].join('\n\n');
+
+  it('picks the passage holding the query terms, with the heading in front, and says which', () => {
+    const p = passageFor(section, 1_000, 'how long is the drain timeout?');
+    expect(p.text.startsWith('close\n\n')).toBe(true);
+    expect(p.text).toContain('The drain timeout is 30 seconds');
+    expect(p.text.length).toBeLessThanOrEqual(1_000);
+    const all = passages(section, 1_000 - 'close'.length - 2);
+    expect(p.passage).toMatchObject({ count: all.length });
+    expect(p.passage?.index).toBeGreaterThan(1);
+    expect(describePassage(p.passage!)).toMatch(/^passage \d+\/\d+ \(chars \d+–\d+\)$/);
+    expect(section.slice(p.passage!.start, p.passage!.end)).toContain('drain timeout');
+  });
+
+  it('takes the first passage when no term matches, and the whole text when it fits', () => {
+    expect(passageFor(section, 1_000, 'unrelated zebra')).toMatchObject({ passage: { index: 1 } });
+    expect(passageFor('short text', 1_000, 'drain')).toEqual({ text: 'short text', excerpt: false });
+  });
+
+  it('matches Chinese by bigrams', () => {
+    const zh = [
+      '数据处理',
+      ...Array.from({ length: 5 }, (_, i) => `第${i}段介绍接口和路由的一般用法。${'这里是填充的文字内容。'.repeat(12)}`),
+      '清洗分三步：先去掉重复的行，再统一日期格式，最后检查金额字段。',
+      ...Array.from({ length: 3 }, (_, i) => `结尾第${i}段。${'其他说明文字。'.repeat(15)}`),
+    ].join('\n\n');
+    const p = passageFor(zh, 400, '数据清洗有几步？');
+    expect(p.text).toContain('清洗分三步');
+    expect(p.passage?.index).toBeGreaterThan(1);
+  });
+});
+
+describe('the hook', () => {
+  it('injects well-formed text when an item is cut to the room it has', () => {
+    const out = renderDelivery(
+      {
+        delivery: [
+          { evidence_key: 'ev1:private:wiki:server#close', layer: 'wiki', kind: 'knowledge', title: 'Server › close', text: doc, excerpt: false, verdict: 0.9 },
+        ],
+      },
+      900,
+    );
+    expect(out).toContain('(excerpt)');
+    const body = out.slice(out.indexOf('[ev1:private:wiki:server#close]\n') + '[ev1:private:wiki:server#close]\n'.length, out.lastIndexOf('\n(excerpt)'));
+    expect(wellFormed(body)).toBe(true);
+  });
+});
