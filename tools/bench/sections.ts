@@ -27,7 +27,8 @@ interface Split {
   title: string;
   /** the title is the file's path (no front-matter title and no page heading) */
   titleFromPath: boolean;
-  sections: { title: string; body: string }[];
+  /** each section's own heading ("" before the first) and the title it is shown with */
+  sections: { heading: string; title: string; body: string }[];
 }
 
 type Splitter = (markdown: string, id: string) => Split;
@@ -35,7 +36,7 @@ type Splitter = (markdown: string, id: string) => Split;
 /** Today's splitter, as `upsertWiki` calls it. */
 const splitNow: Splitter = (markdown, id) => {
   const doc = current.documentSections(markdown, id);
-  return { title: doc.title, titleFromPath: doc.titleFromPath, sections: doc.sections.map((s) => ({ title: s.title, body: s.body })) };
+  return { title: doc.title, titleFromPath: doc.titleFromPath, sections: doc.sections.map((s) => ({ heading: s.heading, title: s.title, body: s.body })) };
 };
 
 /** An older revision's splitter, with the title rule import applied then (front matter title, a single H1, else the id). */
@@ -53,7 +54,8 @@ async function splitAt(rev: string): Promise<Splitter> {
     return {
       title,
       titleFromPath: title === id,
-      sections: split.sections.map((s) => ({ title: s.heading ? `${title} › ${s.heading}` : title, body: s.body })),
+      // every section of a page was shown with the page's title
+      sections: split.sections.map((s) => ({ heading: s.heading, title, body: s.body })),
     };
   };
 }
@@ -78,7 +80,9 @@ function measure(dir: string, split: Splitter): Record<string, number> {
       sizes.push(s.body.length);
       if (current.isJunkBody(s.body)) junk += 1;
       if (doc.titleFromPath) byPath += 1;
-      else if (s.title.includes(' › ') || s.title !== id) byHeadingPath += 1;
+      // shown with a title that names the section: its heading path (or the page, for the text before any heading)
+      else if (s.heading === '' || s.title.endsWith(current.cleanHeading(s.heading)) || s.title.includes(`${current.cleanHeading(s.heading)} (part`))
+        byHeadingPath += 1;
     }
   }
   sizes.sort((a, b) => a - b);
@@ -92,7 +96,7 @@ function measure(dir: string, split: Splitter): Record<string, number> {
     over_4000: sizes.filter((n) => n > 4_000).length,
     junk,
     titled_by_file_path: byPath,
-    titled_by_heading: byHeadingPath,
+    titled_by_heading_path: byHeadingPath,
   };
 }
 
@@ -105,7 +109,7 @@ for (const dir of dirs) {
   }
   out[dir] = measure(dir, split);
 }
-const cols = ['files', 'sections', 'p50', 'p95', 'max', 'over_10000', 'over_4000', 'junk', 'titled_by_file_path', 'titled_by_heading'];
+const cols = ['files', 'sections', 'p50', 'p95', 'max', 'over_10000', 'over_4000', 'junk', 'titled_by_file_path', 'titled_by_heading_path'];
 process.stdout.write(`splitter: ${values.before ? `git ${values.before}` : 'working tree'}\n`);
 process.stdout.write(`${['corpus', ...cols].join('\t')}\n`);
 for (const [dir, m] of Object.entries(out)) process.stdout.write(`${[dir.split('/').slice(-2).join('/'), ...cols.map((c) => m[c])].join('\t')}\n`);
