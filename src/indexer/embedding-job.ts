@@ -209,7 +209,12 @@ export class EmbeddingIndexer {
       skipped_cjk: skippedCjk,
       seconds: 0,
     };
-    if (tasks.length === 0 || this.cancelled) return (this.last = summary); // stopped: plan nothing more
+    if (tasks.length === 0 || this.cancelled) {
+      // nothing to do (or stopped): the last job that ran stays the one reported, not this check
+      // (issue 31: last_job said "idle, planned 0" right after 148 items were embedded)
+      if (!this.last || this.last.status === 'idle' || this.last.follower) this.last = summary;
+      return summary;
+    }
     // one embedding job per shared library: the others would append the same vectors again
     if (this.store.log.holdsRole && !(await this.store.log.holdsRole('embedding'))) {
       await new Promise((r) => setTimeout(r, FOLLOWER_PAUSE_MS));
