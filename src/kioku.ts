@@ -640,5 +640,7 @@ function documentOf(records: RecordsProjection, ns: string, layer: Layer, id: st
   const sections = records.document(ns, layer, id).filter((e) => e.status === 'active');
   if (sections.length === 0) throw new KiokuError('KIOKU_NOT_FOUND', `no ${layer} "${id}" in namespace ${ns}`, { details: { id } });
   const first = sections[0] as RecordEntry;
-  return { id, layer, namespace: ns, title: first.title, tags: first.tags, source_path: first.source_path ?? null, sections: sections.map(section) };
+  // a wiki section is titled by its heading path (issue 30): the page's title is the path's root
+  const title = layer === 'wiki' ? (first.title.split(' › ')[0] as string) : first.title;
+  return { id, layer, namespace: ns, title, tags: first.tags, source_path: first.source_path ?? null, sections: sections.map(section) };
 }
