@@ -17,6 +17,9 @@ import type { hookRunCommand } from './commands/hook.js';
 import type { hookInstallCommand } from './commands/hook-install.js';
 import type { evalCommand } from './commands/eval.js';
 import type { storeInitCommand } from './commands/store.js';
+import type { listCommand } from './commands/list.js';
+import type { exportCommand } from './commands/export.js';
+import type { backupCommand } from './commands/backup.js';
 import type { statusCommand } from './commands/status.js';
 import type { stopCommand } from './commands/stop.js';
 import { packageVersion } from '../src/package-root.js';
@@ -137,8 +140,8 @@ export function buildProgram(): Command {
   program
     .command('import')
     .description('import markdown files (cards, wiki topics or daily notes) from a directory; idempotent')
-    .argument('<kind>', 'cards | wiki | notes')
-    .argument('<dir>', 'directory of markdown files (searched recursively)')
+    .argument('<kind>', 'cards | wiki | notes | jsonl (a file made by kioku export)')
+    .argument('<dir>', 'directory of markdown files (searched recursively), or the jsonl file')
     .addOption(dataOption())
     .addOption(storeOption())
     .addOption(jsonOption())
@@ -147,9 +150,62 @@ export function buildProgram(): Command {
     .option('--no-embed', 'do not run the embedding job after importing')
     .action(
       action((kind: string, dir: string, flags: Parameters<typeof importCommand>[2]) =>
-        import('./commands/import.js').then((m) => m.importCommand(kind, dir, flags)),
+        // jsonl: a file made by kioku export (src/knowledge/import-items.ts), not a directory of markdown
+        kind === 'jsonl'
+          ? import('./commands/import-jsonl.js').then((m) => m.importJsonlCommand(dir, flags))
+          : import('./commands/import.js').then((m) => m.importCommand(kind, dir, flags)),
       ),
     );
+
+  program
+    .command('list')
+    .description("browse a namespace's items in evidence-key order, a page at a time (the next with --cursor)")
+    .addOption(dataOption())
+    .addOption(storeOption())
+    .addOption(jsonOption())
+    .option('--ns <namespace>', 'namespace to list')
+    .option('--layer <layer...>', 'card, wiki, memory, note, trace, episode, asset')
+    .option('--kind <kind...>', 'memory kinds (fact, decision, …)')
+    .option('--tag <tag...>', 'items carrying every tag named')
+    .option('--entity <name>', 'items naming this entity')
+    .option('--session <id>', "a session's items")
+    .option('--since <time>', 'occurred at or after (ISO time, or a phrase: "last week")')
+    .option('--until <time>', 'occurred at or before')
+    .option('--text <substring>', 'title or text contains this (case-insensitive)')
+    .option('--retired', 'superseded, forgotten and removed items too')
+    .option('--limit <n>', 'items per page (1–500, default 50)')
+    .option('--cursor <cursor>', 'the next page: the cursor the last page printed (same filters)')
+    .action(action((flags: Parameters<typeof listCommand>[0]) => import('./commands/list.js').then((m) => m.listCommand(flags))));
+
+  program
+    .command('export')
+    .description('export current knowledge (cards, wiki topics, memories; --history adds notes and traces) as JSON Lines (re-importable with `kioku import jsonl FILE`) or Markdown')
+    .addOption(dataOption())
+    .addOption(storeOption())
+    .addOption(jsonOption())
+    .option('--format <format>', 'jsonl or markdown', 'jsonl')
+    .option('--history', 'also daily notes and conversation traces')
+    .option('--out <file>', 'write here (default: stdout)')
+    .option('--ns <namespace>', 'namespace to export')
+    .action(action((flags: Parameters<typeof exportCommand>[0]) => import('./commands/export.js').then((m) => m.exportCommand(flags))));
+
+  program
+    .command('backup')
+    .description("a consistent, verified copy of a library into DIR, while its service runs or not (the chain up to a head, the projections' digests there, the anchors)")
+    .argument('<dir>', 'a new or empty directory')
+    .addOption(dataOption())
+    .addOption(storeOption())
+    .addOption(jsonOption())
+    .action(action((dir: string, flags: Parameters<typeof backupCommand>[1]) => import('./commands/backup.js').then((m) => m.backupCommand(dir, flags))));
+
+  program
+    .command('restore')
+    .description('a backup made by kioku backup as a new library (--data NEW): the chain imported and verified, projections rebuilt and checked against the backup (exit 1 if not equal)')
+    .argument('<dir>', 'the backup directory')
+    .addOption(dataOption())
+    .addOption(storeOption())
+    .addOption(jsonOption())
+    .action(action((dir: string, flags: Parameters<typeof backupCommand>[1]) => import('./commands/backup.js').then((m) => m.restoreCommand(dir, flags))));
 
   program
     .command('reembed')

@@ -354,6 +354,37 @@ export function createMcpServer(options: McpOptions): McpServer {
   );
 
   server.registerTool(
+    'list_memories',
+    {
+      description:
+        "Browse what the library holds, not ranked: items in a stable order (evidence key), filtered by layer, kind, tag, entity, session, time range or a text substring, a page at a time. Pass next_cursor back as cursor (with the same filters) for the next page. Use it to see what is stored, or to check before writing a duplicate.",
+      inputSchema: {
+        layers: z.array(z.enum(['card', 'wiki', 'memory', 'note', 'trace', 'episode', 'asset'])).min(1).optional(),
+        kinds: z.array(z.string().min(1).max(50)).max(20).optional().describe('memory kinds: fact, decision, preference, directive, constraint, …'),
+        tags: z.array(z.string().min(1).max(200)).max(20).optional().describe('items carrying every one of these tags'),
+        entity: z.string().min(1).max(200).optional(),
+        session_id: z.string().min(1).max(512).optional(),
+        since: z.string().min(1).max(200).optional().describe('an ISO time, or a phrase ("last week")'),
+        until: z.string().min(1).max(200).optional(),
+        text: z.string().min(1).max(500).optional().describe('a substring of the title or text (case-insensitive)'),
+        include_retired: z.boolean().optional(),
+        limit: z.number().int().min(1).max(500).optional().describe('default 50'),
+        cursor: z.string().min(1).max(4_096).optional(),
+      },
+    },
+    (a) =>
+      run(async (k) => {
+        const page = await k.list({ ...ns, ...a });
+        const list = page.items.map((e) => itemView(e as unknown as Record<string, unknown>));
+        const more = page.next_cursor ? `\n(more: call again with cursor "${page.next_cursor}")` : '';
+        return {
+          text: `${renderItems(list, 'Nothing matches.')}${more}`,
+          data: { namespace: page.namespace, items: list, next_cursor: page.next_cursor, scanned: page.scanned },
+        };
+      }),
+  );
+
+  server.registerTool(
     'log_episodes',
     {
       description:

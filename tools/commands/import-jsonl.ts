@@ -1,0 +1,64 @@
+// kioku import jsonl FILE [--ns NS] [--json]: a jsonl export (kioku export --format jsonl) back
+// into a library, 500 lines a request, through its service when one holds it. Documents come
+// whole with the same section ids, memories with the same ids: the same evidence keys and texts.
+// Idempotent: an unchanged document or memory appends nothing.
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { PathOverrides } from '../../src/config.js';
+import { KiokuError } from '../../src/errors.js';
+import type { ImportItemsAnswer } from '../../src/knowledge/import-items.js';
+import type { ImportItemsInput } from '../../src/wire.js';
+import { EXIT, emit, type OutputOptions } from '../cli-util.js';
+import { connectKioku } from '../server-client.js';
+
+export interface ImportJsonlFlags extends OutputOptions, PathOverrides {
+  ns?: string;
+}
+
+const BATCH = 500;
+
+export async function importJsonlCommand(file: string, flags: ImportJsonlFlags): Promise<number> {
+  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  const { kioku, via } = await connectKioku(flags);
+  const total: ImportItemsAnswer = { namespace: flags.ns ?? '', written: { card: 0, wiki: 0, note: 0, memory: 0 }, unchanged: 0, skipped: {} };
+  let batch: unknown[] = [];
+  let n = 0;
+  const send = async (): Promise<void> => {
+    if (!batch.length) return;
+    const answer = await kioku.importItems({ ...(flags.ns ? { namespace: flags.ns } : {}), items: batch as ImportItemsInput['items'] }, { actor: 'cli' });
+    total.namespace = answer.namespace;
+    for (const k of Object.keys(total.written) as (keyof ImportItemsAnswer['written'])[]) total.written[k] += answer.written[k];
+    total.unchanged += answer.unchanged;
+    for (const [k, v] of Object.entries(answer.skipped)) total.skipped[k] = (total.skipped[k] ?? 0) + v;
+    batch = [];
+  };
+  try {
+    for await (const text of lines) {
+      n += 1;
+      if (!text.trim()) continue;
+      let line: Record<string, unknown>;
+      try {
+        line = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        throw new KiokuError('KIOKU_INPUT_INVALID', `${file}:${n}: not a JSON line`, { details: { field: `line ${n}` } });
+      }
+      if (n === 1 && 'kioku_export' in line) {
+        if (line['kioku_export'] !== 1) throw new KiokuError('KIOKU_INPUT_INVALID', `${file}: export format ${String(line['kioku_export'])} is not one this Kioku reads`);
+        continue;
+      }
+      batch.push(line);
+      if (batch.length >= BATCH) await send();
+    }
+    await send();
+  } finally {
+    await kioku.close();
+  }
+  const w = total.written;
+  emit(
+    flags,
+    () =>
+      `imported into ${total.namespace} (through ${via}): ${w.card} card(s), ${w.wiki} wiki topic(s), ${w.note} note(s), ${w.memory} memor${w.memory === 1 ? 'y' : 'ies'} written; ${total.unchanged} unchanged${Object.keys(total.skipped).length ? `; skipped (history a turn recorded, or held by reference): ${Object.entries(total.skipped).map(([k, v]) => `${v} ${k}`).join(', ')}` : ''}`,
+    { ok: true, file, via, ...total },
+  );
+  return EXIT.ok;
+}
