@@ -1,0 +1,93 @@
+// Export (issue 31): `kioku export --format jsonl` of a library's current knowledge, imported
+// into a fresh library with `kioku import jsonl`, gives the same items (keys and texts) and the
+// same recall answers (delivered keys and texts); a second import appends nothing. Markdown is
+// for people. Both libraries are real services; the CLI goes through them.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './helpers.js';
+import { startTestServer, type TestServer } from './server-helpers.js';
+
+let a: TestServer;
+let b: TestServer;
+
+const card = `---
+id: deploy-card
+tags: [deploy, release]
+---
+# Deploying the billing service
+
+## Steps
+Run scripts/deploy.sh billing with the release tag, then watch the error rate for ten minutes.
+
+## Rollback
+Roll back with scripts/rollback.sh billing and the previous tag.
+`;
+const wiki = `# Build cache
+
+## Where it lives
+The build cache lives on the NFS share /srv/cache, pruned nightly.
+
+## Clearing it
+Run make clean-cache when a build picks up stale objects.
+`;
+
+beforeAll(async () => {
+  [a, b] = await Promise.all([startTestServer(), startTestServer()]);
+  const root = join(a.dir, 'docs');
+  expect((await a.call('POST', '/v1/import', { kind: 'cards', root, files: [{ path: join(root, 'deploy.md'), markdown: card }] })).status).toBe(200);
+  expect((await a.call('POST', '/v1/import', { kind: 'wiki', root, files: [{ path: join(root, 'build-cache.md'), markdown: wiki }] })).status).toBe(200);
+  const memories = [
+    { id: 'db', kind: 'fact', text: 'The staging database is pg-staging-2 since November.', entities: ['staging'], tags: ['infra'], terms: ['staging db'] },
+    { id: 'friday', kind: 'directive', text: 'Never deploy billing on a Friday afternoon.', tags: ['deploy'] },
+    { id: 'lang', kind: 'preference', text: 'Answer in English, with code blocks for commands.' },
+  ];
+  expect((await a.call('POST', '/v1/memories', { memories })).status).toBe(200);
+  const { body: session } = await a.call('POST', '/v1/sessions/open', { agent: 'test' });
+  const { body: turn } = await a.call('POST', '/v1/turns/start', { session_id: session['session_id'], query: 'where is the build cache?' });
+  await a.call('POST', `/v1/turns/${String(turn['turn_id'])}/complete`, { answer: 'On /srv/cache.' });
+}, 60_000);
+afterAll(async () => Promise.all([a?.stop(), b?.stop()]));
+
+type Item = { key: string; text: string; title: string; layer: string };
+async function items(s: TestServer, layers: string): Promise<Item[]> {
+  const r = await s.call('GET', `/v1/items?limit=500&layer=${layers}`);
+  return (r.body['items'] as Item[]).map(({ key, text, title, layer }) => ({ key, text, title, layer }));
+}
+
+describe('export → import', () => {
+  it('jsonl round trip: the same items and the same recall answers; a second import appends nothing', async () => {
+    const file = join(a.dir, 'export.jsonl');
+    const out = await runCli(['export', '--format', 'jsonl', '--history', '--out', file, '--json'], { KIOKU_URL: a.url });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.json).toMatchObject({ ok: true, counts: { card: 1, wiki: 1, memory: 3, trace: 1 } });
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]).toMatchObject({ kioku_export: 1, history: true });
+
+    const imported = await runCli(['import', 'jsonl', file, '--json'], { KIOKU_URL: b.url });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.json).toMatchObject({ written: { card: 1, wiki: 1, memory: 3 }, unchanged: 0, skipped: { trace: 1 } });
+
+    expect(await items(b, 'card,wiki,memory')).toEqual(await items(a, 'card,wiki,memory'));
+    for (const query of ['how do I roll back billing?', 'where does the build cache live?', 'which database does staging use?', 'can I deploy on Friday?']) {
+      const ask = { query, options: { conversations: false } };
+      const [ra, rb] = await Promise.all([a.call('POST', '/v1/recall', ask), b.call('POST', '/v1/recall', ask)]);
+      const delivered = (r: typeof ra) => (r.body['delivery'] as { evidence_key: string; text: string }[]).map((d) => [d.evidence_key, d.text]);
+      expect(delivered(rb), query).toEqual(delivered(ra));
+      expect(delivered(ra).length, query).toBeGreaterThan(0);
+    }
+
+    const again = await runCli(['import', 'jsonl', file, '--json'], { KIOKU_URL: b.url });
+    expect(again.json).toMatchObject({ written: { card: 0, wiki: 0, memory: 0 }, unchanged: 5 });
+  }, 120_000);
+
+  it('markdown is for reading: documents with their sections, memories as a list', async () => {
+    const out = await runCli(['export', '--format', 'markdown'], { KIOKU_URL: a.url });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toContain('## card: Deploying the billing service (deploy-card)');
+    expect(out.stdout).toContain('Roll back with scripts/rollback.sh billing and the previous tag.');
+    expect(out.stdout).toMatch(/- \*\*directive\*\* \(friday, \d{4}-\d\d-\d\d #deploy\): Never deploy billing on a Friday afternoon\./);
+    expect(out.stdout).not.toContain('where is the build cache?'); // traces only with --history
+    expect((await runCli(['export', '--format', 'pdf'], { KIOKU_URL: a.url })).code).toBe(2);
+  }, 60_000);
+});
