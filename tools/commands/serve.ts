@@ -58,44 +58,45 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
       { cause: err, details: { dataDir } },
     );
   }
-  // one start-up line, when the service is ready; a slow start (large library) says what it is doing meanwhile
-  const slow = setTimeout(() => process.stderr.write(`kioku: opening the library in ${dataDir} (loading snapshots, catching up)…\n`), 1_500);
-  await server.ready.then(
-    () => {
-      clearTimeout(slow);
-      process.stderr.write(`${startupLine(server, dataDir)}\n`);
-    },
-    async (err: unknown) => {
-      clearTimeout(slow);
-      await server.close(); // a store that cannot open is an exit, never a service answering 503 for ever
-      throw err;
-    },
-  );
-  await new Promise<void>((resolve) => {
-    let idleTimer: NodeJS.Timeout | undefined;
-    const stop = (why: string): void => {
+  // the signals are ours from here on (a Ctrl-C while the library opens stops it just as cleanly)
+  let idleTimer: NodeJS.Timeout | undefined;
+  let stopping: Promise<void> | undefined;
+  let stopped: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (stopped = resolve));
+  const stop = (why: string): Promise<void> =>
+    (stopping ??= (async () => {
       clearInterval(idleTimer);
       process.stderr.write(`kioku: ${why}: finishing in-flight requests, snapshotting, closing the store\n`);
       // a failure while stopping (a snapshot on a full disk) is reported, not a crash: the log holds everything
-      void server.close().then(resolve, (err: unknown) => {
-        process.stderr.write(`kioku: warning: while stopping: ${describeFailure(err)}\n`);
-        resolve();
-      });
-    };
-    process.once('SIGINT', () => {
-      // Ctrl-C on a service the user started: hook and MCP leave it stopped until `kioku serve` runs again
-      if (startedBy === 'user') writeStopMarker(dataDir, { at: new Date().toISOString(), by: 'Ctrl-C on kioku serve', url: server.url });
-      stop('SIGINT');
-    });
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    if (idleMin) {
-      const idleMs = idleMin * 60_000;
-      idleTimer = setInterval(() => {
-        if (Date.now() - server.lastRequestAt() >= idleMs) stop(`no request for ${idleMin} min (KIOKU_IDLE_SHUTDOWN)`);
-      }, Math.min(60_000, Math.max(250, idleMs / 4)));
-      idleTimer.unref();
-    }
+      await server.close().catch((err: unknown) => process.stderr.write(`kioku: warning: while stopping: ${describeFailure(err)}\n`));
+      stopped();
+    })());
+  process.once('SIGINT', () => {
+    // Ctrl-C on a service the user started: hook and MCP leave it stopped until `kioku serve` runs again
+    if (startedBy === 'user') writeStopMarker(dataDir, { at: new Date().toISOString(), by: 'Ctrl-C on kioku serve', url: server.url });
+    void stop('SIGINT');
   });
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  // one start-up line, when the service is ready; a slow start (large library) says what it is doing meanwhile
+  const slow = setTimeout(() => process.stderr.write(`kioku: opening the library in ${dataDir} (loading snapshots, catching up)…\n`), 1_500);
+  try {
+    await server.ready;
+  } catch (err) {
+    clearTimeout(slow);
+    await server.close(); // a store that cannot open is an exit, never a service answering 503 for ever
+    throw err;
+  }
+  clearTimeout(slow);
+  if (stopping) return done.then(() => 0); // stopped while opening
+  process.stderr.write(`${startupLine(server, dataDir)}\n`);
+  if (idleMin) {
+    const idleMs = idleMin * 60_000;
+    idleTimer = setInterval(() => {
+      if (Date.now() - server.lastRequestAt() >= idleMs) void stop(`no request for ${idleMin} min (KIOKU_IDLE_SHUTDOWN)`);
+    }, Math.min(60_000, Math.max(250, idleMs / 4)));
+    idleTimer.unref();
+  }
+  await done;
   return 0;
 }
 
