@@ -79,7 +79,7 @@ describe('fusion and cues', () => {
     expect(bySpeaker.records[0]?.why.lanes['entity_cue']).toBeGreaterThan(0);
     const byDate = await recall(core, { query: 'Which pet was adopted in June 2023?' });
     expect(byDate.records[0]?.evidence_key).toBe('ev1:private:trace:c2');
-    expect(byDate.time_cue?.phrase).toBe('june 2023');
+    expect(byDate.time_cue?.phrase).toBe('June 2023'); // as written
   });
 
   it('passes a share of a strong trace score to the turns around it, more to the reply to a question, never stacking boosts', () => {
