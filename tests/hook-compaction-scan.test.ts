@@ -14,10 +14,15 @@ const line = (o: unknown): string => `${JSON.stringify(o)}\n`;
 const user = (text: string, at: string): string => line({ type: 'user', message: { role: 'user', content: text }, timestamp: at, sessionId: 's' });
 const assistant = (text: string, at: string): string =>
   line({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text }] }, timestamp: at, sessionId: 's' });
-const boundary = (at: string): string => line({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', timestamp: at, sessionId: 's' });
+const boundary = (at: string): string =>
+  line({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', timestamp: at, sessionId: 's' });
 /** tool traffic, as long sessions are mostly made of: ~`bytes` of it */
 const filler = (bytes: number): string => {
-  const one = line({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'x'.repeat(2_000) }] }, timestamp: '2026-11-29T11:30:00.000Z' });
+  const one = line({
+    type: 'user',
+    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'x'.repeat(2_000) }] },
+    timestamp: '2026-11-29T11:30:00.000Z',
+  });
   return one.repeat(Math.ceil(bytes / one.length));
 };
 

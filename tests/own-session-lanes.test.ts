@@ -69,7 +69,13 @@ describe("a session's own traces, left out inside the lanes", () => {
     expect(rest.filtered).toEqual(all.filtered);
     const [v] = await embedder.embed(['kestrel nest']);
     const dense = vector.search(v as Float32Array, { lane: 'text', model: embedder.id, k: 3, namespaces: ['private'] });
-    const denseRest = vector.search(v as Float32Array, { lane: 'text', model: embedder.id, k: 3, namespaces: ['private'], exclude: new Set(dense.map((h) => h.key)) });
+    const denseRest = vector.search(v as Float32Array, {
+      lane: 'text',
+      model: embedder.id,
+      k: 3,
+      namespaces: ['private'],
+      exclude: new Set(dense.map((h) => h.key)),
+    });
     expect(denseRest).toHaveLength(3);
     expect(denseRest.some((h) => dense.some((d) => d.key === h.key))).toBe(false);
   });
