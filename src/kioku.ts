@@ -406,7 +406,7 @@ export class LocalKioku implements Kioku {
     const now = this.now();
     const from = timeBound(q.from, 'from', now, 'items');
     // a phrase alone ("last week") is a whole range
-    const to = timeBound(q.to, 'to', now, 'items') ?? (from?.range ? { at: from.range.to.getTime() } : undefined);
+    const to = timeBound(q.to, 'to', now, 'items') ?? (from?.range ? { at: from.range.to.getTime(), exclusive: true } : undefined);
     const kinds = q.kinds && new Set(q.kinds);
     const tags = q.tags?.map((t) => t.toLowerCase());
     const entityKeys = q.entity ? new Set(this.records.byEntityName(ns, q.entity, { includeRetired: q.include_retired }).map((e) => e.key)) : undefined;
@@ -419,7 +419,7 @@ export class LocalKioku implements Kioku {
       if (q.session_id && e.session_id !== q.session_id) continue;
       const at = Date.parse(e.occurred_at);
       if (from && at < from.at) continue;
-      if (to && at > to.at) continue;
+      if (to && (to.exclusive ? at >= to.at : at > to.at)) continue;
       matches.push(e);
     }
     matches.sort((a, b) => Date.parse(b.occurred_at) - Date.parse(a.occurred_at) || b.seq - a.seq);
@@ -553,8 +553,8 @@ export class LocalKioku implements Kioku {
     const now = this.now();
     const from = timeBound(since, 'since', now, 'list');
     // a phrase alone ("last week") is a whole range
-    const to = timeBound(until, 'until', now, 'list') ?? (from?.range ? { at: from.range.to.getTime() } : undefined);
-    return listItems(this.records, { ...q, namespace: ns, since: from?.at, until: to?.at });
+    const to = timeBound(until, 'until', now, 'list') ?? (from?.range ? { at: from.range.to.getTime(), exclusive: true } : undefined);
+    return listItems(this.records, { ...q, namespace: ns, since: from?.at, until: to && (to.exclusive ? to.at - 1 : to.at) });
   }
 
   async importItems(input: ImportItemsInput, access: Access = {}): Promise<ImportItemsAnswer> {
@@ -606,13 +606,15 @@ export function defaultAssetPolicy(paths: KiokuStore['paths'], protect: readonly
 }
 
 /** A time bound: an ISO time, or a phrase ("last week", "九月那阵子") resolved against now to the start or the end of its range. */
-function timeBound(text: string | undefined, end: string, now: Date, what: string): { at: number; phrase?: string; range?: TimeRange } | undefined {
+/** A phrase's range ends where the next day begins (exclusive): "九月" must not hold October 1st's daily note. */
+function timeBound(text: string | undefined, end: string, now: Date, what: string): { at: number; phrase?: string; range?: TimeRange; exclusive?: boolean } | undefined {
   if (text === undefined) return undefined;
   const at = Date.parse(text);
   if (!Number.isNaN(at)) return { at };
   const range = parseTimeRange(text, now);
   if (!range) throw new KiokuError('KIOKU_INPUT_INVALID', `${what}: ${end}: not a time or a time phrase I know ("${text.slice(0, 80)}")`, { details: { field: end } });
-  return { at: (end === 'from' || end === 'since' ? range.from : range.to).getTime(), phrase: range.phrase, range };
+  const start = end === 'from' || end === 'since';
+  return { at: (start ? range.from : range.to).getTime(), phrase: range.phrase, range, ...(start ? {} : { exclusive: true }) };
 }
 
 /** The whole log (every namespace's events) is for the anonymous owner or a service:read token only. */

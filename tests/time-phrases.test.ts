@@ -167,6 +167,7 @@ describe("recall_timeline's own examples, through the HTTP door with the authori
         { id: 'oct', kind: 'decision', text: 'We renamed the billing queue.', occurred_at: '2026-10-05T10:00:00Z' },
         { id: 'lastsep', kind: 'decision', text: 'We chose PostgreSQL 16.', occurred_at: '2025-09-20T10:00:00Z' },
         { id: 'spring', kind: 'event', text: 'The spring offsite was in Porto.', occurred_at: '2026-04-10T10:00:00Z' },
+        { id: 'oct1', kind: 'event', text: 'October began with a release freeze.', occurred_at: '2026-10-01T00:00:00Z' }, // where 九月 ends
       ],
     });
   });
@@ -194,7 +195,8 @@ describe("recall_timeline's own examples, through the HTTP door with the authori
       range: { from: '2026-09-01T00:00:00.000Z', to: '2026-10-01T00:00:00.000Z', phrase: '九月那阵子' },
     });
     expect((await ids('去年九月')).ids).toEqual(['lastsep']);
-    expect((await ids('上个月')).ids).toEqual(['oct']);
+    expect((await ids('上个月')).ids).toEqual(['oct', 'oct1']);
+    expect((await ids('2026-09-01T00:00:00Z')).ids).toContain('oct1'); // an ISO time alone is a start, open to now
     expect((await ids('last spring')).ids).toEqual(['spring']);
     expect((await ids('in September')).ids).toEqual(['sep']);
   });
