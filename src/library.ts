@@ -5,7 +5,9 @@
 //      KIOKU_STORE, else the LevelDB log in the data dir;
 //   2. the service: KIOKU_URL when neither --data nor --store is on the command line (a flag
 //      names a library, and beats the environment); else the service this data dir's run file
-//      names; else none (a command then opens the store itself).
+//      names; else none (a command then opens the store itself). `kioku mcp` and the hook take
+//      KIOKU_URL whenever it is set (clientMode): `kioku hook install --url U` writes it beside
+//      the hook's --data, which then only says where the hook keeps its log and spool.
 // KIOKU_HOST / KIOKU_PORT say where `kioku serve` listens; they never choose the library.
 // Kept free of zod and the core: the hook loads this on every prompt.
 import { homedir } from 'node:os';
@@ -32,7 +34,7 @@ export interface Library {
   stopped?: StopMarker;
 }
 
-export function resolveLibrary(flags: PathOverrides = {}, env: NodeJS.ProcessEnv = process.env): Library {
+export function resolveLibrary(flags: PathOverrides = {}, env: NodeJS.ProcessEnv = process.env, options: { clientMode?: boolean } = {}): Library {
   const paths = resolvePaths(flags, env);
   const running = readRunFile(paths.dataDir);
   const stopped = running ? undefined : readStopMarker(paths.dataDir);
@@ -45,7 +47,7 @@ export function resolveLibrary(flags: PathOverrides = {}, env: NodeJS.ProcessEnv
     ...(running ? { running } : {}),
     ...(stopped ? { stopped } : {}),
   };
-  const named = flags.data !== undefined || flags.store !== undefined;
+  const named = !options.clientMode && (flags.data !== undefined || flags.store !== undefined);
   const kiokuUrl = env['KIOKU_URL']?.trim();
   if (kiokuUrl && !named) return { ...base, remote: true, url: kiokuUrl.replace(/\/+$/, ''), source: 'KIOKU_URL' };
   if (running) return { ...base, url: running.url, source: 'run file' };

@@ -4,12 +4,13 @@
 // real service SIGKILLed: they follow a restarted service through the run file, start one
 // themselves when nobody does (one for all of them), never write twice, and KIOKU_URL never
 // wanders to another server. The hook shares the connection code.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import { readRunFile, runFilePath } from '../src/run-file.js';
+import { servicesOf } from './support/services.js';
 import { freePort, REPO, serveProcess, tempDir } from './helpers.js';
 import { callTool as call, mcpClient } from './support/mcp-client.js';
 
@@ -30,15 +31,6 @@ async function killService(dataDir: string): Promise<number> {
   process.kill(info.pid, 'SIGKILL');
   while (alive(info.pid)) await new Promise((r) => setTimeout(r, 20));
   return info.pid;
-}
-
-/** `kioku serve` processes alive for this data dir (any port). */
-function servicesOf(dataDir: string): number[] {
-  const ps = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).stdout;
-  return ps
-    .split('\n')
-    .filter((l) => l.includes(' serve ') && l.includes(dataDir))
-    .map((l) => Number(l.trim().split(/\s+/)[0]));
 }
 
 async function cleanUp(dataDir: string, clients: Client[]): Promise<void> {

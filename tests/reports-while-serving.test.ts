@@ -75,7 +75,7 @@ describe('CLI commands while the server holds the store', () => {
   it('report delivery, report cold, replay and recall ask the server, and say so', async () => {
     const delivery = await runCli(['report', 'delivery', '--data', server.dir], env());
     expect(delivery.code).toBe(0);
-    expect(delivery.stdout).toMatch(/in private \(from the server at http:\/\/127\.0\.0\.1:\d+\): 2 completed turn/);
+    expect(delivery.stdout).toMatch(/in private \(from the service at http:\/\/127\.0\.0\.1:\d+ \(pid \d+\)\): 2 completed turn/);
     const cold = await runCli(['report', 'cold', '--data', server.dir, '--min-considered', '1', '--json'], env());
     expect(cold.json).toMatchObject({ namespace: 'private', min_considered: 1 });
     const replayed = await runCli(['replay', '--data', server.dir, '--max-items', '0', '--json'], env());
@@ -84,7 +84,7 @@ describe('CLI commands while the server holds the store', () => {
     expect(recalled.code).toBe(0);
     expect((recalled.json?.['records'] as { evidence_key: string }[]).map((r) => r.evidence_key)).toContain('ev1:private:memory:rb');
     const plain = await runCli(['recall', 'roll back a release', '--data', server.dir], env());
-    expect(plain.stdout).toMatch(/from the server at http:\/\/127\.0\.0\.1:\d+/);
+    expect(plain.stdout).toMatch(/from the service at http:\/\/127\.0\.0\.1:\d+/);
   }, 60_000);
 
   it('imports through the running server: the CLI reads the files, the server writes them, --prune removes what is gone', async () => {
@@ -117,11 +117,16 @@ describe('CLI commands while the server holds the store', () => {
   }, 90_000);
 
   it('fails clearly when the store is held and no server answers, or the token is missing', async () => {
-    const nobody = await runCli(['report', 'delivery', '--data', server.dir], { KIOKU_URL: 'http://127.0.0.1:1' });
+    // KIOKU_URL names the service (no --data on the command line): that one only, never the store
+    const nobody = await runCli(['report', 'delivery'], { KIOKU_URL: 'http://127.0.0.1:1', KIOKU_DATA_DIR: server.dir });
     expect(nobody.code).toBe(2);
-    expect(nobody.stderr).toMatch(/in use by another process, and no Kioku server answers at http:\/\/127\.0\.0\.1:1 .*KIOKU_STORE_LOCKED/);
-    const anonymous = await runCli(['replay', '--data', server.dir], { KIOKU_URL: server.url });
+    expect(nobody.stderr).toMatch(/no Kioku service answers at http:\/\/127\.0\.0\.1:1 \(KIOKU_URL\).*KIOKU_SERVICE_UNAVAILABLE/);
+    // --data names the library: its own service (the run file), here without the token it wants
+    const anonymous = await runCli(['replay', '--data', server.dir], { KIOKU_URL: 'http://127.0.0.1:1' });
     expect(anonymous.code).toBe(2);
-    expect(anonymous.stderr).toMatch(/KIOKU_UNAUTHORIZED/);
+    expect(anonymous.stderr).toMatch(/requires a token .*set KIOKU_TOKEN to a token from the service's auth file .*KIOKU_UNAUTHORIZED/);
+    expect(anonymous.stderr).not.toMatch(/http:\/\//); // no transport prefix
+    const wrong = await runCli(['recall', 'roll back', '--data', server.dir], { KIOKU_TOKEN: 'not-a-token-0123456789' });
+    expect(wrong.stderr).toMatch(/refused the token in KIOKU_TOKEN/);
   }, 30_000);
 });

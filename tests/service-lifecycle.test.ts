@@ -4,12 +4,13 @@
 // MCP server answers with how to start it; the hook starts one only with KIOKU_AUTOSTART=1, on the
 // configured port when free (another when taken), and such a service may stop itself when idle.
 // Real processes throughout: `kioku serve`, the CLI, the hook and `kioku mcp` as hosts run them.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRunFile, readStopMarker } from '../src/run-file.js';
+import { servicesOf } from './support/services.js';
 import { freePort, REPO, runCli, serveProcess, tempDir } from './helpers.js';
 import { callTool, mcpClient } from './support/mcp-client.js';
 
@@ -27,15 +28,6 @@ function library(): string {
     dir.cleanup();
   });
   return dir.path;
-}
-
-/** `kioku serve` processes alive for this data dir. */
-function servicesOf(dataDir: string): number[] {
-  const ps = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).stdout;
-  return ps
-    .split('\n')
-    .filter((l) => l.includes(' serve ') && l.includes(dataDir))
-    .map((l) => Number(l.trim().split(/\s+/)[0]));
 }
 
 /** One hook event through the installed entry (bin/kioku.js → the bundled hook), as Claude Code runs it. */

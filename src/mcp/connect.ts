@@ -61,7 +61,7 @@ export async function connectKioku(options: ConnectOptions = {}): Promise<Connec
   const env = options.env ?? process.env;
   const token = env['KIOKU_TOKEN'] || undefined;
   const keepAlive = options.keepAlive ?? false;
-  const library = resolveLibrary(options, env);
+  const library = resolveLibrary(options, env, { clientMode: true });
   if (library.remote && library.url) return { kioku: new RemoteKioku(library.url, { token, keepAlive }), mode: 'remote', url: library.url, started: false };
   const service = new LocalService(library.dataDir, options);
   const { info, started } = await service.find();
