@@ -6,6 +6,7 @@ import { HashedEmbedder } from '../src/embed/index.js';
 import { EmbeddingIndexer } from '../src/indexer/embedding-job.js';
 import { completeTurn, DEFAULT_RECALL_CONFIG, openSession, recall, startTurn, type RecallCore } from '../src/recall/index.js';
 import { DoubleJudge } from './doubles/judge.js';
+import { VectorLane } from '../projections/vector/lane.js';
 import { memoryStore } from './helpers.js';
 
 let store: Awaited<ReturnType<typeof memoryStore>>;
@@ -78,5 +79,30 @@ describe("a session's own traces, left out inside the lanes", () => {
     });
     expect(denseRest).toHaveLength(3);
     expect(denseRest.some((h) => dense.some((d) => d.key === h.key))).toBe(false);
+  });
+
+  it('an HNSW lane refuses excluded labels inside the graph walk: with its 200 nearest excluded, a query still gets the 10 nearest of the rest', () => {
+    const dim = 16;
+    let seed = 7;
+    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+    const vectors = Array.from({ length: 3_000 }, () => Float32Array.from({ length: dim }, rand));
+    const lane = new VectorLane('text', 'synthetic', dim);
+    vectors.forEach((v, i) => lane.put(`k${i}`, v, undefined, `h${i}`, 0));
+    const accept = Uint8Array.of(1);
+    const query = vectors[0] as Float32Array;
+    const cosine = (a: Float32Array, b: Float32Array): number => {
+      let dot = 0,
+        na = 0,
+        nb = 0;
+      for (let i = 0; i < dim; i++) ((dot += a[i]! * b[i]!), (na += a[i]! ** 2), (nb += b[i]! ** 2));
+      return dot / Math.sqrt(na * nb);
+    };
+    const exact = vectors.map((v, i) => ({ key: `k${i}`, score: cosine(query, v) })).sort((a, b) => b.score - a.score);
+    const excluded = new Set(exact.slice(0, 200).map((h) => h.key));
+    const hits = lane.searchGated(query, 10, accept, excluded);
+    expect(hits).toHaveLength(10);
+    expect(hits.some((h) => excluded.has(h.key))).toBe(false);
+    const truth = new Set(exact.slice(200, 210).map((h) => h.key));
+    expect(hits.filter((h) => truth.has(h.key)).length).toBeGreaterThanOrEqual(9); // HNSW is approximate
   });
 });
