@@ -109,6 +109,31 @@ describe('GET /v1/items', () => {
   });
 });
 
+describe('tags filter recall too', () => {
+  it('POST /v1/recall and /v1/candidates/query keep only items carrying every tag; the options echo them', async () => {
+    const ask = { query: 'fact about the build cache', limit: 50, options: { tags: ['DEPLOY'], conversations: false } };
+    for (const route of ['/v1/recall', '/v1/candidates/query']) {
+      const r = await s.call('POST', route, ask, ALPHA);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const ids = (r.body['records'] as { evidence_key: string }[]).map((x) => Number(x.evidence_key.slice(-2)));
+      expect(ids.length, route).toBeGreaterThan(3);
+      expect(ids.every((i) => i % 2 === 0), `${route}: ${ids.join(',')}`).toBe(true);
+      expect(r.body['options']).toMatchObject({ tags: ['DEPLOY'] });
+    }
+    const all = await s.call('POST', '/v1/recall', { ...ask, options: { conversations: false } }, ALPHA);
+    expect((all.body['records'] as { evidence_key: string }[]).some((x) => Number(x.evidence_key.slice(-2)) % 2 === 1)).toBe(true);
+    expect((await s.call('POST', '/v1/recall', { ...ask, options: { tags: [] } }, ALPHA)).status).toBe(400);
+  });
+
+  it('kioku recall --tag', async () => {
+    const r = await runCli(['recall', 'fact about the build cache', '--tag', 'deploy', '--no-conversations', '--json'], { KIOKU_URL: s.url, KIOKU_TOKEN: ALPHA });
+    expect(r.code, r.stderr).toBe(0);
+    const ids = (r.json?.['records'] as { evidence_key: string }[]).map((x) => Number(x.evidence_key.slice(-2)));
+    expect(ids.length).toBeGreaterThan(0);
+    expect(ids.every((i) => i % 2 === 0)).toBe(true);
+  });
+});
+
 describe('kioku list and MCP list_memories', () => {
   it('the CLI lists through the service, with filters and the next cursor', async () => {
     const env = { KIOKU_URL: s.url, KIOKU_TOKEN: ALPHA };
@@ -140,6 +165,10 @@ describe('kioku list and MCP list_memories', () => {
       expect(r.content[0]?.text).toContain('more: call again with cursor');
       const more = await callTool(client, 'list_memories', { tags: ['deploy'], kinds: ['decision'], limit: 3, cursor: data.next_cursor });
       expect((more.structuredContent as { items: { id: string }[] }).items.map((i) => i.id)).toEqual(['m18']);
+      const found = await callTool(client, 'search_memory', { sentence: 'fact about the build cache', tags: ['deploy'], limit: 20 });
+      const keys = (found.structuredContent as { records: { evidence_key: string }[] }).records.map((r) => Number(r.evidence_key.slice(-2)));
+      expect(keys.length).toBeGreaterThan(0);
+      expect(keys.every((i) => i % 2 === 0)).toBe(true);
     } finally {
       await client?.close();
       const service = readRunFile(dir.path);

@@ -232,6 +232,7 @@ export function buildProgram(): Command {
     .option('--no-semantic', 'keyword lanes only (no model)')
     .option('--max-wiki <n>', 'at most N wiki sections')
     .option('--max-cards <n>', 'at most N card sections')
+    .option('--tag <tag...>', 'only items carrying every tag named')
     .action(action((query: string, flags: Parameters<typeof recallCommand>[1]) => import('./commands/recall.js').then((m) => m.recallCommand(query, flags))));
 
   program

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { KiokuError } from '../../src/errors.js';
 import type { Layer } from '../../src/knowledge/evidence.js';
+import { carriesTags } from '../../src/knowledge/item.js';
 import { lowerNfkc } from '../../src/text/script.js';
 import type { RecordEntry, RecordsProjection } from './index.js';
 
@@ -120,12 +121,34 @@ function decodeCursor(cursor: string, q: ListQuery): string {
   return parsed.after;
 }
 
+/** A lookup's keys sorted, kept until the records change (the pages of one listing sort them once). */
+const sortedLookups = new WeakMap<RecordsProjection, Map<string, { revision: number; keys: string[] }>>();
+const LOOKUPS_KEPT = 32;
+
+function sortedLookup(records: RecordsProjection, name: string, find: () => RecordEntry[]): readonly string[] {
+  let kept = sortedLookups.get(records);
+  if (!kept) sortedLookups.set(records, (kept = new Map()));
+  const hit = kept.get(name);
+  if (hit && hit.revision === records.revision) return hit.keys;
+  const keys = find()
+    .map((e) => e.key)
+    .sort(byKey);
+  if (kept.size >= LOOKUPS_KEPT) kept.delete(kept.keys().next().value as string);
+  kept.set(name, { revision: records.revision, keys });
+  return keys;
+}
+
 /** The keys to walk: a lookup's (entity, session, kind) when one is asked, else the namespace's. */
 function candidates(records: RecordsProjection, q: ListQuery): readonly string[] {
-  const options = { includeRetired: q.include_retired };
-  if (q.entity !== undefined) return records.byEntityName(q.namespace, q.entity, options).map((e) => e.key).sort(byKey);
-  if (q.session_id !== undefined) return records.bySessionId(q.session_id, { ...options, ns: q.namespace }).map((e) => e.key).sort(byKey);
-  if (q.kinds?.length) return q.kinds.flatMap((k) => records.byKindName(q.namespace, k, options).map((e) => e.key)).sort(byKey);
+  const options = { includeRetired: true }; // the status is a filter of its own (passes)
+  const name = (what: string, value: string): string => `${q.namespace}\u0000${what}\u0000${value}`;
+  if (q.entity !== undefined) return sortedLookup(records, name('entity', q.entity), () => records.byEntityName(q.namespace, q.entity as string, options));
+  if (q.session_id !== undefined)
+    return sortedLookup(records, name('session', q.session_id), () => records.bySessionId(q.session_id as string, { ...options, ns: q.namespace }));
+  if (q.kinds?.length) {
+    const kinds = [...q.kinds].sort();
+    return sortedLookup(records, name('kinds', kinds.join('\u0000')), () => kinds.flatMap((k) => records.byKindName(q.namespace, k, options)));
+  }
   let index = indexes.get(records);
   if (!index) indexes.set(records, (index = new KeyIndex()));
   return index.keys(records, q.namespace);
@@ -136,7 +159,7 @@ export function passes(e: RecordEntry, q: ListQuery, text: string | undefined, t
   if (!q.include_retired && e.status !== 'active') return false;
   if (q.layers && !q.layers.includes(e.layer)) return false;
   if (q.kinds && !q.kinds.includes(e.kind ?? '')) return false;
-  if (tags && !tags.every((t) => e.tags.some((x) => lowerNfkc(x) === t))) return false;
+  if (!carriesTags(e, tags)) return false;
   if (q.session_id !== undefined && e.session_id !== q.session_id) return false;
   if (q.since !== undefined || q.until !== undefined) {
     const at = Date.parse(e.occurred_at);

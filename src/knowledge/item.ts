@@ -1,5 +1,6 @@
 // What a recallable item looks like to the projections, and the changes the log makes to items.
 import type { Layer } from './evidence.js';
+import { lowerNfkc } from '../text/script.js';
 
 export interface Item {
   key: string;
@@ -51,6 +52,11 @@ export type ItemChange =
 /** A turn of a conversation: a trace, or a memory written with its session (the window lane and session neighbours use both). */
 export function inConversation(item: Pick<Item, 'layer' | 'session_id'>): boolean {
   return Boolean(item.session_id) && (item.layer === 'trace' || item.layer === 'memory');
+}
+
+/** Whether an item carries every one of `tags` (given as lowerNfkc makes them: tags compare case-insensitively). */
+export function carriesTags(item: Pick<Item, 'tags'>, tags: readonly string[] | undefined): boolean {
+  return !tags || tags.every((t) => item.tags.some((x) => lowerNfkc(x) === t));
 }
 
 /** The words an item is found by: title (documents), body, entities and tags. */

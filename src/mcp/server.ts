@@ -146,6 +146,7 @@ export function createMcpServer(options: McpOptions): McpServer {
         terms: z.array(z.string().min(1).max(200)).max(50).optional().describe('literal expansion words, searched apart from the sentence'),
         limit: z.number().int().min(1).max(50).optional(),
         semantic: z.boolean().optional().describe('false: lexical only (faster)'),
+        tags: z.array(z.string().min(1).max(200)).min(1).max(20).optional().describe('only items carrying every one of these tags'),
         layers: z
           .array(z.enum(['cards', 'wiki', 'memories', 'notes', 'conversations', 'assets', 'episodes']))
           .min(1)
@@ -162,7 +163,7 @@ export function createMcpServer(options: McpOptions): McpServer {
           query: a.sentence,
           ...(a.terms?.length ? { terms: a.terms } : {}),
           limit: a.limit ?? 10,
-          options: { ...only, ...(a.semantic === false ? { semantic: false } : {}) } as never,
+          options: { ...only, ...(a.semantic === false ? { semantic: false } : {}), ...(a.tags ? { tags: a.tags } : {}) } as never,
         });
         const list = packet.records.map((r) => ({
           evidence_key: r.evidence_key,

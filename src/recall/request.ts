@@ -17,6 +17,8 @@ export const recallOptionsSchema = z.strictObject({
   episodes: z.boolean().default(false),
   /** the dense (vector) lanes */
   semantic: z.boolean().default(true),
+  /** only items carrying every one of these tags (case-insensitive), as GET /v1/items filters them */
+  tags: z.array(z.string().trim().min(1).max(200)).min(1).max(20).optional(),
   max_cards: quota.optional(),
   max_wiki: quota.optional(),
   max_memories: quota.optional(),

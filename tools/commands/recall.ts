@@ -27,11 +27,15 @@ export interface RecallFlags extends OutputOptions, PathOverrides {
   semantic?: boolean;
   maxWiki?: string;
   maxCards?: string;
+  /** only items carrying every tag named (repeated or comma-separated) */
+  tag?: string[];
 }
 
 /** The layer switches and caps of `kioku recall` as recall options (the core validates the values and names the field). */
-function recallOptionsOf(flags: RecallFlags): Record<string, boolean | number> {
-  const options: Record<string, boolean | number> = {};
+function recallOptionsOf(flags: RecallFlags): Record<string, boolean | number | string[]> {
+  const options: Record<string, boolean | number | string[]> = {};
+  const tags = flags.tag?.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+  if (tags?.length) options['tags'] = tags;
   for (const key of ['wiki', 'cards', 'memories', 'conversations', 'semantic'] as const) if (flags[key] === false) options[key] = false;
   const maxWiki = numberFlag('max-wiki', flags.maxWiki, { min: 0 });
   const maxCards = numberFlag('max-cards', flags.maxCards, { min: 0 });

@@ -4,7 +4,8 @@
 import type { RecordsProjection } from '../../../projections/records/index.js';
 import { isDemoted } from '../../../projections/usage.js';
 import type { Layer } from '../../knowledge/evidence.js';
-import { inConversation, type RecordEntry } from '../../knowledge/item.js';
+import { carriesTags, inConversation, type RecordEntry } from '../../knowledge/item.js';
+import { lowerNfkc } from '../../text/script.js';
 import { laneWeights, type RecallConfig } from '../config.js';
 import type { RecallCore } from '../core.js';
 import { inRange, nameCandidates, parseTimeRange, type TimeRange } from '../cues.js';
@@ -47,9 +48,10 @@ export function rankCandidates(
   const isOwnVisibleTrace = (entry: RecordEntry): boolean =>
     Boolean(request.session_id) && entry.layer === 'trace' && entry.session_id === request.session_id && Date.parse(entry.occurred_at) >= ownSince;
   const scored: Scored[] = [];
+  const tags = request.options.tags?.map((t) => lowerNfkc(t));
   for (const f of fused) {
     const entry = records.get(f.key);
-    if (!entry || entry.status !== 'active') continue;
+    if (!entry || entry.status !== 'active' || !carriesTags(entry, tags)) continue;
     // this session's own traces in the visible range never come back (the agent can still see them)
     if (isOwnVisibleTrace(entry)) {
       ownSession += 1;
@@ -75,7 +77,7 @@ export function rankCandidates(
       if (have) have.score += have.parts['neighbour'] = boost;
       else {
         const entry = records.get(key);
-        if (entry?.status === 'active' && !isOwnVisibleTrace(entry))
+        if (entry?.status === 'active' && !isOwnVisibleTrace(entry) && carriesTags(entry, tags))
           scored.push({ entry, score: boost, parts: { neighbour: boost }, demoted: isDemoted(usage.get(ns, key)) });
       }
     }
