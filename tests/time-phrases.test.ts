@@ -85,6 +85,11 @@ const TABLE: [string, string, string][] = [
   ['since 2023', '2023-01-01', '2026-11-30'],
   ['一年前', '2025-05-29', '2026-05-29'],
   ['Q3 2023', '2023-07-01', '2023-10-01'],
+  ['1805年', '1805-01-01', '1806-01-01'], // history (CMRC) names years long past
+  ['1980年代', '1980-01-01', '1990-01-01'],
+  ['1960年代初', '1960-01-01', '1964-01-01'],
+  ['the 1990s', '1990-01-01', '2000-01-01'],
+  ['2007-08年', '2007-01-01', '2009-01-01'],
   ['2023年第三季度', '2023-07-01', '2023-10-01'],
   // seasons (meteorological; a winter runs December to February)
   ['last spring', '2026-03-01', '2026-06-01'],
@@ -140,12 +145,15 @@ describe('time phrases at a pinned now (2026-11-29, a Sunday)', () => {
     '每周一开会',
     '13月',
     '月薪多少',
-    '1990年代',
     'the day the moon fell',
     'it may rain in 3 days',
     'summer internship program',
     'roll back please',
     'a good pasta recipe for dinner tonight',
+    '潘均顺哪一年前往俄国从事劳动业？',
+    '《无声狂啸》发表在《如果》杂志的月刊上',
+    '在《如果》3月刊上',
+    '自洪武六年到永乐十五年近50年内',
   ])('is not a time phrase: %s', (text) => {
     expect(parseTimeRange(text, NOW)).toBeUndefined();
   });

@@ -24,7 +24,8 @@ const startOfWeek = (d: Date): Date => dayOf(d, -((d.getUTCDay() + 6) % 7)); // 
 const monthSpan = (y: number, m: number): Span => [utc(y, m), utc(y, m + 1)];
 const yearSpan = (y: number): Span => [utc(y, 0), utc(y + 1, 0)];
 const validDate = (y: number, m: number, d: number): boolean => m >= 0 && m < 12 && d >= 1 && d <= utc(y, m + 1, 0).getUTCDate();
-const plausibleYear = (y: number): boolean => y >= 1900 && y <= 2199;
+/** a year written as one (history has 1370年 and 1805年, so from 1000); bare "YYYY-MM" keeps to recent years, below */
+const plausibleYear = (y: number): boolean => y >= 1000 && y <= 2999;
 
 // ---- numbers ----
 
@@ -76,7 +77,7 @@ const ambiguousLower = (name: string): boolean => /^(?:may|march|mar)$/.test(nam
 
 const CN_MONTH = '(1[0-2]|0?[1-9]|十[一二]|十|[一二三四五六七八九])';
 /** what may follow 月 in a month that is not one (月薪 a salary, 月度 monthly, 月报 a report …) */
-const NOT_MONTH_AFTER = '(?![薪度报球亮光饼票卡费租供结均活])';
+const NOT_MONTH_AFTER = '(?![薪度报球亮光饼票卡费租供结均活刊])';
 const CN_NOT_AFTER_NUMERAL = '(?<![\\d一二三四五六七八九十两零〇第每上下个])';
 
 type Part = 'early' | 'mid' | 'late' | undefined;
@@ -205,9 +206,29 @@ rule(`(?<![\\d.])${YEAR}[-/](\\d{1,2})[-/](\\d{1,2})(?![\\d.])`, (m) => {
   const [y, mo, d] = [+m[1]!, +m[2]! - 1, +m[3]!];
   return plausibleYear(y) && validDate(y, mo, d) ? [utc(y, mo, d), utc(y, mo, d + 1)] : undefined;
 });
-rule(`(?<![\\w.-])${YEAR}-(\\d{2})(?![\\d-])`, (m) => {
+// 2024-02 (not 2007-08年, two years)
+rule(`(?<![\\w.-])${YEAR}-(\\d{2})(?![\\d-]|\\s*年)`, (m) => {
   const [y, mo] = [+m[1]!, +m[2]! - 1];
-  return plausibleYear(y) && mo >= 0 && mo < 12 ? monthSpan(y, mo) : undefined;
+  return y >= 1900 && y <= 2199 && mo >= 0 && mo < 12 ? monthSpan(y, mo) : undefined;
+});
+// 2007-08年, 2019至2021年: from the first year to the end of the second
+rule(`(?<!\\d)${YEAR}\\s*[-~至到]\\s*(\\d{2}|\\d{4})\\s*年`, (m) => {
+  const y1 = +m[1]!;
+  const y2 = m[2]!.length === 2 ? Math.floor(y1 / 100) * 100 + +m[2]! : +m[2]!;
+  return plausibleYear(y1) && y2 >= y1 && y2 - y1 < 100 ? [utc(y1, 0), utc(y2 + 1, 0)] : undefined;
+});
+// decades: 1980年代, the 1980s, 1960年代初
+rule(`(?<!\\d)(\\d{3}0)\\s*年代(初|中|末)?|\\b(?:the\\s+)?(\\d{3}0)'?s\\b`, (m) => {
+  const y = +(m[1] ?? m[3])!;
+  if (!plausibleYear(y)) return undefined;
+  const part = m[2];
+  return part === '初'
+    ? [utc(y, 0), utc(y + 4, 0)]
+    : part === '中'
+      ? [utc(y + 3, 0), utc(y + 7, 0)]
+      : part === '末'
+        ? [utc(y + 6, 0), utc(y + 10, 0)]
+        : [utc(y, 0), utc(y + 10, 0)];
 });
 // 2023年5月8日, 去年九月三号, 5月8日
 rule(
@@ -319,11 +340,14 @@ rule(`\\b${EN_NUMBER}\\s+(days?|weeks?|months?|years?)\\s+ago\\b`, (m, now) => {
   const n = m[1]!.toLowerCase();
   return ago(enNumber(n), unitOf(m[2]!), now, /few|several/.test(n));
 });
-rule(`${CN_NUMBER}\\s*(天|日|周|週|个星期|星期|个礼拜|礼拜|个月|年)(?:以前|之前|前)`, (m, now) => ago(cnNumber(m[1]!), unitOf(m[2]!), now));
-rule(`(?:${FEW_CN}(天|周|个星期|个礼拜|个月|年)(?:以前|之前|前)|前几(天)|前些(天|日子))`, (m, now) => ago(3, unitOf(m[1] ?? m[2] ?? '天'), now, true));
+// 三天前 (not 哪一年前往 "which year did … go to", nor 第一年前 …)
+const CN_AGO = '(?:以前|之前|前)(?![往进面端台后提夕景途程线者沿])';
+rule(`(?<![哪第每])${CN_NUMBER}\\s*(天|日|周|週|个星期|星期|个礼拜|礼拜|个月|年)${CN_AGO}`, (m, now) => ago(cnNumber(m[1]!), unitOf(m[2]!), now));
+rule(`(?:${FEW_CN}(天|周|个星期|个礼拜|个月|年)${CN_AGO}|前几(天)|前些(天|日子))`, (m, now) => ago(3, unitOf(m[1] ?? m[2] ?? '天'), now, true));
 // the past 3 days, the last two weeks, 过去三天, 最近两周
 rule(`\\b(?:the\\s+)?(?:past|last)\\s+${EN_NUMBER}\\s+(days?|weeks?|months?|years?)\\b`, (m, now) => pastSpan(enNumber(m[1]!), unitOf(m[2]!), now));
-rule(`(?:过去|最近|近)\\s*的?\\s*${CN_NUMBER}\\s*(天|日|周|个星期|个礼拜|个月|年)`, (m, now) => pastSpan(cnNumber(m[1]!), unitOf(m[2]!), now));
+// not 近50年 alone ("nearly 50 years", mostly history)
+rule(`(?:过去|最近)\\s*的?\\s*${CN_NUMBER}\\s*(天|日|周|个星期|个礼拜|个月|年)`, (m, now) => pastSpan(cnNumber(m[1]!), unitOf(m[2]!), now));
 
 // -- calendar weeks, months, years --
 rule(`\\b(?:(last|this|past|previous)|(earlier this))\\s+(week|month|year)\\b`, (m, now) => {
