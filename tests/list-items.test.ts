@@ -98,6 +98,13 @@ describe('GET /v1/items', () => {
     expect((await s.call('GET', '/v1/items?colour=red', undefined, ALPHA)).status).toBe(400);
   });
 
+  it('is in the OpenAPI document with its query parameters', async () => {
+    const docs = (await s.call('GET', '/docs/json')).body as { paths: Record<string, Record<string, { parameters?: { name: string }[] }>> };
+    const names = (docs.paths['/v1/items']?.['get']?.parameters ?? []).map((p) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['layer', 'kind', 'tag', 'entity', 'session', 'since', 'until', 'text', 'limit', 'cursor']));
+    for (const path of ['/v1/import/items', '/v1/log/verify', '/v1/log/stats', '/v1/log/frames', '/v1/log/backup-point']) expect(docs.paths[path], path).toBeDefined();
+  });
+
   it('a cursor goes on where it stopped while writes land in between', async () => {
     const page = (await s.call('GET', '/v1/items?limit=10', undefined, ALPHA)).body as unknown as Page;
     await s.call('POST', '/v1/memories', { memories: [{ id: 'a-first', kind: 'fact', text: 'sorts before every m' }, { id: 'zz-last', kind: 'fact', text: 'sorts last' }] }, ALPHA);
