@@ -75,6 +75,17 @@ describe('operations while 8 writers write through HTTP', () => {
     expect(writes).toBeGreaterThan(8);
   }, 120_000);
 
+  it('verify --write-anchor signs the head through the service; the next verify checks it', async () => {
+    const signed = await runCli(['verify', '--data', server.dir, '--write-anchor', '--json']);
+    expect(signed.code, signed.stderr).toBe(0);
+    const written = (signed.json?.['anchors'] as { written?: { seq: number } }).written;
+    expect(written?.seq).toBe((signed.json?.['head'] as { seq: number }).seq);
+    const again = await runCli(['verify', '--data', server.dir, '--json']);
+    expect(again.json).toMatchObject({ ok: true, anchors: { total: 1, checked: 1, trusted_key: true } });
+    // the library's own key and anchors: files the caller names are not read through the service
+    expect((await runCli(['verify', '--data', server.dir, '--key', '/etc/passwd'])).code).toBe(2);
+  }, 60_000);
+
   it('the routes need the service:read scope; a bad seq or page is refused', async () => {
     expect((await server.call('GET', '/v1/log/records/0')).status).toBe(400);
     expect((await server.call('GET', '/v1/log/records/99999999')).body).toMatchObject({ error: { code: 'KIOKU_RECORD_NOT_FOUND' } });

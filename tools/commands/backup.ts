@@ -50,7 +50,7 @@ export async function backupCommand(dir: string, flags: BackupFlags): Promise<nu
   const started = performance.now();
   if (existsSync(dir) && readdirSync(dir).length > 0) throw new KiokuError('KIOKU_USAGE', `${dir} is not empty: a backup goes into a new or empty directory`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const { kioku, via } = await connectKioku(flags);
+  const { kioku, via, library } = await connectKioku(flags);
   let manifest: BackupManifest;
   try {
     const point = await kioku.backupPoint();
@@ -69,13 +69,14 @@ export async function backupCommand(dir: string, flags: BackupFlags): Promise<nu
   } finally {
     await kioku.close();
   }
-  // the anchors and their key live beside the log, outside the chain: copied as they are now
-  const paths = resolvePaths(flags);
-  if (existsSync(paths.anchorsFile)) {
+  // the anchors and their key live beside the log, outside the chain: copied as they are now —
+  // from this machine's data dir only (a service named by KIOKU_URL never hands out its key)
+  const paths = library.paths;
+  if (!library.remote && existsSync(paths.anchorsFile)) {
     copyFileSync(paths.anchorsFile, join(dir, ANCHORS_FILE));
     manifest.anchors = ANCHORS_FILE;
   }
-  if (existsSync(paths.anchorKeyFile)) {
+  if (!library.remote && existsSync(paths.anchorKeyFile)) {
     copyFileSync(paths.anchorKeyFile, join(dir, KEY_FILE));
     manifest.anchor_key = KEY_FILE;
   }
