@@ -5,6 +5,7 @@
 // Ctrl-C on a `kioku serve` they started): nothing starts it again behind their back until
 // they run `kioku serve` (issue 31).
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 
 export const RUN_FILE = 'kioku.run.json';
@@ -110,4 +111,19 @@ export function readStopMarker(dataDir: string): StopMarker | undefined {
 
 export function clearStopMarker(dataDir: string): void {
   rmSync(join(dataDir, STOP_MARKER), { force: true });
+}
+
+/** Whether something accepts connections at `url` (a refusal means no service listens there). */
+export function serviceListening(url: string, timeoutMs = 1_000): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port) });
+    const done = (answer: boolean): void => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(timeoutMs, () => done(true)); // slow, not gone: do not start a second service beside it
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
 }

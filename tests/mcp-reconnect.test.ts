@@ -143,7 +143,8 @@ describe('the hook after its service was lost', () => {
         const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
           const child = spawn(process.execPath, [join(REPO, 'bin/kioku.js'), 'hook', 'run', '--data', dir], {
             cwd: REPO,
-            env: { ...baseEnv(dir), KIOKU_HOOK_TIMEOUT: '20000' },
+            // the hook starts a service only when the user allowed it (issue 31)
+            env: { ...baseEnv(dir), KIOKU_HOOK_TIMEOUT: '20000', KIOKU_AUTOSTART: '1' },
           });
           let stdout = '';
           let stderr = '';

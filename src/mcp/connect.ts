@@ -12,14 +12,13 @@
 // the same way — and the call is sent once more where that cannot write twice (src/remote.ts).
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { PathOverrides } from '../config.js';
 import { KiokuError } from '../errors.js';
 import type { Kioku } from '../kioku.js';
 import { resolveLibrary, serveHint } from '../library.js';
 import { RemoteKioku } from '../remote.js';
-import { processAlive, readRunFile, readStopMarker, type RunInfo } from '../run-file.js';
+import { processAlive, readRunFile, readStopMarker, serviceListening, type RunInfo } from '../run-file.js';
 
 export interface Connection {
   kioku: Kioku;
@@ -71,20 +70,6 @@ export async function connectKioku(options: ConnectOptions = {}): Promise<Connec
 
 const same = (a: RunInfo, b: RunInfo): boolean => a.url === b.url && a.pid === b.pid && a.started_at === b.started_at;
 
-/** Whether something accepts connections at `url` (a refusal means no service listens there). */
-function listening(url: string, timeoutMs = 1_000): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port) });
-    const done = (answer: boolean): void => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.setTimeout(timeoutMs, () => done(true)); // slow, not gone: do not start a second service beside it
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
 
 /** The service of one data dir: found through its run file, started when none answers. */
 class LocalService {
@@ -119,7 +104,7 @@ class LocalService {
   private async search(lost: RunInfo | undefined): Promise<string> {
     const now = readRunFile(this.dataDir);
     if (now && (!lost || !same(now, lost))) return (this.current = now).url;
-    if (now && (await listening(now.url))) return now.url;
+    if (now && (await serviceListening(now.url))) return now.url;
     return (await this.start(lost)).info.url;
   }
 

@@ -4,7 +4,7 @@
 import { resolvePaths, type PathOverrides } from '../../src/config.js';
 import { KiokuError, isKiokuError } from '../../src/errors.js';
 import { stopHint } from '../../src/library.js';
-import { readRunFile, writeStopMarker, type RunInfo, type StartedBy } from '../../src/run-file.js';
+import { readRunFile, serviceListening, writeStopMarker, type RunInfo, type StartedBy } from '../../src/run-file.js';
 import { describeAuth, startServer } from '../../src/server/index.js';
 import { describeFailure, guardBackgroundFailures } from '../../src/server/errors.js';
 
@@ -27,7 +27,8 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const idleMin = startedBy === 'user' ? undefined : idleShutdownFromEnv(process.env['KIOKU_IDLE_SHUTDOWN']);
   const dataDir = resolvePaths(flags).dataDir;
   const running = readRunFile(dataDir);
-  if (running) return alreadyRunning(dataDir, running);
+  // a run file whose pid lives but whose port is dead was left by a killed service (its pid reused): not a service
+  if (running && (await serviceListening(running.url))) return alreadyRunning(dataDir, running);
   // quiet by default: one start-up line, then warnings and errors; request logs (query strings redacted) on request
   const logRequests = Boolean(flags.logRequests) || process.env['KIOKU_LOG_REQUESTS'] === '1';
   guardBackgroundFailures();
@@ -49,7 +50,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
     // another serve took the store a moment ago: it writes its run file as soon as it listens
     for (let i = 0; i < 30; i++) {
       const other = readRunFile(dataDir);
-      if (other) return alreadyRunning(dataDir, other);
+      if (other && other.pid !== running?.pid) return alreadyRunning(dataDir, other);
       await new Promise((r) => setTimeout(r, 100));
     }
     throw new KiokuError(
