@@ -2,10 +2,14 @@
 // limit; a section longer than the excerpt delivers the passage that matches the query, and says
 // which. The hook's injected text is cut by the same rule.
 import { describe, expect, it } from 'vitest';
+import { HashedEmbedder } from '../src/embed/index.js';
 import { renderDelivery } from '../src/hook/render.js';
+import { recall } from '../src/recall/index.js';
 import { markdownBlocks } from '../src/text/blocks.js';
 import { excerpt } from '../src/text/excerpt.js';
 import { describePassage, passageFor, passages } from '../src/text/passage.js';
+import { DoubleJudge } from './doubles/judge.js';
+import { memoryStore } from './helpers.js';
 
 // code has blank lines, and so has a loose list: a cut at blank lines alone ends inside them
 const fence = ['```ts', ...Array.from({ length: 30 }, (_, i) => `server.route('/r${i}', handler${i})${i % 5 === 4 ? '\n' : ''}`), '```'].join('\n');
@@ -102,5 +106,32 @@ describe('the hook', () => {
     expect(out).toContain('(excerpt)');
     const body = out.slice(out.indexOf('[ev1:private:wiki:server#close]\n') + '[ev1:private:wiki:server#close]\n'.length, out.lastIndexOf('\n(excerpt)'));
     expect(wellFormed(body)).toBe(true);
+  });
+});
+
+describe('through recall', () => {
+  it('delivers the matching passage of a long section, and the record says which', async () => {
+    const store = await memoryStore();
+    try {
+      const filler = (i: number): string => `Paragraph ${i} is about handlers and routes in general, ${'with words that fill the page '.repeat(9)}`;
+      const body = [
+        ...Array.from({ length: 6 }, (_, i) => filler(i)),
+        'The drain timeout is 30 seconds before open connections are destroyed.',
+        filler(7),
+      ].join('\n\n');
+      // one leaf section between one excerpt (2,000) and the part limit (4,000): kept whole, delivered in part
+      await store.knowledge.upsertWiki({ id: 'server', markdown: `# Server\n\n## Shutdown\n\n${body}` });
+      const core = { log: store.log, projections: store.projections, embedder: new HashedEmbedder(32), judge: new DoubleJudge(() => 0.9) };
+      const p = await recall(core, { query: 'what is the drain timeout?' });
+      const record = p.records.find((r) => r.evidence_key === 'ev1:private:wiki:server#shutdown');
+      expect(record?.why.passage).toMatch(/^passage [2-9]\/\d \(chars \d+–\d+\)$/);
+      expect(record?.excerpt).toContain('The drain timeout is 30 seconds');
+      const delivered = p.delivery.find((d) => d.evidence_key === 'ev1:private:wiki:server#shutdown');
+      expect(delivered).toMatchObject({ title: 'Server › Shutdown', excerpt: true });
+      expect(delivered?.text.startsWith('Shutdown\n\n')).toBe(true);
+      expect(delivered?.text).toContain('The drain timeout is 30 seconds');
+    } finally {
+      await store.close();
+    }
   });
 });
