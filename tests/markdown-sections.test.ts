@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isCardMetadataHeading, sectionSlug, splitSections } from '../src/knowledge/index.js';
-import { documentSections, isJunkBody, PART_OVER, SECTION_BOUND, splitDocument } from '../src/knowledge/sections.js';
+import { cleanHeading, documentSections, isJunkBody, PART_OVER, SECTION_BOUND, splitDocument } from '../src/knowledge/sections.js';
 import { sectionSuccession } from '../src/knowledge/succession.js';
 import { markdownBlocks } from '../src/text/blocks.js';
 import { REPO } from './helpers.js';
@@ -96,6 +96,17 @@ describe('small sections and long ones', () => {
     const old = splitSections(page).sections.map((s) => sectionSlug(s.heading, taken));
     expect(old).toEqual(['intro', 'setup', 'intro-2', 'setup-2']);
     expect(splitDocument(page, 'p').sections.map((s) => s.id)).toEqual(old);
+  });
+});
+
+describe('heading text in a title', () => {
+  it.each([
+    ['`ref()` \\*\\* {#ref}', 'ref()'],
+    ['`<script setup>` \\*\\* {#script-setup}', '<script setup>'],
+    ['toBe <Badge type="info">3.0.0+</Badge> {#tobe}', 'toBe 3.0.0+'],
+    ['声明响应式状态 \\* {#declaring-reactive-state}', '声明响应式状态'],
+  ])('%j is shown as %j', (raw, shown) => {
+    expect(cleanHeading(raw)).toBe(shown);
   });
 });
 

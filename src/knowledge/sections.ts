@@ -61,13 +61,20 @@ interface Raw {
   joined?: boolean;
 }
 
-/** Display text of a heading: no `{#anchor}`, HTML tags or backticks. */
+/** Display text of a heading: no `{#anchor}`, HTML tags, backticks or escaped marker asterisks (`\*`, Vue's API-style marks); code spans kept as written. */
 export function cleanHeading(raw: string): string {
   return raw
-    .replace(/\{#[^}]*\}/g, '')
-    .replace(/<[^>]*>/g, '')
-    .replace(/`/g, '')
-    .replace(/\\([\\`*_{}[\]()#+\-.!|<>])/g, '$1')
+    .split('`')
+    .map((part, i) =>
+      i % 2 === 1
+        ? part
+        : part
+            .replace(/\{#[^}]*\}/g, '')
+            .replace(/<[^>]*>/g, '')
+            .replace(/\\\*/g, '')
+            .replace(/\\([\\`*_{}[\]()#+\-.!|<>])/g, '$1'),
+    )
+    .join('')
     .replace(/\s+/g, ' ')
     .trim();
 }
