@@ -2,7 +2,8 @@
 // wiki DIR --data d2` wrote into the default library, and `report delivery` / `replay` read it.
 // Three libraries side by side — the default one (~/.kioku), A and B — each served by its own
 // `kioku serve` process on its own port; every CLI command that reads or writes runs against A
-// and B, naming the library once with --data and once with KIOKU_DATA_DIR, and the effect must
+// and B (import, import jsonl, recall, report delivery, report cold, replay, log stats, verify,
+// status, list, export), naming the library once with --data and once with KIOKU_DATA_DIR, and the effect must
 // land in (or the answer come from) that library and no other.
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -73,8 +74,19 @@ describe('two libraries, each with its own service', () => {
       expect(found.status, `${key} in ${other}`).toBe(other === lib ? 200 : 404);
     }
 
+    // a memory write: a jsonl line, as kioku export writes them
+    const memoryId = `mem-${lib}-${how}`;
+    const lines = join(home.path, `${memoryId}.jsonl`);
+    writeFileSync(lines, `${JSON.stringify({ type: 'memory', id: memoryId, kind: 'fact', text: `The zebra of ${lib} ${how} is striped.` })}\n`);
+    const wrote = await cli(lib, how, ['import', 'jsonl', lines, '--json']);
+    expect(wrote.code, wrote.stderr).toBe(0);
+    for (const other of Object.keys(dirs) as Lib[]) {
+      const found = await fetch(`${url(other)}/v1/evidence/${encodeURIComponent(`ev1:private:memory:${memoryId}`)}`);
+      expect(found.status, `${memoryId} in ${other}`).toBe(other === lib ? 200 : 404);
+    }
+
     // reads, each answered by the library's own service
-    const [recall, delivery, replay, cold, stats, verify, status] = await Promise.all([
+    const [recall, delivery, replay, cold, stats, verify, status, list, exported] = await Promise.all([
       cli(lib, how, ['recall', `zebra ${id} crossing`, '--json']),
       cli(lib, how, ['report', 'delivery', '--json']),
       cli(lib, how, ['replay', '--json']),
@@ -82,8 +94,15 @@ describe('two libraries, each with its own service', () => {
       cli(lib, how, ['log', 'stats', '--json']),
       cli(lib, how, ['verify', '--json']),
       cli(lib, how, ['status', '--json']),
+      cli(lib, how, ['list', '--layer', 'wiki', '--json']),
+      cli(lib, how, ['export', '--format', 'jsonl']),
     ]);
-    for (const r of [recall, delivery, replay, cold, stats, verify, status]) expect(r.code, r.stderr).toBe(0);
+    for (const r of [recall, delivery, replay, cold, stats, verify, status, list, exported]) expect(r.code, r.stderr).toBe(0);
+    const listed = JSON.stringify(list.json);
+    expect(listed).toContain(id);
+    expect(listed).not.toContain(`doc-${lib === 'a' ? 'b' : 'a'}-`);
+    expect(exported.stdout).toContain(memoryId);
+    expect(exported.stdout).not.toContain(`mem-${lib === 'a' ? 'b' : 'a'}-`);
     expect((recall.json?.['records'] as { evidence_key: string }[]).map((r) => r.evidence_key)).toContain(key);
     expect(recall.stdout).not.toContain('from the store'); // the service holds it
     const expectedTurns = lib === 'a' ? 1 : 2;
