@@ -103,7 +103,11 @@ function send<T>(base: string, path: string, request: KiokuRequest): Promise<T> 
           const code = (json.error?.code && json.error.code in ERROR_REGISTRY ? json.error.code : 'KIOKU_INTERNAL') as ErrorCode;
           // the service's own message and code, never the transport (issue 31: "http://127.0.0.1:18972: 401 …"); the URL is in details
           const message = json.error?.message ?? `${status} ${res.statusMessage ?? ''}`.trim();
-          reject(new KiokuError(code, code === 'KIOKU_UNAUTHORIZED' ? tokenAdvice(message, Boolean(request.token)) : message, { details: { ...json.error?.details, url: base, status } }));
+          reject(
+            new KiokuError(code, code === 'KIOKU_UNAUTHORIZED' ? tokenAdvice(message, Boolean(request.token)) : message, {
+              details: { ...json.error?.details, url: base, status },
+            }),
+          );
         });
       },
     );

@@ -58,64 +58,68 @@ afterAll(async () => {
 describe('two libraries, each with its own service', () => {
   const cases = (['a', 'b'] as const).flatMap((lib) => (['flag', 'env'] as const).map((how) => [lib, how] as const));
 
-  it.each(cases)('library %s named by %s: every command reaches that library and no other', async (lib, how) => {
-    const id = `doc-${lib}-${how}`;
-    const wiki = join(home.path, `wiki-${lib}-${how}`);
-    mkdirSync(wiki, { recursive: true });
-    writeFileSync(join(wiki, `${id}.md`), `# Zebra ${id}\n\n## Crossing\n\nThe zebra ${id} crosses the river at dawn.\n`);
+  it.each(cases)(
+    'library %s named by %s: every command reaches that library and no other',
+    async (lib, how) => {
+      const id = `doc-${lib}-${how}`;
+      const wiki = join(home.path, `wiki-${lib}-${how}`);
+      mkdirSync(wiki, { recursive: true });
+      writeFileSync(join(wiki, `${id}.md`), `# Zebra ${id}\n\n## Crossing\n\nThe zebra ${id} crosses the river at dawn.\n`);
 
-    // a write: import through the service that owns the library
-    const imported = await cli(lib, how, ['import', 'wiki', wiki, '--json']);
-    expect(imported.code, imported.stderr).toBe(0);
-    expect(imported.json).toMatchObject({ added: [id], via: url(lib) });
-    const key = `ev1:private:wiki:${id}#crossing`;
-    for (const other of Object.keys(dirs) as Lib[]) {
-      const found = await fetch(`${url(other)}/v1/evidence/${encodeURIComponent(key)}`);
-      expect(found.status, `${key} in ${other}`).toBe(other === lib ? 200 : 404);
-    }
+      // a write: import through the service that owns the library
+      const imported = await cli(lib, how, ['import', 'wiki', wiki, '--json']);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(imported.json).toMatchObject({ added: [id], via: url(lib) });
+      const key = `ev1:private:wiki:${id}#crossing`;
+      for (const other of Object.keys(dirs) as Lib[]) {
+        const found = await fetch(`${url(other)}/v1/evidence/${encodeURIComponent(key)}`);
+        expect(found.status, `${key} in ${other}`).toBe(other === lib ? 200 : 404);
+      }
 
-    // a memory write: a jsonl line, as kioku export writes them
-    const memoryId = `mem-${lib}-${how}`;
-    const lines = join(home.path, `${memoryId}.jsonl`);
-    writeFileSync(lines, `${JSON.stringify({ type: 'memory', id: memoryId, kind: 'fact', text: `The zebra of ${lib} ${how} is striped.` })}\n`);
-    const wrote = await cli(lib, how, ['import', 'jsonl', lines, '--json']);
-    expect(wrote.code, wrote.stderr).toBe(0);
-    for (const other of Object.keys(dirs) as Lib[]) {
-      const found = await fetch(`${url(other)}/v1/evidence/${encodeURIComponent(`ev1:private:memory:${memoryId}`)}`);
-      expect(found.status, `${memoryId} in ${other}`).toBe(other === lib ? 200 : 404);
-    }
+      // a memory write: a jsonl line, as kioku export writes them
+      const memoryId = `mem-${lib}-${how}`;
+      const lines = join(home.path, `${memoryId}.jsonl`);
+      writeFileSync(lines, `${JSON.stringify({ type: 'memory', id: memoryId, kind: 'fact', text: `The zebra of ${lib} ${how} is striped.` })}\n`);
+      const wrote = await cli(lib, how, ['import', 'jsonl', lines, '--json']);
+      expect(wrote.code, wrote.stderr).toBe(0);
+      for (const other of Object.keys(dirs) as Lib[]) {
+        const found = await fetch(`${url(other)}/v1/evidence/${encodeURIComponent(`ev1:private:memory:${memoryId}`)}`);
+        expect(found.status, `${memoryId} in ${other}`).toBe(other === lib ? 200 : 404);
+      }
 
-    // reads, each answered by the library's own service
-    const [recall, delivery, replay, cold, stats, verify, status, list, exported] = await Promise.all([
-      cli(lib, how, ['recall', `zebra ${id} crossing`, '--json']),
-      cli(lib, how, ['report', 'delivery', '--json']),
-      cli(lib, how, ['replay', '--json']),
-      cli(lib, how, ['report', 'cold', '--min-considered', '1', '--json']),
-      cli(lib, how, ['log', 'stats', '--json']),
-      cli(lib, how, ['verify', '--json']),
-      cli(lib, how, ['status', '--json']),
-      cli(lib, how, ['list', '--layer', 'wiki', '--json']),
-      cli(lib, how, ['export', '--format', 'jsonl']),
-    ]);
-    for (const r of [recall, delivery, replay, cold, stats, verify, status, list, exported]) expect(r.code, r.stderr).toBe(0);
-    const listed = JSON.stringify(list.json);
-    expect(listed).toContain(id);
-    expect(listed).not.toContain(`doc-${lib === 'a' ? 'b' : 'a'}-`);
-    expect(exported.stdout).toContain(memoryId);
-    expect(exported.stdout).not.toContain(`mem-${lib === 'a' ? 'b' : 'a'}-`);
-    expect((recall.json?.['records'] as { evidence_key: string }[]).map((r) => r.evidence_key)).toContain(key);
-    expect(recall.stdout).not.toContain('from the store'); // the service holds it
-    const expectedTurns = lib === 'a' ? 1 : 2;
-    expect(delivery.json).toMatchObject({ turns: expectedTurns });
-    expect(replay.json).toMatchObject({ totals: { turns: expectedTurns } });
-    expect((replay.json?.['turns'] as { query: string }[]).every((t) => t.query.includes(`${lib} library`))).toBe(true);
-    expect((cold.json?.['items'] as { key: string }[]).every((i) => !i.key.includes(lib === 'a' ? 'doc-b' : 'doc-a'))).toBe(true);
-    const health = (await call(lib, 'GET', '/v1/health')) as { head: { seq: number } };
-    expect((stats.json as { head: { seq: number } }).head.seq).toBeLessThanOrEqual(health.head.seq);
-    expect((stats.json as { head: { seq: number } }).head.seq).toBeGreaterThan(0);
-    expect(verify.json).toMatchObject({ ok: true });
-    expect(status.json).toMatchObject({ running: true, answers: true, url: url(lib), data_dir: dirs[lib], started_by: 'user' });
-  }, 120_000);
+      // reads, each answered by the library's own service
+      const [recall, delivery, replay, cold, stats, verify, status, list, exported] = await Promise.all([
+        cli(lib, how, ['recall', `zebra ${id} crossing`, '--json']),
+        cli(lib, how, ['report', 'delivery', '--json']),
+        cli(lib, how, ['replay', '--json']),
+        cli(lib, how, ['report', 'cold', '--min-considered', '1', '--json']),
+        cli(lib, how, ['log', 'stats', '--json']),
+        cli(lib, how, ['verify', '--json']),
+        cli(lib, how, ['status', '--json']),
+        cli(lib, how, ['list', '--layer', 'wiki', '--json']),
+        cli(lib, how, ['export', '--format', 'jsonl']),
+      ]);
+      for (const r of [recall, delivery, replay, cold, stats, verify, status, list, exported]) expect(r.code, r.stderr).toBe(0);
+      const listed = JSON.stringify(list.json);
+      expect(listed).toContain(id);
+      expect(listed).not.toContain(`doc-${lib === 'a' ? 'b' : 'a'}-`);
+      expect(exported.stdout).toContain(memoryId);
+      expect(exported.stdout).not.toContain(`mem-${lib === 'a' ? 'b' : 'a'}-`);
+      expect((recall.json?.['records'] as { evidence_key: string }[]).map((r) => r.evidence_key)).toContain(key);
+      expect(recall.stdout).not.toContain('from the store'); // the service holds it
+      const expectedTurns = lib === 'a' ? 1 : 2;
+      expect(delivery.json).toMatchObject({ turns: expectedTurns });
+      expect(replay.json).toMatchObject({ totals: { turns: expectedTurns } });
+      expect((replay.json?.['turns'] as { query: string }[]).every((t) => t.query.includes(`${lib} library`))).toBe(true);
+      expect((cold.json?.['items'] as { key: string }[]).every((i) => !i.key.includes(lib === 'a' ? 'doc-b' : 'doc-a'))).toBe(true);
+      const health = (await call(lib, 'GET', '/v1/health')) as { head: { seq: number } };
+      expect((stats.json as { head: { seq: number } }).head.seq).toBeLessThanOrEqual(health.head.seq);
+      expect((stats.json as { head: { seq: number } }).head.seq).toBeGreaterThan(0);
+      expect(verify.json).toMatchObject({ ok: true });
+      expect(status.json).toMatchObject({ running: true, answers: true, url: url(lib), data_dir: dirs[lib], started_by: 'user' });
+    },
+    120_000,
+  );
 
   it('the default library is untouched by commands that named another', async () => {
     const stats = (await call('default', 'GET', '/v1/stats')) as { items: { by_layer: Record<string, number> } };

@@ -78,7 +78,11 @@ export function numberFlag(
   rule: { min?: number; max?: number; whole?: boolean; positive?: boolean },
   fallback: number,
 ): number;
-export function numberFlag(flag: string, value: string | undefined, rule: { min?: number; max?: number; whole?: boolean; positive?: boolean }): number | undefined;
+export function numberFlag(
+  flag: string,
+  value: string | undefined,
+  rule: { min?: number; max?: number; whole?: boolean; positive?: boolean },
+): number | undefined;
 export function numberFlag(
   flag: string,
   value: string | undefined,

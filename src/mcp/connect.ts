@@ -70,7 +70,6 @@ export async function connectKioku(options: ConnectOptions = {}): Promise<Connec
 
 const same = (a: RunInfo, b: RunInfo): boolean => a.url === b.url && a.pid === b.pid && a.started_at === b.started_at;
 
-
 /** The service of one data dir: found through its run file, started when none answers. */
 class LocalService {
   private current: RunInfo | undefined;

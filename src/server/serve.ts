@@ -178,7 +178,10 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
         await readyPromise.catch(() => undefined);
         // every step runs even when one before it failed (a full disk): the log is always closed, the first failure reported
         let failure: unknown;
-        const step = (task: () => Promise<void> | undefined) => Promise.resolve().then(task).catch((err: unknown) => void (failure ??= err));
+        const step = (task: () => Promise<void> | undefined) =>
+          Promise.resolve()
+            .then(task)
+            .catch((err: unknown) => void (failure ??= err));
         await step(() => state.core?.close());
         await step(() => runner.close()); // snapshots
         await step(() => log.close()); // waits for queued appends, closes LevelDB

@@ -34,7 +34,10 @@ export interface RecallFlags extends OutputOptions, PathOverrides {
 /** The layer switches and caps of `kioku recall` as recall options (the core validates the values and names the field). */
 function recallOptionsOf(flags: RecallFlags): Record<string, boolean | number | string[]> {
   const options: Record<string, boolean | number | string[]> = {};
-  const tags = flags.tag?.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+  const tags = flags.tag
+    ?.flatMap((t) => t.split(','))
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (tags?.length) options['tags'] = tags;
   for (const key of ['wiki', 'cards', 'memories', 'conversations', 'semantic'] as const) if (flags[key] === false) options[key] = false;
   const maxWiki = numberFlag('max-wiki', flags.maxWiki, { min: 0 });
@@ -91,7 +94,10 @@ export function describeRecall(packet: RecallPacket, via: string): string {
       `${String(i + 1).padStart(2)}. ${delivered.has(r.evidence_key) ? '*' : ' '} ${r.evidence_key}  ${r.title.slice(0, 70)}  score ${r.score}${r.why.verdict != null ? ` verdict ${r.why.verdict}` : ''}${r.why.held_back ? ` (${r.why.held_back})` : ''}`,
     ),
   );
-  for (const w of packet.warnings) lines.push(`warning: ${w === 'unknown_namespace' ? `unknown_namespace: nothing was ever written in namespace '${packet.namespace}' (mistyped?); this recall was not recorded` : w}`);
+  for (const w of packet.warnings)
+    lines.push(
+      `warning: ${w === 'unknown_namespace' ? `unknown_namespace: nothing was ever written in namespace '${packet.namespace}' (mistyped?); this recall was not recorded` : w}`,
+    );
   return lines.join('\n');
 }
 

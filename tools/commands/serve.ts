@@ -92,9 +92,12 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   process.stderr.write(`${startupLine(server, dataDir)}\n`);
   if (idleMin) {
     const idleMs = idleMin * 60_000;
-    idleTimer = setInterval(() => {
-      if (Date.now() - server.lastRequestAt() >= idleMs) void stop(`no request for ${idleMin} min (KIOKU_IDLE_SHUTDOWN)`);
-    }, Math.min(60_000, Math.max(250, idleMs / 4)));
+    idleTimer = setInterval(
+      () => {
+        if (Date.now() - server.lastRequestAt() >= idleMs) void stop(`no request for ${idleMin} min (KIOKU_IDLE_SHUTDOWN)`);
+      },
+      Math.min(60_000, Math.max(250, idleMs / 4)),
+    );
     idleTimer.unref();
   }
   await done;

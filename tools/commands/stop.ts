@@ -23,11 +23,11 @@ export async function stopCommand(flags: StopFlags): Promise<number> {
   const marker = { at: new Date().toISOString(), by: 'kioku stop', ...(info ? { url: info.url } : {}) };
   if (!info) {
     writeStopMarker(dataDir, marker);
-    emit(
-      flags,
-      () => `Kioku was not running for ${dataDir}; the hook and MCP will not start it until \`${serveHint(library)}\``,
-      { ok: true, was_running: false, data_dir: dataDir },
-    );
+    emit(flags, () => `Kioku was not running for ${dataDir}; the hook and MCP will not start it until \`${serveHint(library)}\``, {
+      ok: true,
+      was_running: false,
+      data_dir: dataDir,
+    });
     return EXIT.ok;
   }
   const command = commandLine(info.pid);
@@ -42,20 +42,26 @@ export async function stopCommand(flags: StopFlags): Promise<number> {
   process.kill(info.pid, 'SIGTERM');
   while (processAlive(info.pid) && Date.now() - started < timeoutS * 1_000) await new Promise((r) => setTimeout(r, 50));
   if (processAlive(info.pid)) {
-    emit(
-      flags,
-      () => `Kioku (pid ${info.pid}) did not stop within ${timeoutS} s; it may still be snapshotting. Wait, or end it with: kill -9 ${info.pid}`,
-      { ok: false, was_running: true, pid: info.pid, url: info.url, data_dir: dataDir, seconds: timeoutS },
-    );
+    emit(flags, () => `Kioku (pid ${info.pid}) did not stop within ${timeoutS} s; it may still be snapshotting. Wait, or end it with: kill -9 ${info.pid}`, {
+      ok: false,
+      was_running: true,
+      pid: info.pid,
+      url: info.url,
+      data_dir: dataDir,
+      seconds: timeoutS,
+    });
     return EXIT.problem;
   }
   removeRunFile(dataDir, info.pid); // a service that could not remove its own (killed meanwhile)
   const seconds = Math.round((Date.now() - started) / 100) / 10;
-  emit(
-    flags,
-    () => `stopped Kioku for ${dataDir} (pid ${info.pid}, ${info.url}) in ${seconds} s; start it again with \`${serveHint(library)}\``,
-    { ok: true, was_running: true, pid: info.pid, url: info.url, data_dir: dataDir, seconds },
-  );
+  emit(flags, () => `stopped Kioku for ${dataDir} (pid ${info.pid}, ${info.url}) in ${seconds} s; start it again with \`${serveHint(library)}\``, {
+    ok: true,
+    was_running: true,
+    pid: info.pid,
+    url: info.url,
+    data_dir: dataDir,
+    seconds,
+  });
   return EXIT.ok;
 }
 
