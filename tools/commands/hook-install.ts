@@ -1,10 +1,10 @@
 // kioku hook install|uninstall|status [--claude] [--codex] [--project DIR] [--url U --token T] [--json]
 import { join, resolve } from 'node:path';
-import { resolvePaths, type PathOverrides } from '../../src/config.js';
+import type { PathOverrides } from '../../src/config.js';
 import { hookCommand, hookStatus, hookTarget, installHook, uninstallHook, type HookHost } from '../../src/hook/install.js';
 import { packageRoot } from '../../src/package-root.js';
 import { RemoteKioku } from '../../src/remote.js';
-import { readRunFile } from '../../src/run-file.js';
+import { resolveLibrary, serveHint } from '../../src/library.js';
 import { EXIT, emit, type OutputOptions } from '../cli-util.js';
 
 export interface HookInstallFlags extends OutputOptions, PathOverrides {
@@ -64,8 +64,15 @@ export async function hookStatusCommand(flags: HookInstallFlags): Promise<number
 
 /** Whether the service the hook would use answers a real recall (never starts one: the first hook call does). */
 async function probeService(flags: HookInstallFlags): Promise<{ url: string | null; recall_ok: boolean; answer: string }> {
-  const url = process.env['KIOKU_URL'] ?? readRunFile(resolvePaths(flags).dataDir)?.url;
-  if (!url) return { url: null, recall_ok: false, answer: 'no service runs for this library yet (the first hook call starts one)' };
+  // the service the hook itself would reach (KIOKU_URL, else the data dir's run file: src/library.ts)
+  const library = resolveLibrary(flags, process.env, { clientMode: true });
+  const url = library.url;
+  if (!url)
+    return {
+      url: null,
+      recall_ok: false,
+      answer: `no service runs for this library; start it with \`${serveHint(library)}\` (the hook starts one itself only with KIOKU_AUTOSTART=1)`,
+    };
   try {
     const started = performance.now();
     const packet = await new RemoteKioku(url, { token: process.env['KIOKU_TOKEN'], timeoutMs: 10_000 }).candidates({
