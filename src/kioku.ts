@@ -274,7 +274,7 @@ export class LocalKioku implements Kioku {
   }
 
   async context(input: RecallInput, access: Access = {}) {
-    const packet = await recall(this.core, input, access);
+    const packet = await this.recall(input, access);
     return { ...packet, context: renderContext(packet) };
   }
 
