@@ -41,7 +41,7 @@ describe('backup while writing, restore', () => {
     const dir = join(backups.path, 'b1');
     let backup;
     try {
-      backup = await runCli(['backup', dir, '--data', s.dir, '--json']);
+      backup = await runCli(['backup', dir, '--data', s.dir, '--live-digests', '--json']);
     } finally {
       stop = true;
       await Promise.all(writers);
@@ -49,8 +49,15 @@ describe('backup while writing, restore', () => {
     expect(refused).toEqual([]);
     expect(backup.code, backup.stderr).toBe(0);
     expect(String(backup.json?.['via'])).toMatch(/http:/);
-    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { head: { seq: number; hash: string }; digests: Record<string, string>; anchors?: string };
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+      head: { seq: number; hash: string };
+      digests: Record<string, string>;
+      live_digests: Record<string, string>;
+      anchors?: string;
+    };
     expect(manifest.anchors).toBe('anchors.jsonl');
+    // the service's own projections at the backup head: what the backup's chain folds to
+    expect(manifest.live_digests).toEqual(manifest.digests);
     // the original went on writing after the backup's head
     const head = (await s.call('GET', '/v1/log/stats')).body['head'] as { seq: number };
     expect(head.seq).toBeGreaterThan(manifest.head.seq);
@@ -67,6 +74,15 @@ describe('backup while writing, restore', () => {
     expect(verify.code, verify.stderr).toBe(0);
     expect(verify.json).toMatchObject({ ok: true, head: manifest.head, anchors: { checked: 1, trusted_key: true } });
   }, 180_000);
+
+  it('without --live-digests the service never pauses: the backup folds its own chain to check it restores', async () => {
+    const dir = join(backups.path, 'b2');
+    const backup = await runCli(['backup', dir, '--data', s.dir, '--json']);
+    expect(backup.code, backup.stderr).toBe(0);
+    expect(backup.json?.['live_digests']).toBeUndefined();
+    const restored = await runCli(['restore', dir, '--data', join(target.path, 'second'), '--json']);
+    expect(restored.json).toMatchObject({ ok: true, digests_equal: true });
+  }, 120_000);
 
   it('refuses a non-empty backup dir, a restore over a library, and a damaged backup', async () => {
     expect((await runCli(['backup', backups.path, '--data', s.dir])).code).toBe(2);

@@ -191,11 +191,12 @@ export function buildProgram(): Command {
 
   program
     .command('backup')
-    .description("a consistent, verified copy of a library into DIR, while its service runs or not (the chain up to a head, the projections' digests there, the anchors)")
+    .description("a consistent, verified copy of a library into DIR, while its service runs or not (the chain up to a head, checked, and shown to restore; the anchors)")
     .argument('<dir>', 'a new or empty directory')
     .addOption(dataOption())
     .addOption(storeOption())
     .addOption(jsonOption())
+    .option('--live-digests', "also compare with the service's own projections at the backup head (the service holds writes while it digests them)")
     .action(action((dir: string, flags: Parameters<typeof backupCommand>[1]) => import('./commands/backup.js').then((m) => m.backupCommand(dir, flags))));
 
   program

@@ -5,15 +5,14 @@
 // in ten carries, and pages of a text substring that few items hold (each such page walks up to
 // 20,000 keys). Reports the first page apart (it sorts the library's keys once) and p50/p95 per page.
 // Prints a table, then one JSON object.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { requestKioku } from '../../src/client.js';
 import type { AppendInput } from '../../src/events/index.js';
 import { openStore } from '../../src/store.js';
+import { serveChild } from './serve-child.js';
 import { Synthetic, percentile } from './synthetic.js';
 
 const { values } = parseArgs({
@@ -28,7 +27,6 @@ if (!Number.isSafeInteger(RECORDS) || RECORDS < 1) {
   process.stderr.write('usage: bench:list -- [--records N] [--data DIR] [--json]\n');
   process.exit(2);
 }
-const REPO = resolve(import.meta.dirname, '../..');
 const keep = values.data !== undefined;
 const dataDir = keep ? resolve(values.data as string) : mkdtempSync(join(tmpdir(), 'kioku-bench-list-'));
 if (keep) for (const d of ['log', 'log.acked', 'projections']) rmSync(join(dataDir, d), { recursive: true, force: true });
@@ -57,30 +55,10 @@ let t = performance.now();
 const writeMs = performance.now() - t;
 
 // ---- the service, in its own process ----
-const port = await new Promise<number>((done, fail) => {
-  const s = createServer();
-  s.once('error', fail);
-  s.listen(0, '127.0.0.1', () => {
-    const a = s.address();
-    s.close(() => done(typeof a === 'object' && a ? a.port : 0));
-  });
-});
 t = performance.now();
-const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'tools/kioku.ts'), 'serve', '--quiet', '--data', dataDir, '--port', String(port)], {
-  cwd: REPO,
-  env: { ...process.env, KIOKU_EMBEDDER: 'hash', KIOKU_AUTH_FILE: join(dataDir, 'no-auth.json') },
-  stdio: ['ignore', 'ignore', 'pipe'],
-});
-await new Promise<void>((done, fail) => {
-  let err = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    err += d.toString();
-    if (err.includes('kioku: ready')) done();
-  });
-  child.once('exit', (code) => fail(new Error(`kioku serve exited (${code}): ${err}`)));
-});
+const service = await serveChild(dataDir);
 const startMs = performance.now() - t;
-const base = `http://127.0.0.1:${port}`;
+const base = service.url;
 
 interface Walk {
   first_ms: number;
@@ -120,8 +98,7 @@ try {
     'text "needle"': await walk('limit=50&text=needle'),
   };
 } finally {
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
+  await service.stop();
   if (!keep) rmSync(dataDir, { recursive: true, force: true });
 }
 

@@ -1,23 +1,29 @@
-// kioku backup DIR [--json]      — a consistent, verified copy of a library, live or not
-// kioku restore DIR --data NEW   — that copy as a library again, verified, its projections rebuilt
-// A backup is the chain up to a head every projection stands at (read through the library's
-// service when one holds it, a page at a time between its writes, checked link by link as the
-// file is read back), the projections' digests at that head, and the anchors (and anchor key)
-// beside the log. Projections are not copied: a restore rebuilds them from the chain and checks
-// that their digests equal the backed-up ones.
-import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// kioku backup DIR [--live-digests] [--json] — a consistent, verified copy of a library, live or not
+// kioku restore DIR --data NEW [--json]        — that copy as a library again, verified, projections rebuilt
+// A backup is the chain up to a head (read through the library's service when one holds it, a
+// page at a time between its writes, checked link by link as the file is read back), the digests
+// of the projections folded from that chain (in a scratch library: the backup is shown to
+// restore before it is called done), and the anchors (and anchor key) kept beside the log.
+// Projections are never copied: a restore folds them again and checks their digests.
+// --live-digests also takes the digests of the service's own projections at the backup head and
+// requires them equal: the service holds its writes while it digests (measured by
+// bench:operations: about 0.1 ms per item, 11 s at 100k under load), so it is asked for, not done.
+import { copyFileSync, createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { resolvePaths, type PathOverrides } from '../../src/config.js';
+import { resolvePaths, type KiokuPaths, type PathOverrides } from '../../src/config.js';
 import { KiokuError } from '../../src/errors.js';
 import { openKioku } from '../../src/kioku.js';
-import { openEventStore, type Head } from '../../src/log/index.js';
+import { openEventStore, type Head, type VerifyReport } from '../../src/log/index.js';
 import { readChainFile } from '../../src/log/transfer.js';
 import { EXIT, emit, shortHash, type OutputOptions } from '../cli-util.js';
 import { connectKioku } from '../server-client.js';
 import { writeVerifiedChain } from './chain-pages.js';
 
-export type BackupFlags = OutputOptions & PathOverrides;
+export interface BackupFlags extends OutputOptions, PathOverrides {
+  liveDigests?: boolean;
+}
 
 export const MANIFEST = 'manifest.json';
 const CHAIN_FILE = 'log.kchain';
@@ -32,8 +38,10 @@ export interface BackupManifest {
   bytes: number;
   chain_file: string;
   chain_sha256: string;
-  /** the projections' canonical digests at `head`: a restore's rebuild must give the same */
+  /** the digests of the projections folded from the chain: a restore must give the same */
   digests: Record<string, string>;
+  /** with --live-digests: the service's own projections' digests at `head` (equal to `digests`, or the backup failed) */
+  live_digests?: Record<string, string>;
   anchors?: string;
   anchor_key?: string;
 }
@@ -46,29 +54,67 @@ async function sha256File(file: string): Promise<string> {
 
 const bad = (message: string, dir: string): KiokuError => new KiokuError('KIOKU_BACKUP_INVALID', message, { details: { dir } });
 
+/** Import a checked chain file into the empty store at `paths`, fold every projection from it, verify; the digests and the verify report. */
+async function restoreChain(paths: Pick<KiokuPaths, 'dataDir' | 'store'>, chainFile: string, head: Head): Promise<{ digests: Record<string, string>; verify: VerifyReport }> {
+  const { header, frames } = await readChainFile(chainFile);
+  if (header.head.seq !== head.seq || header.head.hash !== head.hash) throw bad(`${chainFile} ends at another head than the manifest names`, dirname(chainFile));
+  const log = await openEventStore(paths);
+  try {
+    if (!log.importChain) throw new KiokuError('KIOKU_USAGE', `the ${log.kind} store cannot import a chain`);
+    await log.importChain(frames);
+  } finally {
+    await log.close();
+  }
+  const kioku = await openKioku({ data: paths.dataDir, ...(paths.store.kind === 'postgres' ? { store: paths.store.url } : {}), createIfMissing: false });
+  try {
+    await kioku.projections.rebuild();
+    return { digests: kioku.projections.digests(), verify: await kioku.verifyLog({}) };
+  } finally {
+    await kioku.close();
+  }
+}
+
+const differing = (a: Record<string, string>, b: Record<string, string>): string[] =>
+  [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((name) => a[name] !== b[name]).sort();
+
 export async function backupCommand(dir: string, flags: BackupFlags): Promise<number> {
   const started = performance.now();
   if (existsSync(dir) && readdirSync(dir).length > 0) throw new KiokuError('KIOKU_USAGE', `${dir} is not empty: a backup goes into a new or empty directory`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const chainFile = join(dir, CHAIN_FILE);
   const { kioku, via, library } = await connectKioku(flags);
-  let manifest: BackupManifest;
+  let head: Head;
+  let live: Record<string, string> | undefined;
+  let written: { records: number; bytes: number };
   try {
-    const point = await kioku.backupPoint();
-    const chainFile = join(dir, CHAIN_FILE);
-    const written = await writeVerifiedChain(kioku, point.head, chainFile);
-    manifest = {
-      kioku_backup: 1,
-      created_at: new Date().toISOString(),
-      head: point.head,
-      records: written.records,
-      bytes: written.bytes,
-      chain_file: CHAIN_FILE,
-      chain_sha256: await sha256File(chainFile),
-      digests: point.digests,
-    };
+    if (flags.liveDigests) {
+      const point = await kioku.backupPoint();
+      head = point.head;
+      live = point.digests;
+    } else head = (await kioku.logFrames({ from: 1, limit: 1 })).head;
+    written = await writeVerifiedChain(kioku, head, chainFile);
   } finally {
     await kioku.close();
   }
+  // shown to restore: the chain folded in a scratch library, off the service
+  const scratch = mkdtempSync(join(tmpdir(), 'kioku-backup-check-'));
+  let rebuilt: Awaited<ReturnType<typeof restoreChain>>;
+  try {
+    rebuilt = await restoreChain(resolvePaths({ data: scratch, store: 'leveldb' }), chainFile, head);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  const manifest: BackupManifest = {
+    kioku_backup: 1,
+    created_at: new Date().toISOString(),
+    head,
+    records: written.records,
+    bytes: written.bytes,
+    chain_file: CHAIN_FILE,
+    chain_sha256: await sha256File(chainFile),
+    digests: rebuilt.digests,
+    ...(live ? { live_digests: live } : {}),
+  };
   // the anchors and their key live beside the log, outside the chain: copied as they are now —
   // from this machine's data dir only (a service named by KIOKU_URL never hands out its key)
   const paths = library.paths;
@@ -81,14 +127,18 @@ export async function backupCommand(dir: string, flags: BackupFlags): Promise<nu
     manifest.anchor_key = KEY_FILE;
   }
   writeFileSync(join(dir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+  const differ = live ? differing(live, rebuilt.digests) : [];
+  const ok = rebuilt.verify.ok && differ.length === 0;
   const seconds = Math.round(performance.now() - started) / 1000;
   emit(
     flags,
     () =>
-      `backed up ${manifest.records} records (head ${manifest.head.seq} ${shortHash(manifest.head.hash)}, chain verified, ${Object.keys(manifest.digests).length} projection digests) from ${via} to ${dir}`,
-    { ok: true, dir, via, seconds, ...manifest },
+      ok
+        ? `backed up ${manifest.records} records (head ${head.seq} ${shortHash(head.hash)}; chain verified; restores with ${Object.keys(manifest.digests).length} projection digests${live ? ", equal to the service's own" : ''}) from ${via} to ${dir}`
+        : `backup written to ${dir}, but ${!rebuilt.verify.ok ? `its chain does not verify: ${rebuilt.verify.damage?.detail}` : `the projections folded from it differ from the service's: ${differ.join(', ')}`}`,
+    { ok, dir, via, seconds, ...manifest, differing: differ },
   );
-  return EXIT.ok;
+  return ok ? EXIT.ok : EXIT.problem;
 }
 
 function readManifest(dir: string): BackupManifest {
@@ -115,15 +165,7 @@ export async function restoreCommand(dir: string, flags: BackupFlags): Promise<n
   const paths = resolvePaths(flags);
   if (paths.store.kind === 'leveldb' && existsSync(paths.logDir) && readdirSync(paths.logDir).length > 0)
     throw bad(`${paths.dataDir} already holds a library: restore into a new --data directory`, dir);
-  const { header, frames } = await readChainFile(chainFile);
-  if (header.head.seq !== manifest.head.seq || header.head.hash !== manifest.head.hash) throw bad(`${chainFile} ends at another head than the manifest names`, dir);
-  const log = await openEventStore(paths);
-  try {
-    if (!log.importChain) throw new KiokuError('KIOKU_USAGE', `the ${log.kind} store cannot import a chain`);
-    await log.importChain(frames);
-  } finally {
-    await log.close();
-  }
+  // the anchors first: the verify after the import checks them
   for (const [name, target] of [
     [manifest.anchors, paths.anchorsFile],
     [manifest.anchor_key, paths.anchorKeyFile],
@@ -132,27 +174,17 @@ export async function restoreCommand(dir: string, flags: BackupFlags): Promise<n
     mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
     copyFileSync(join(dir, name), target);
   }
-  // the projections folded again from the restored chain, compared with the backup's
-  const kioku = await openKioku({ ...flags, createIfMissing: false });
-  let digests: Record<string, string>;
-  let verify;
-  try {
-    await kioku.projections.rebuild();
-    digests = kioku.projections.digests();
-    verify = await kioku.verifyLog({});
-  } finally {
-    await kioku.close();
-  }
-  const differing = Object.keys(manifest.digests).filter((name) => digests[name] !== manifest.digests[name]);
-  const ok = verify.ok && verify.head.seq === manifest.head.seq && verify.head.hash === manifest.head.hash && differing.length === 0;
+  const { digests, verify } = await restoreChain(paths, chainFile, manifest.head);
+  const differ = differing(manifest.digests, digests);
+  const ok = verify.ok && verify.head.seq === manifest.head.seq && verify.head.hash === manifest.head.hash && differ.length === 0;
   const seconds = Math.round(performance.now() - started) / 1000;
   emit(
     flags,
     () =>
       ok
         ? `restored ${manifest.records} records into ${paths.dataDir} (head ${manifest.head.seq} ${shortHash(manifest.head.hash)}, verified; ${Object.keys(manifest.digests).length} projection digests equal the backup's)`
-        : `restore finished, but ${!verify.ok ? `the chain does not verify: ${verify.damage?.detail}` : differing.length ? `the rebuilt projections differ from the backup's: ${differing.join(', ')}` : 'the head differs from the backup'}`,
-    { ok, dir, data: paths.dataDir, head: verify.head, verified: verify.ok, anchors: verify.anchors, digests_equal: differing.length === 0, differing, digests, seconds },
+        : `restore finished, but ${!verify.ok ? `the chain does not verify: ${verify.damage?.detail}` : differ.length ? `the rebuilt projections differ from the backup's: ${differ.join(', ')}` : 'the head differs from the backup'}`,
+    { ok, dir, data: paths.dataDir, head: verify.head, verified: verify.ok, anchors: verify.anchors, digests_equal: differ.length === 0, differing: differ, digests, seconds },
   );
   return ok ? EXIT.ok : EXIT.problem;
 }
