@@ -554,7 +554,7 @@ export class LocalKioku implements Kioku {
     const from = timeBound(since, 'since', now, 'list');
     // a phrase alone ("last week") is a whole range
     const to = timeBound(until, 'until', now, 'list') ?? (from?.range ? { at: from.range.to.getTime(), exclusive: true } : undefined);
-    return listItems(this.records, { ...q, namespace: ns, since: from?.at, until: to && (to.exclusive ? to.at - 1 : to.at) });
+    return listItems(this.records, { ...q, namespace: ns, since: from?.at, until: to && (to.exclusive ? to.at - 1 : to.at), since_text: since, until_text: until });
   }
 
   async importItems(input: ImportItemsInput, access: Access = {}): Promise<ImportItemsAnswer> {

@@ -5,7 +5,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRunFile } from '../src/run-file.js';
-import { runCli, tempDir } from './helpers.js';
+import { listItems } from '../projections/records/listing.js';
+import { memoryStore, runCli, tempDir } from './helpers.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
 import { callTool, mcpClient } from './support/mcp-client.js';
 
@@ -113,6 +114,24 @@ describe('GET /v1/items', () => {
     expect(seen).not.toContain('a-first'); // before the cursor: not seen again on this pass
     expect(seen.at(-1)).toBe('zz-last');
     expect(new Set(seen).size).toBe(seen.length);
+  });
+});
+
+describe('the cursor rule', () => {
+  it('binds a cursor to the filters as asked: a time phrase resolving to a later instant on the next page keeps it good', async () => {
+    const store = await memoryStore();
+    try {
+      await store.knowledge.writeMemories({ memories: [1, 2, 3].map((i) => ({ id: `x${i}`, kind: 'fact', text: `fact ${i}` })) });
+      const records = store.projections.views.records;
+      const q = { namespace: 'private', include_retired: false, limit: 1, since: 0, since_text: 'last week' };
+      const first = listItems(records, q);
+      // the clock moved between pages: "last week" now starts a little later
+      const second = listItems(records, { ...q, since: 1, cursor: first.next_cursor as string });
+      expect([...first.items, ...second.items].map((e) => e.id)).toEqual(['x1', 'x2']);
+      expect(() => listItems(records, { ...q, since_text: 'last month', cursor: first.next_cursor as string })).toThrow(/other filters/);
+    } finally {
+      await store.close();
+    }
   });
 });
 

@@ -22,6 +22,9 @@ export interface ListQuery {
   /** occurred_at bounds in ms (inclusive), resolved by the caller */
   since?: number | undefined;
   until?: number | undefined;
+  /** the bounds as asked ("last week"): what a cursor is bound to, since a phrase resolves against a clock that moves between pages */
+  since_text?: string | undefined;
+  until_text?: string | undefined;
   /** a substring of the title or text, case-insensitive */
   text?: string | undefined;
   include_retired: boolean;
@@ -96,7 +99,8 @@ function firstAfter(keys: readonly string[], after: string): number {
 
 /** What a cursor is bound to: the namespace and the filters (a cursor of another listing is refused, not misread). */
 function filterPrint(q: ListQuery): string {
-  const { cursor: _c, limit: _l, ...filters } = q;
+  const { cursor: _c, limit: _l, since, until, since_text, until_text, ...rest } = q;
+  const filters = { ...rest, since: since_text ?? since, until: until_text ?? until };
   const canon = JSON.stringify(filters, Object.keys(filters).sort());
   return createHash('sha256').update(canon).digest('base64url').slice(0, 16);
 }
