@@ -9,6 +9,7 @@ export { JobsProjection, type JobState } from './jobs.js';
 export { TurnsProjection, completionHash, type TurnState, type SessionState } from './turns.js';
 export { UsageProjection, isDemoted, DEMOTION_MIN_JUDGED, type UsageCounters } from './usage.js';
 export { VectorProjection, VectorLane, laneId, type VectorHit, type VectorSearchOptions } from './vector/index.js';
+export { VECTOR_INDEX, type VectorIndexInfo } from './vector/graph.js';
 import type { Projection } from './projection.js';
 import { KeywordProjection } from './keyword/index.js';
 import { RecordsProjection } from './records/index.js';

@@ -1,10 +1,12 @@
-// npm run check:package -- [--json] [--repo DIR] [--keep]
+// npm run check:package -- [--json] [--repo DIR] [--keep] [--ignore-scripts]
 // The package as a user gets it: `npm pack` (prepack empties dist/, prepare builds it) in a copy
 // of the checkout (the working tree's files, node_modules linked: packing never touches the
 // checkout's own dist/), then `npm install -g` of the tarball into an empty prefix, and from
 // there, with a fresh HOME: `kioku serve` answering a recall over HTTP, `kioku mcp` answering a
 // tool call over stdio, `kioku doctor`, `kioku hook install` and one `kioku hook run`. Minutes,
 // not seconds (the install builds hnswlib-node), so CI runs it as a script, not in `npm test`.
+// With --ignore-scripts npm runs no install script: hnswlib-node stays unbuilt and every step
+// must pass on the exact vector scan (projections/vector/graph.ts), doctor saying so.
 // Prints a table, then one JSON object; exit 0 when every step passed, 1 otherwise.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -17,7 +19,12 @@ import { parseArgs } from 'node:util';
 import { isRuntimeFile, MAX_PACKED_BYTES, REQUIRED_FILES } from './package-files.js';
 
 const { values } = parseArgs({
-  options: { json: { type: 'boolean', default: false }, repo: { type: 'string' }, keep: { type: 'boolean', default: false } },
+  options: {
+    json: { type: 'boolean', default: false },
+    repo: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    'ignore-scripts': { type: 'boolean', default: false },
+  },
 });
 const repo = resolve(values.repo ?? join(import.meta.dirname, '..'));
 const work = mkdtempSync(join(tmpdir(), 'kioku-package-'));
@@ -27,6 +34,8 @@ const data = join(home, 'data');
 mkdirSync(data, { recursive: true });
 /** The flags a global install needs on npm 11: allowScripts in package.json does not reach a global install. */
 const INSTALL_SCRIPTS = 'hnswlib-node,classic-level,msgpackr-extract';
+const noScripts = values['ignore-scripts'];
+const scriptFlag = noScripts ? '--ignore-scripts' : `--allow-scripts=${INSTALL_SCRIPTS}`;
 
 interface Step {
   name: string;
@@ -103,7 +112,7 @@ try {
     return `${packed.filename}: ${packed.files.length} files, ${packed.size} bytes (${packed.unpackedSize} unpacked)`;
   });
   const installed = tarball !== '' && await step('install', () => {
-    execFileSync('npm', ['install', '-g', '--prefix', prefix, `--allow-scripts=${INSTALL_SCRIPTS}`, '--no-audit', '--no-fund', tarball], {
+    execFileSync('npm', ['install', '-g', '--prefix', prefix, scriptFlag, '--no-audit', '--no-fund', tarball], {
       cwd: work,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -111,7 +120,8 @@ try {
     });
     const root = join(prefix, 'lib', 'node_modules', 'kioku');
     const built = existsSync(join(root, 'node_modules', 'hnswlib-node', 'build', 'Release', 'addon.node'));
-    return `npm install -g --prefix <empty> --allow-scripts=${INSTALL_SCRIPTS} ./${tarball.split('/').at(-1)}; hnswlib-node ${built ? 'built' : 'NOT built'}`;
+    if (built === noScripts) throw new Error(`hnswlib-node ${built ? 'built though no script was to run' : 'not built'}`);
+    return `npm install -g --prefix <empty> ${scriptFlag} ./${tarball.split('/').at(-1)}; hnswlib-node ${built ? 'built' : 'not built'}`;
   });
   if (installed) {
     await step('kioku --version', () => run(['--version']).trim());
@@ -158,6 +168,8 @@ try {
     await step('kioku doctor', () => {
       const report = lastJson(run(['doctor', '--data', data, '--query', 'roll back the release', '--expect-id', 'rollback', '--json']));
       if (report['status'] === 'failed') throw new Error(JSON.stringify(report).slice(0, 1_000));
+      const index = (report['store'] as { vector_index?: { kind: string } } | null)?.vector_index?.kind;
+      if (index !== (noScripts ? 'exact' : 'hnsw')) throw new Error(`vector index ${String(index)}`);
       return `status ${String(report['status'])}, ${(report['checks'] as unknown[]).length} checks, warnings ${JSON.stringify(report['warnings'])}`;
     });
     await step('kioku hook install (fresh HOME) and one hook run', () => {
@@ -181,5 +193,5 @@ try {
 
 for (const s of steps) process.stdout.write(`${s.ok ? 'ok  ' : 'FAIL'} ${s.name.padEnd(44)} ${String(s.ms).padStart(7)} ms  ${s.detail}\n`);
 const ok = steps.length > 0 && steps.every((s) => s.ok);
-if (values.json) process.stdout.write(`${JSON.stringify({ ok, tarball: contents, install_command: `npm install -g --allow-scripts=${INSTALL_SCRIPTS} ./kioku-<version>.tgz`, steps })}\n`);
+if (values.json) process.stdout.write(`${JSON.stringify({ ok, tarball: contents, install_command: `npm install -g ${scriptFlag} ./kioku-<version>.tgz`, steps })}\n`);
 process.exitCode = ok ? 0 : 1;

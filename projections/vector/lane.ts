@@ -1,13 +1,11 @@
-// One vector lane (a lane name + a model id): an hnswlib-node cosine index with
-// integer labels ↔ evidence keys. Replacing or retiring an item marks its label
+// One vector lane (a lane name + a model id): an hnswlib-node cosine index (or the exact scan
+// when hnswlib-node is not built, graph.ts) with integer labels ↔ evidence keys. Replacing or retiring an item marks its label
 // deleted; the index grows by doubling.
-import { closeSync, openSync, readSync } from 'node:fs';
-import hnswlib from 'hnswlib-node';
+import { newGraph, readGraphFile, type GraphIndex } from './graph.js';
 import { readKeysSome } from '../packed-strings.js';
 import { SLICE_MS, inSlices } from '../slices.js';
 
-const { HierarchicalNSW } = hnswlib;
-export type HnswIndex = InstanceType<typeof HierarchicalNSW>;
+export type HnswIndex = GraphIndex;
 
 export interface LaneMeta {
   lane: string;
@@ -61,7 +59,7 @@ export class VectorLane {
   readonly lane: string;
   readonly model: string;
   readonly dim: number;
-  private index: InstanceType<typeof HierarchicalNSW>;
+  private index: GraphIndex;
   private capacity: number;
   private keys: (string | null)[] = [];
   /** key → label (see labelOf) */
@@ -110,7 +108,7 @@ export class VectorLane {
   /** label → group (namespace × layer) for gated searches; -1 when deleted */
   private groups: number[] = [];
 
-  constructor(lane: string, model: string, dim: number, capacity = 1024, index?: InstanceType<typeof HierarchicalNSW>) {
+  constructor(lane: string, model: string, dim: number, capacity = 1024, index?: GraphIndex) {
     this.lane = lane;
     this.model = model;
     this.dim = dim;
@@ -128,8 +126,8 @@ export class VectorLane {
     this.capacity = capacity;
   }
 
-  private static freshIndex(dim: number, capacity: number): InstanceType<typeof HierarchicalNSW> {
-    const index = new HierarchicalNSW('cosine', dim);
+  private static freshIndex(dim: number, capacity: number): GraphIndex {
+    const index = newGraph(dim);
     index.initIndex({ maxElements: capacity, m: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, randomSeed: 100 });
     index.setEf(HNSW_EF_SEARCH);
     return index;
@@ -290,24 +288,9 @@ export class VectorLane {
     this.index.writeIndexSync(file);
   }
 
-  /**
-   * Read an HNSW file without knowing its lane yet: the dimension comes from the file's header
-   * (hnswlib writes offsetLevel0, maxElements, count, sizePerElement, labelOffset, offsetData as
-   * 8-byte integers; a vector is labelOffset − offsetData bytes of float32).
-   */
+  /** Read an index file without knowing its lane yet (graph.ts). */
   static async readGraph(file: string): Promise<HnswIndex> {
-    const header = Buffer.alloc(48);
-    const fd = openSync(file, 'r');
-    try {
-      readSync(fd, header, 0, 48, 0);
-    } finally {
-      closeSync(fd);
-    }
-    const dim = Number(header.readBigUInt64LE(32) - header.readBigUInt64LE(40)) / 4;
-    if (!Number.isSafeInteger(dim) || dim <= 0) throw new Error(`${file}: not an HNSW file`);
-    const index = new HierarchicalNSW('cosine', dim);
-    await index.readIndex(file);
-    return index;
+    return readGraphFile(file);
   }
 
   /** A lane from its metadata and its HNSW file (or the graph already read from it, when that read worked and fits). */
@@ -316,7 +299,7 @@ export class VectorLane {
     // a snapshot's keys not read by the warm-up yet: read in slices, not in one piece at the graph's arrival
     await inSlices((until) => readKeysSome(meta, until));
     if (!index || index.getNumDimensions() !== meta.dim) {
-      index = new HierarchicalNSW('cosine', meta.dim);
+      index = newGraph(meta.dim);
       await index.readIndex(file);
     }
     if (index.getMaxElements() < meta.capacity) index.resizeIndex(meta.capacity);
@@ -325,7 +308,7 @@ export class VectorLane {
   }
 
   /** A lane over `index` (read from its file; none for digests only) with the labels of `meta`, either snapshot format. */
-  private static withMeta(meta: LaneMeta, index: InstanceType<typeof HierarchicalNSW> | undefined): VectorLane {
+  private static withMeta(meta: LaneMeta, index: GraphIndex | undefined): VectorLane {
     // without an index only the metadata is used: a 1-element placeholder, never searched
     const lane = new VectorLane(meta.lane, meta.model, meta.dim, Math.max(meta.capacity, meta.keys.length), index ?? VectorLane.freshIndex(meta.dim, 1));
     lane.keys = meta.keys;

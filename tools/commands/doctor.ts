@@ -73,6 +73,10 @@ export async function doctorCommand(flags: DoctorFlags): Promise<number> {
   if (store && !store.connected) warnings.push(`the service is cut off from its ${store.kind} store: reads are stale, writes are refused`);
   if (store?.projections_stalled)
     warnings.push(`projections stopped after seq ${store.projections_stalled.after_seq}: ${store.projections_stalled.error} (kioku verify names a damaged record)`);
+  if (store?.vector_index?.kind === 'exact')
+    warnings.push(
+      `vector index: exact scan (${store.vector_index.reason ?? 'hnswlib-node not loaded'}): fine below ~20k items; for HNSW install again letting hnswlib-node build (npm install -g --allow-scripts=hnswlib-node,classic-level,msgpackr-extract …; needs python3, make, g++)`,
+    );
   if (store && store.projection_lag > 1000) warnings.push(`projections are ${store.projection_lag} events behind the log (catching up)`);
   const failed = checks.some((c) => !c.ok) || problems.length > 0;
   const status = failed ? 'failed' : warnings.length ? 'degraded' : 'ready';
@@ -98,7 +102,7 @@ export async function doctorCommand(flags: DoctorFlags): Promise<number> {
         `  service: ${service.mode === 'remote' ? service.url : `${service.data_dir} at ${service.url ?? '(none)'}`}${started_service ? ' (started by this check)' : ''}`,
         ...(store
           ? [
-              `  store: ${store.kind}${store.where ? ` ${store.where}` : ''} · ${store.connected ? 'connected' : 'DISCONNECTED'} · replication lag ${store.replication_lag} · projection lag ${store.projection_lag}`,
+              `  store: ${store.kind}${store.where ? ` ${store.where}` : ''} · ${store.connected ? 'connected' : 'DISCONNECTED'} · replication lag ${store.replication_lag} · projection lag ${store.projection_lag}${store.vector_index ? ` · vector index ${store.vector_index.kind}` : ''}`,
             ]
           : []),
         ...checks.map((c) => `  ${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`),
@@ -121,6 +125,8 @@ interface StoreReport {
   projection_lag: number;
   /** why the projections stopped following the log, when they did */
   projections_stalled: { error: string; after_seq: number; since_ms: number } | null;
+  /** hnsw, or exact when hnswlib-node did not load (absent from an older service) */
+  vector_index: { kind: string; reason?: string } | null;
 }
 
 /** The store behind the service, from its /v1/health (the log kind, connection and lags). */
@@ -132,6 +138,7 @@ async function storeOf(url: string): Promise<StoreReport | undefined> {
       stale?: boolean;
       projection_lag?: number;
       projections_stalled?: StoreReport['projections_stalled'];
+      vector_index?: { kind: string; reason?: string };
     }>(url, '/v1/health', { method: 'GET', timeoutMs: 5_000, ...(token ? { token } : {}) });
     if (!h.store) return undefined;
     return {
@@ -142,6 +149,7 @@ async function storeOf(url: string): Promise<StoreReport | undefined> {
       replication_lag: h.store.replication_lag ?? 0,
       projection_lag: h.projection_lag ?? 0,
       projections_stalled: h.projections_stalled ?? null,
+      vector_index: h.vector_index ?? null,
     };
   } catch {
     return undefined; // the recall check above already says whether the service answers

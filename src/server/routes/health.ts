@@ -1,3 +1,4 @@
+import { VECTOR_INDEX } from '../../../projections/index.js';
 import type { KiokuStore } from '../../store.js';
 import { principalSeesService } from '../../access.js';
 import type { AppOptions } from '../state.js';
@@ -56,6 +57,8 @@ export function storeHealth(store: KiokuStore): Record<string, unknown> {
     store: shared ?? { kind: store.log.kind, connected: true },
     stale: (shared ? !shared.connected : false) || stalled !== undefined,
     projection_lag: Math.max(0, head - applied),
+    // hnswlib-node's graph, or the exact scan when its addon did not load (projections/vector/graph.ts)
+    vector_index: VECTOR_INDEX,
     ...(stalled ? { projections_stalled: stalled } : {}),
     projections: projections.map((p) => ({ name: p.name, seq: p.seq, ...(p.loading ? { loading: true } : {}), ...(p.failed ? { failed: p.failed } : {}) })),
   };
