@@ -24,6 +24,8 @@ export interface Access {
   actor?: string;
   /** may see the service as a whole (the log head, other namespaces' activity); implied when namespaces is absent */
   service?: boolean;
+  /** the caller named the namespace itself (no token fixed it): one nothing was written in is likely a typo */
+  namespaceChosen?: boolean;
 }
 
 /** Whether a principal may see the service as a whole: the anonymous single user, or a token with service:read. */
@@ -66,7 +68,12 @@ export function resolveAccess(principal: Principal, requested: string | undefine
   const service = principalSeesService(principal);
   return {
     namespace,
-    access: { namespaces: [namespace], actor: principal.anonymous ? adapter : `${adapter}:${principal.name}`, ...(service ? { service } : {}) },
+    access: {
+      namespaces: [namespace],
+      actor: principal.anonymous ? adapter : `${adapter}:${principal.name}`,
+      ...(service ? { service } : {}),
+      ...(principal.anonymous && requested !== undefined ? { namespaceChosen: true } : {}),
+    },
   };
 }
 

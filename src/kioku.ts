@@ -30,7 +30,7 @@ import {
 import type { DeliveryReport, RecallContext, RecallPacket, ReplayReport } from './recall/index.js';
 import { renderContext } from './recall/render.js';
 import { openStore, type KiokuStore, type OpenStoreOptions } from './store.js';
-import type { LogRecord } from './events/index.js';
+import { DEFAULT_NAMESPACE, type LogRecord } from './events/index.js';
 import type { VerifyReport } from './log/index.js';
 import { backupPoint, logFrames, logRecord, logStats, verifyLive, type BackupPoint, type LogFramesAnswer, type LogStatsAnswer } from './operations.js';
 import { listItems, type ListAnswer } from '../projections/records/listing.js';
@@ -265,8 +265,14 @@ export class LocalKioku implements Kioku {
 
   async recall(input: RecallInput, access: Access = {}) {
     const named = (input as { namespace?: unknown } | undefined)?.namespace;
-    if (typeof named === 'string' && !this.records.hasNamespace(named)) {
-      // nothing was ever written there: most likely a typo. Say so, and append nothing under it (issue 31)
+    // a namespace the caller chose freely (no token fixes it), not the default, where nothing was ever
+    // written: most likely a typo. Say so, and append nothing under it (issue 31)
+    if (
+      typeof named === 'string' &&
+      named !== DEFAULT_NAMESPACE &&
+      (access.namespaces === undefined || access.namespaceChosen) &&
+      !this.records.hasNamespace(named)
+    ) {
       const packet = await recall(this.core, input, { ...access, readOnly: true });
       return { ...packet, warnings: ['unknown_namespace', ...packet.warnings.filter((w) => w !== 'records_filtered_by_acl')] };
     }
@@ -554,12 +560,22 @@ export class LocalKioku implements Kioku {
     const from = timeBound(since, 'since', now, 'list');
     // a phrase alone ("last week") is a whole range
     const to = timeBound(until, 'until', now, 'list') ?? (from?.range ? { at: from.range.to.getTime(), exclusive: true } : undefined);
-    return listItems(this.records, { ...q, namespace: ns, since: from?.at, until: to && (to.exclusive ? to.at - 1 : to.at), since_text: since, until_text: until });
+    return listItems(this.records, {
+      ...q,
+      namespace: ns,
+      since: from?.at,
+      until: to && (to.exclusive ? to.at - 1 : to.at),
+      since_text: since,
+      until_text: until,
+    });
   }
 
   async importItems(input: ImportItemsInput, access: Access = {}): Promise<ImportItemsAnswer> {
     const { namespace, ...rest } = parseInput(wire.importItems, input ?? {}, 'import items');
-    return importItems({ knowledge: this.knowledge, store: this.store, actor: access.actor ?? this.options.actor ?? 'kioku' }, { ...rest, ns: namespaceOf(namespace, access) });
+    return importItems(
+      { knowledge: this.knowledge, store: this.store, actor: access.actor ?? this.options.actor ?? 'kioku' },
+      { ...rest, ns: namespaceOf(namespace, access) },
+    );
   }
 
   async verifyLog(input: { write_anchor?: boolean }, access: Access = {}): Promise<VerifyReport> {
@@ -607,12 +623,18 @@ export function defaultAssetPolicy(paths: KiokuStore['paths'], protect: readonly
 
 /** A time bound: an ISO time, or a phrase ("last week", "九月那阵子") resolved against now to the start or the end of its range. */
 /** A phrase's range ends where the next day begins (exclusive): "九月" must not hold October 1st's daily note. */
-function timeBound(text: string | undefined, end: string, now: Date, what: string): { at: number; phrase?: string; range?: TimeRange; exclusive?: boolean } | undefined {
+function timeBound(
+  text: string | undefined,
+  end: string,
+  now: Date,
+  what: string,
+): { at: number; phrase?: string; range?: TimeRange; exclusive?: boolean } | undefined {
   if (text === undefined) return undefined;
   const at = Date.parse(text);
   if (!Number.isNaN(at)) return { at };
   const range = parseTimeRange(text, now);
-  if (!range) throw new KiokuError('KIOKU_INPUT_INVALID', `${what}: ${end}: not a time or a time phrase I know ("${text.slice(0, 80)}")`, { details: { field: end } });
+  if (!range)
+    throw new KiokuError('KIOKU_INPUT_INVALID', `${what}: ${end}: not a time or a time phrase I know ("${text.slice(0, 80)}")`, { details: { field: end } });
   const start = end === 'from' || end === 'since';
   return { at: (start ? range.from : range.to).getTime(), phrase: range.phrase, range, ...(start ? {} : { exclusive: true }) };
 }
@@ -620,7 +642,9 @@ function timeBound(text: string | undefined, end: string, now: Date, what: strin
 /** The whole log (every namespace's events) is for the anonymous owner or a service:read token only. */
 function serviceOnly(access: Access, what: string): void {
   if (!seesService(access))
-    throw new KiokuError('KIOKU_FORBIDDEN', `${what} reads the whole library (every namespace): it needs the service:read scope`, { details: { scope: 'service:read' } });
+    throw new KiokuError('KIOKU_FORBIDDEN', `${what} reads the whole library (every namespace): it needs the service:read scope`, {
+      details: { scope: 'service:read' },
+    });
 }
 
 /** Open the store under the data dir (or over a given event store) and the facade over it. */

@@ -28,4 +28,6 @@ export interface RecallContext {
   turn_id?: string;
   /** read-only: no events appended, so nothing is counted or remembered (candidates/query) */
   readOnly?: boolean;
+  /** the caller named the namespace itself (src/access.ts): one nothing was written in is likely a typo */
+  namespaceChosen?: boolean;
 }
