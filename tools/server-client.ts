@@ -9,6 +9,7 @@ import { KiokuError, isKiokuError } from '../src/errors.js';
 import { openKioku, type Kioku, type KiokuStore } from '../src/kioku.js';
 import { describeService, resolveLibrary, type Library } from '../src/library.js';
 import { RemoteKioku } from '../src/remote.js';
+import { serviceListening } from '../src/run-file.js';
 
 export { describeService, resolveLibrary, type Library } from '../src/library.js';
 
@@ -29,6 +30,17 @@ export async function askLibrary<T>(library: Library, method: 'GET' | 'POST', pa
       { cause: err, details: { url: base } },
     );
   }
+}
+
+/**
+ * The library, and its service if that one listens: a run file whose pid lives on but whose port
+ * is dead (a killed service, its pid reused) names no service, and the command opens the store.
+ */
+export async function liveLibrary(flags: PathOverrides): Promise<Library> {
+  const library = resolveLibrary(flags);
+  if (library.source !== 'run file' || !library.url || (await serviceListening(library.url))) return library;
+  const { url: _url, source: _source, running: _running, ...rest } = library;
+  return rest;
 }
 
 /** The store is locked and no run file names its owner: wait a moment for a starting service's run file. */
@@ -55,7 +67,7 @@ export async function withStoreOrServer<T>(
   local: (store: KiokuStore) => Promise<T>,
   remote: (library: Library) => Promise<T>,
 ): Promise<{ result: T; via: string }> {
-  let library = resolveLibrary(flags);
+  let library = await liveLibrary(flags);
   if (!library.url) {
     let store: KiokuStore | undefined;
     try {
@@ -80,7 +92,7 @@ export async function withStoreOrServer<T>(
  * one, else a local Kioku over the store. `via` says which, for the output.
  */
 export async function connectKioku(flags: PathOverrides): Promise<{ kioku: Kioku; via: string; library: Library }> {
-  let library = resolveLibrary(flags);
+  let library = await liveLibrary(flags);
   if (!library.url) {
     try {
       return { kioku: await openKioku({ ...flags, createIfMissing: false, actor: 'cli' }), via: 'the store', library };

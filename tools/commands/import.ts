@@ -8,7 +8,7 @@ import { EmbeddingIndexer, type JobSummary } from '../../src/indexer/embedding-j
 import { openKioku, type KiokuStore } from '../../src/kioku.js';
 import { IMPORT_KINDS, Knowledge, importDirectory, readMarkdownFiles, documentIdOf, type ImportKind, type ImportSummary } from '../../src/knowledge/index.js';
 import { isKiokuError } from '../../src/errors.js';
-import { askLibrary, describeService, resolveLibrary, serviceOfLockedStore, type Library } from '../server-client.js';
+import { askLibrary, describeService, liveLibrary, resolveLibrary, serviceOfLockedStore, type Library } from '../server-client.js';
 import { EXIT, emit, progressBar, type OutputOptions } from '../cli-util.js';
 
 export interface ImportFlags extends OutputOptions, PathOverrides {
@@ -23,7 +23,7 @@ const BATCH_BYTES = 1_500_000;
 export async function importCommand(kind: string, dir: string, flags: ImportFlags): Promise<number> {
   if (!(kind in IMPORT_KINDS)) throw new KiokuError('KIOKU_USAGE', `import what? "${kind}" is not one of: ${Object.keys(IMPORT_KINDS).join(', ')}`);
   // the library's service holds the store: send it the files (it embeds them in the background)
-  const library = resolveLibrary(flags);
+  const library = await liveLibrary(flags);
   if (library.url) return importThroughServer(library, kind as ImportKind, dir, flags);
   let store: KiokuStore;
   try {
