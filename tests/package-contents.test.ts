@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { isRuntimeFile, MAX_PACKED_BYTES, REQUIRED_FILES } from '../tools/package-files.js';
-import { REPO } from './helpers.js';
+import { REPO, runCli } from './helpers.js';
 
 it('the tarball holds the built dist/, the launcher and the embedder worker, and no tests, evals or sources', () => {
   const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -26,3 +26,9 @@ it('package.json is ready to publish: bin on a shipped file, engines from what t
   expect(pkg['engines']).toEqual({ node: '>=20.12' });
   expect((pkg['files'] as string[]).includes('bin/kioku.js')).toBe(true);
 });
+
+it('kioku eval without its cases (an installed package ships none) says where they are', async () => {
+  const r = await runCli(['eval', '--cases', join(REPO, 'no-such-cases.json'), '--json']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain('ship with a checkout of Kioku, not with the installed package');
+}, 60_000);

@@ -172,6 +172,16 @@ try {
       if (index !== (noScripts ? 'exact' : 'hnsw')) throw new Error(`vector index ${String(index)}`);
       return `status ${String(report['status'])}, ${(report['checks'] as unknown[]).length} checks, warnings ${JSON.stringify(report['warnings'])}`;
     });
+    await step('kioku eval says its cases stay in a checkout', () => {
+      try {
+        run(['eval', '--json']);
+      } catch (err) {
+        const e = err as { status?: number; stderr?: string };
+        if (e.status === 2 && e.stderr?.includes('ship with a checkout')) return 'exit 2, names the missing cases';
+        throw new Error(`exit ${String(e.status)}: ${String(e.stderr).slice(0, 500)}`);
+      }
+      throw new Error('kioku eval ran without its cases');
+    });
     await step('kioku hook install (fresh HOME) and one hook run', () => {
       run(['hook', 'install', '--data', data, '--json']);
       const settings = readFileSync(join(home, '.claude', 'settings.json'), 'utf8');

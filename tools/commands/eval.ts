@@ -44,6 +44,10 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
     ?.split(',')
     .map((id) => id.trim())
     .filter(Boolean);
+  // an installed package ships no eval data (package.json files): the offline cases live in a checkout
+  const missing = [...caseFiles, resolve(flags.library ?? join(root, 'evals/library'))].filter((f) => !existsSync(f));
+  if (missing.length)
+    throw new KiokuError('KIOKU_USAGE', `no ${missing.join(', ')}: the offline cases and library ship with a checkout of Kioku, not with the installed package; pass --cases and --library`);
   const report = await runEval({
     caseFiles,
     ...(only ? { only } : {}),
