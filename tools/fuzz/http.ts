@@ -56,6 +56,16 @@ const ROUTES: Route[] = [
   { method: 'GET', path: (id) => `/v1/pipeline/snapshot?days=${encodeURIComponent(id)}` },
   { method: 'GET', path: (id) => `/v1/pipeline/jobs?limit=${encodeURIComponent(id)}&status=${encodeURIComponent(id)}` },
   { method: 'GET', path: (id) => `/v1/reports/delivery?days=${encodeURIComponent(id)}` },
+  { method: 'POST', path: () => '/v1/import/items', valid: (t, id) => ({ items: [{ type: 'memory', id, kind: 'fact', text: t.trim() || 'x' }] }) },
+  { method: 'POST', path: () => '/v1/log/verify', valid: () => ({}) },
+  {
+    method: 'GET',
+    path: (id) => `/v1/items?text=${encodeURIComponent(id)}&tag=${encodeURIComponent(id)}&since=${encodeURIComponent(id)}&cursor=${encodeURIComponent(id)}&limit=${encodeURIComponent(id)}`,
+  },
+  { method: 'GET', path: (id) => `/v1/items?layer=${encodeURIComponent(id)}&session=${encodeURIComponent(id)}&entity=${encodeURIComponent(id)}` },
+  { method: 'GET', path: (id) => `/v1/log/records/${encodeURIComponent(id)}` },
+  { method: 'GET', path: (id) => `/v1/log/frames?from=${encodeURIComponent(id)}&limit=${encodeURIComponent(id)}` },
+  { method: 'GET', path: () => '/v1/log/stats' },
   { method: 'GET', path: () => '/v1/ingest/status' },
   { method: 'GET', path: () => '/v1/health' },
 ];
