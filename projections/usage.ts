@@ -1,6 +1,6 @@
 // usage: per namespace and evidence key, how often an item was considered, judged,
 // found relevant and returned — one observation per recall — and the demotion rule.
-import { recallCandidates, type EventData, type LogRecord } from '../src/events/index.js';
+import { recallCandidates, recordedVerdicts, type EventData, type LogRecord } from '../src/events/index.js';
 import { canonicalDigest, type Projection } from './projection.js';
 
 export interface UsageCounters {
@@ -80,7 +80,7 @@ export class UsageProjection implements Projection {
     } else if (record.type === 'verdict.recorded') {
       const d = record.data as EventData<'verdict.recorded'>;
       const best = new Map<string, number | null>();
-      for (const v of d.verdicts) {
+      for (const v of recordedVerdicts(d)) {
         const prev = best.get(v.evidence_key);
         // unknown never erases a decisive verdict; the best decisive verdict counts
         if (v.score === null) {

@@ -18,7 +18,7 @@ const examples: Record<string, AppendInput['data']> = {
     lanes: { keyword: [0, 1, 3_200_000] },
     backends: { vector: ['used', 1, 1] },
   },
-  'verdict.recorded': { recall_id: 'r1', judge: 'local', status: 'partial', verdicts: [{ evidence_key: key, score: null }] },
+  'verdict.recorded': { recall_id: 'r1', judge: 'local', status: 'partial', key_prefix: 'ev1:private:', keys: ['memory:m1'], scores: [null] },
   'delivery.made': { recall_id: 'r1', items: [{ evidence_key: key, verdict: 0.8 }] },
   'turn.completed': { turn_id: 't1', session_id: 's1', answer: 'use scripts/rollback.sh', delivery_outcomes: [{ evidence_key: key, term_overlap: 0.5 }] },
   'memory.written': { id: 'm1', kind: 'procedure', text: 'roll back with scripts/rollback.sh', terms: ['revert'] },

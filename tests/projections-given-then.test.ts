@@ -41,7 +41,7 @@ describe('given events, then a projection', () => {
       },
       {
         type: 'verdict.recorded',
-        data: { recall_id: 'r1', judge: 'local', status: 'complete', verdicts: [{ evidence_key: 'ev1:private:memory:m', score: 0.9 }] },
+        data: { recall_id: 'r1', judge: 'local', status: 'complete', key_prefix: 'ev1:private:', keys: ['memory:m'], scores: [0.9] },
       },
     ).then(new UsageProjection());
     expect(usage.get('private', 'ev1:private:memory:m')).toMatchObject({ considered: 1, returned: 1, judged: 1, relevant: 1 });

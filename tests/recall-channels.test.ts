@@ -2,6 +2,7 @@
 // lexical and dense lanes, and what happens when the embedder fails.
 import { describe, expect, it } from 'vitest';
 import type { HashedEmbedder } from '../src/embed/index.js';
+import { recordedVerdicts, type EventData } from '../src/events/index.js';
 import { recall, type RecallCore } from '../src/recall/index.js';
 import { DoubleJudge } from './doubles/judge.js';
 import { type LibraryStore, useRecallLibrary } from './fixtures/recall-library.js';
@@ -49,7 +50,7 @@ describe('options, ACL and quotas', () => {
     const judge = new DoubleJudge(() => 0.1);
     const p = await recall({ ...core, judge }, { query: 'rollback 回滚 deploy pipeline dashboard' });
     const [v] = await recordsOfType(store.log, 'verdict.recorded');
-    const wiki = (v?.data as { verdicts: { evidence_key: string }[] }).verdicts.filter((x) => x.evidence_key.includes(':wiki:ops#'));
+    const wiki = recordedVerdicts(v?.data as EventData<'verdict.recorded'>).filter((x) => x.evidence_key.includes(':wiki:ops#'));
     // the query matches more sections of the ops page than that: exactly two reach the judge
     const matching = p.records.filter((r) => r.evidence_key.includes(':wiki:ops#'));
     expect(matching.length).toBeGreaterThan(2);

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { compactRecall, recallBackends, recallCandidates, upcast, type EventData } from '../src/events/index.js';
+import { compactRecall, recallBackends, recallCandidates, recordedVerdicts, upcast, type EventData } from '../src/events/index.js';
 import { decodeBody } from '../src/log/codec.js';
 import { openKioku } from '../src/kioku.js';
 import { openEventStore } from '../src/log/index.js';
@@ -51,9 +51,16 @@ it('replay, report cold, report delivery and usage answer on a v1 recall log as 
 });
 
 /** The stored bytes of every recall.performed of a store, and their versions. */
-async function recallEvents(store: Awaited<ReturnType<typeof openKioku>>): Promise<{ bytes: number; versions: number[]; data: EventData<'recall.performed'>[] }> {
-  const out = { bytes: 0, versions: [] as number[], data: [] as EventData<'recall.performed'>[] };
-  for await (const r of store.log.read({ types: ['recall.performed'] })) {
+async function recallEvents(
+  store: Awaited<ReturnType<typeof openKioku>>,
+): Promise<{ bytes: number; versions: number[]; data: EventData<'recall.performed'>[]; verdictBytes: number; verdictVersions: number[] }> {
+  const out = { bytes: 0, versions: [] as number[], data: [] as EventData<'recall.performed'>[], verdictBytes: 0, verdictVersions: [] as number[] };
+  for await (const r of store.log.read({ types: ['recall.performed', 'verdict.recorded'] })) {
+    if (r.type === 'verdict.recorded') {
+      out.verdictBytes += r.bytes;
+      out.verdictVersions.push(r.v);
+      continue;
+    }
     out.bytes += r.bytes;
     out.versions.push(r.v);
     out.data.push(r.data as EventData<'recall.performed'>);
@@ -72,6 +79,8 @@ it('the same history recorded today writes compact v2 events, under half the byt
     const v2 = await recallEvents(store);
     expect(v2.versions).toEqual(v1.versions.map(() => 2));
     expect(v2.bytes).toBeLessThan(v1.bytes / 2);
+    expect(v2.verdictVersions).toEqual(v1.verdictVersions.map(() => 2));
+    expect(v2.verdictBytes).toBeLessThan(v1.verdictBytes * 0.7);
     // the columns decode and encode back to themselves
     for (const d of v2.data) {
       const again = compactRecall({ prefix: d.key_prefix, candidates: recallCandidates(d), ...(d.backends ? { backends: recallBackends(d) } : {}) });
@@ -89,11 +98,18 @@ it('the same history recorded today writes compact v2 events, under half the byt
   }
 });
 
-it('every v1 candidate reads back through the upcaster as it was written (key, layer, score, flags, lanes; fingerprints of judged ones)', async () => {
+it('every v1 candidate and verdict reads back through the upcasters as it was written (key, layer, score, flags, lanes; fingerprints of judged ones)', async () => {
   const { frames } = await readChainFile(join(FIXTURE, 'chain.kioku'));
   let candidates = 0;
+  let verdicts = 0;
   for await (const frame of frames) {
     const raw = decodeBody(frame.body);
+    if (raw.type === 'verdict.recorded') {
+      expect(raw.v).toBe(1);
+      const written = (raw.data as { verdicts: { evidence_key: string; score: number | null }[] }).verdicts;
+      expect(recordedVerdicts(upcast(raw).data as EventData<'verdict.recorded'>)).toEqual(written);
+      verdicts += written.length;
+    }
     if (raw.type !== 'recall.performed') continue;
     expect(raw.v).toBe(1);
     type V1 = { evidence_key: string; layer: string; score: number; lanes: Record<string, { rank: number; score: number }>; fingerprint?: string; flags?: string[] };
@@ -112,4 +128,5 @@ it('every v1 candidate reads back through the upcaster as it was written (key, l
     candidates += written.length;
   }
   expect(candidates).toBeGreaterThan(100);
+  expect(verdicts).toBeGreaterThan(20);
 });

@@ -3,7 +3,7 @@
 // refused rather than silently dropped, so nothing a writer meant to record is lost.
 // Later capabilities extend these schemas by bumping `v` and adding an upcaster.
 import { z } from 'zod';
-import { compactRecallFields, upcastRecallV1 } from './recall-event.js';
+import { compactRecallFields, compactVerdictFields, upcastRecallV1, upcastVerdictV1 } from './recall-event.js';
 import { VECTOR_ENCODINGS } from './vector-encoding.js';
 
 const id = z.string().min(1).max(512);
@@ -69,14 +69,16 @@ export const eventSchemas = {
       message: 'keys, scores, flags and fingerprints must be of one length',
       path: ['keys'],
     }),
-  'verdict.recorded': z.strictObject({
-    recall_id: id,
-    turn_id: id.optional(),
-    judge: z.string().min(1).max(200),
-    status: z.enum(['complete', 'partial', 'failed', 'disabled']),
-    // null = unknown (the judge did not answer for this item), never negative.
-    verdicts: z.array(z.strictObject({ evidence_key: evidenceKey, score: z.number().min(0).max(1).nullable() })).max(500),
-  }),
+  // v2 (issue 31): keys and scores in two columns, see recall-event.ts; v1 events are upcast
+  'verdict.recorded': z
+    .strictObject({
+      recall_id: id,
+      turn_id: id.optional(),
+      judge: z.string().min(1).max(200),
+      status: z.enum(['complete', 'partial', 'failed', 'disabled']),
+      ...compactVerdictFields,
+    })
+    .refine((d) => d.scores.length === d.keys.length, { message: 'keys and scores must be of one length', path: ['scores'] }),
   'delivery.made': z.strictObject({
     recall_id: id,
     turn_id: id.optional(),
@@ -201,6 +203,7 @@ export const CURRENT_VERSION: Record<EventType, number> = {
   ...(Object.fromEntries(EVENT_TYPES.map((t) => [t, 1])) as Record<EventType, number>),
   'embedding.computed': 2,
   'recall.performed': 2,
+  'verdict.recorded': 2,
 };
 
 /**
@@ -212,6 +215,7 @@ export const UPCASTERS: Partial<Record<EventType, Record<number, (data: unknown)
   'embedding.computed': { 1: (data) => ({ ...(data as object), encoding: 'f32' }) },
   // v1 listed one object per candidate; v2 keeps the same facts in columns
   'recall.performed': { 1: upcastRecallV1 },
+  'verdict.recorded': { 1: upcastVerdictV1 },
 };
 
 export function isEventType(type: string): type is EventType {

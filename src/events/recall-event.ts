@@ -167,3 +167,39 @@ export function upcastRecallV1(data: unknown): unknown {
     }),
   };
 }
+
+/**
+ * verdict.recorded v2: the judged keys (namespace prefix written once) and the judge's score of
+ * each, in two columns; v1 repeated `evidence_key` and `score` as words per candidate. Scores stay
+ * as the judge gave them (a rounded 0.4999996 would cross the delivery floor in replay).
+ */
+export const compactVerdictFields = {
+  key_prefix: z.string().max(600),
+  keys: z.array(z.string().min(1).max(1_000)).max(500),
+  /** null = unknown (the judge did not answer for this key), never negative */
+  scores: z.array(z.number().min(0).max(1).nullable()).max(500),
+};
+
+export interface RecordedVerdict {
+  evidence_key: string;
+  score: number | null;
+}
+
+export function compactVerdicts(prefix: string, verdicts: readonly RecordedVerdict[]): { key_prefix: string; keys: string[]; scores: (number | null)[] } {
+  return {
+    key_prefix: prefix,
+    keys: verdicts.map((v) => (prefix && v.evidence_key.startsWith(prefix) ? v.evidence_key.slice(prefix.length) : v.evidence_key)),
+    scores: verdicts.map((v) => v.score),
+  };
+}
+
+/** The verdicts of a v2 verdict.recorded, in recorded order. */
+export function recordedVerdicts(data: { key_prefix: string; keys: readonly string[]; scores: readonly (number | null)[] }): RecordedVerdict[] {
+  return data.keys.map((k, i) => ({ evidence_key: k.startsWith('ev1:') ? k : data.key_prefix + k, score: data.scores[i] ?? null }));
+}
+
+/** v1 → v2: the same verdicts in columns (keys whole: an upcaster sees no namespace). */
+export function upcastVerdictV1(data: unknown): unknown {
+  const { verdicts, ...rest } = data as { verdicts: RecordedVerdict[]; [field: string]: unknown };
+  return { ...rest, ...compactVerdicts('', verdicts) };
+}

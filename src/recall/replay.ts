@@ -3,7 +3,7 @@
 // state rebuilt by replaying the range in order. No judge or model is called, and
 // nothing is appended. With `retrieve`, retrieval is re-run against today's
 // projections (read-only) and the report says so.
-import { recallCandidates, type EventData, type LogRecord, type RecallCandidate } from '../events/index.js';
+import { recallCandidates, recordedVerdicts, type EventData, type LogRecord, type RecallCandidate } from '../events/index.js';
 import { KNOWLEDGE_LAYERS, parseEvidenceKey, type Layer } from '../knowledge/evidence.js';
 import { RELEVANT_AT, seriousCandidates } from '../../projections/usage.js';
 import type { EventStore } from '../log/index.js';
@@ -240,6 +240,6 @@ function collect(r: LogRecord, turns: Map<string, TurnRecord>, order: string[]):
   const t = turnId ? turns.get(turnId) : undefined;
   if (!t) return;
   if (r.type === 'recall.performed') t.candidates = recallCandidates(r.data as EventData<'recall.performed'>);
-  else if (r.type === 'verdict.recorded') for (const v of (r.data as EventData<'verdict.recorded'>).verdicts) t.verdicts.set(v.evidence_key, v.score);
+  else if (r.type === 'verdict.recorded') for (const v of recordedVerdicts(r.data as EventData<'verdict.recorded'>)) t.verdicts.set(v.evidence_key, v.score);
   else if (r.type === 'delivery.made') t.delivered.push(...(r.data as EventData<'delivery.made'>).items.map((i) => i.evidence_key));
 }

@@ -1,6 +1,6 @@
 // The event mix the log and store benches append: a turn's worth of events (start, recall
 // with candidates, verdicts, delivery, completion) plus knowledge writes.
-import { compactRecall, type AppendInput } from '../../src/events/index.js';
+import { compactRecall, compactVerdicts, type AppendInput } from '../../src/events/index.js';
 
 // A realistic mix: a turn's worth of events (start, recall with candidates, verdicts, delivery, completion) plus writes.
 const key = (i: number, j: number): string => `ev1:private:memory:m${(i * 7 + j) % 5000}`;
@@ -40,7 +40,10 @@ export function benchEvent(i: number): AppendInput {
           recall_id: `r${i - 1}`,
           judge: 'local',
           status: 'complete',
-          verdicts: Array.from({ length: 8 }, (_, j) => ({ evidence_key: key(i - 1, j), score: j < 2 ? 0.8 : 0.1 })),
+          ...compactVerdicts(
+            'ev1:private:',
+            Array.from({ length: 8 }, (_, j) => ({ evidence_key: key(i - 1, j), score: j < 2 ? 0.8 : 0.1 })),
+          ),
         },
       };
     case 3:

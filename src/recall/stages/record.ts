@@ -1,7 +1,7 @@
 // Stage 6, record: what was considered, judged and delivered becomes events
 // (recall.performed, verdict.recorded, delivery.made), appended together unless read-only.
 import { isKiokuError, type ErrorCode } from '../../errors.js';
-import { compactRecall, type AppendInput } from '../../events/index.js';
+import { compactRecall, compactVerdicts, type AppendInput } from '../../events/index.js';
 import type { RecallConfig } from '../config.js';
 import type { RecallContext, RecallCore } from '../core.js';
 import type { DeliveryResult } from '../delivery.js';
@@ -72,7 +72,10 @@ export function recallEvents(config: RecallConfig, plan: RecallPlan, context: Re
         ...(context.turn_id ? { turn_id: context.turn_id } : {}),
         judge: judged.judged.judge,
         status: judged.judged.status,
-        verdicts: pool.map((s) => ({ evidence_key: s.entry.key, score: judged.judged.verdicts.get(s.entry.key) ?? null })),
+        ...compactVerdicts(
+          `ev1:${ns}:`,
+          pool.map((s) => ({ evidence_key: s.entry.key, score: judged.judged.verdicts.get(s.entry.key) ?? null })),
+        ),
       },
     });
   }
