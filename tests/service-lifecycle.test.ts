@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runHook } from '../src/hook/run.js';
 import { readRunFile, readStopMarker } from '../src/run-file.js';
 import { servicesOf } from './support/services.js';
 import { freePort, REPO, runCli, serveProcess, tempDir } from './helpers.js';
@@ -115,6 +116,14 @@ describe('status, stop, serve again', () => {
     served.kill('SIGINT');
     await new Promise((r) => served.once('exit', r));
     expect(readStopMarker(dir)).toMatchObject({ by: 'Ctrl-C on kioku serve' });
+    // Codex has no field for a message to the user: the line goes to stderr only, the output stays empty
+    const codex = await runHook(JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 'c1', prompt: 'what did we decide about retries?' }), {
+      data: dir,
+      host: 'codex',
+      env: { HOME: dir },
+    });
+    expect(codex.stdout).toBe('');
+    expect(codex.problem).toMatch(new RegExp(`Kioku is stopped for ${dir} \\(Ctrl-C on kioku serve at .*\\); start it with \`kioku serve --data ${dir}\``));
 
     const other = library();
     const stop = await runCli(['stop', '--data', other], env(other));
