@@ -2,7 +2,7 @@
 // into a fresh library with `kioku import jsonl`, gives the same items (keys and texts) and the
 // same recall answers (delivered keys and texts); a second import appends nothing. Markdown is
 // for people. Both libraries are real services; the CLI goes through them.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers.js';
@@ -80,6 +80,21 @@ describe('export → import', () => {
     const again = await runCli(['import', 'jsonl', file, '--json'], { KIOKU_URL: b.url });
     expect(again.json).toMatchObject({ written: { card: 0, wiki: 0, memory: 0 }, unchanged: 5 });
   }, 120_000);
+
+  it('a line the import refuses is named by its line number; nothing of its batch is written', async () => {
+    const file = join(b.dir, 'bad.jsonl');
+    const lines = [
+      { kioku_export: 1, history: false },
+      { type: 'memory', id: 'ok-1', kind: 'fact', text: 'fine' },
+      { type: 'memory', id: 'bad-1', kind: 'gossip', text: 'no such kind' },
+    ];
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));
+    const r = await runCli(['import', 'jsonl', file, '--json'], { KIOKU_URL: b.url });
+    expect(r.code).toBe(2);
+    expect(r.json).toMatchObject({ ok: false, error: { code: 'KIOKU_INPUT_INVALID' } });
+    expect(String((r.json?.['error'] as { message: string }).message)).toMatch(/bad\.jsonl:3: .*kind/);
+    expect((await b.call('GET', `/v1/evidence/${encodeURIComponent('ev1:private:memory:ok-1')}`)).status).toBe(404);
+  }, 60_000);
 
   it('markdown is for reading: documents with their sections, memories as a list', async () => {
     const out = await runCli(['export', '--format', 'markdown'], { KIOKU_URL: a.url });

@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { PathOverrides } from '../../src/config.js';
-import { KiokuError } from '../../src/errors.js';
+import { isKiokuError, KiokuError } from '../../src/errors.js';
 import type { ImportItemsAnswer } from '../../src/knowledge/import-items.js';
 import type { ImportItemsInput } from '../../src/wire.js';
 import { EXIT, emit, type OutputOptions } from '../cli-util.js';
@@ -17,20 +17,40 @@ export interface ImportJsonlFlags extends OutputOptions, PathOverrides {
 
 const BATCH = 500;
 
+/** A refusal naming `items.12.kind` names the file's line instead (nothing of that batch was written). */
+function atLine(err: unknown, file: string, lineOf: readonly number[]): unknown {
+  if (!isKiokuError(err, 'KIOKU_INPUT_INVALID')) return err;
+  const m = /^items\.(\d+)(?:\.(.*))?$/.exec(String(err.details?.['field'] ?? ''));
+  const line = m ? lineOf[Number(m[1])] : undefined;
+  if (line === undefined) return err;
+  return new KiokuError('KIOKU_INPUT_INVALID', `${file}:${line}: ${err.message} (nothing of lines ${lineOf[0]}–${lineOf.at(-1)} was written)`, {
+    cause: err,
+    details: { field: m?.[2] ?? '(line)', line },
+  });
+}
+
 export async function importJsonlCommand(file: string, flags: ImportJsonlFlags): Promise<number> {
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   const { kioku, via } = await connectKioku(flags);
   const total: ImportItemsAnswer = { namespace: flags.ns ?? '', written: { card: 0, wiki: 0, note: 0, memory: 0 }, unchanged: 0, skipped: {} };
   let batch: unknown[] = [];
+  /** the file's line number of each item in the batch */
+  let lineOf: number[] = [];
   let n = 0;
   const send = async (): Promise<void> => {
     if (!batch.length) return;
-    const answer = await kioku.importItems({ ...(flags.ns ? { namespace: flags.ns } : {}), items: batch as ImportItemsInput['items'] }, { actor: 'cli' });
+    let answer: ImportItemsAnswer;
+    try {
+      answer = await kioku.importItems({ ...(flags.ns ? { namespace: flags.ns } : {}), items: batch as ImportItemsInput['items'] }, { actor: 'cli' });
+    } catch (err) {
+      throw atLine(err, file, lineOf);
+    }
     total.namespace = answer.namespace;
     for (const k of Object.keys(total.written) as (keyof ImportItemsAnswer['written'])[]) total.written[k] += answer.written[k];
     total.unchanged += answer.unchanged;
     for (const [k, v] of Object.entries(answer.skipped)) total.skipped[k] = (total.skipped[k] ?? 0) + v;
     batch = [];
+    lineOf = [];
   };
   try {
     for await (const text of lines) {
@@ -47,6 +67,7 @@ export async function importJsonlCommand(file: string, flags: ImportJsonlFlags):
         continue;
       }
       batch.push(line);
+      lineOf.push(n);
       if (batch.length >= BATCH) await send();
     }
     await send();
