@@ -51,8 +51,8 @@ describe('delivery rules', () => {
     expect(r.held.get(cs[3]!.key)).toBe('no_slot');
   });
 
-  it('knowledge first: a higher-scored history item does not displace knowledge', () => {
-    const hist = cand({ kind: 'history', layer: 'trace', verdict: 0.99 });
+  it('knowledge first: a higher-scored history item ranked below the knowledge does not displace it', () => {
+    const hist = cand({ kind: 'history', layer: 'trace', verdict: 0.99, rank: 10 });
     const know = [cand({ verdict: 0.6 }), cand({ verdict: 0.6 }), cand({ verdict: 0.6 })];
     const r = deliver([hist, ...know], empty);
     expect(keys(r)).toEqual(know.map((k) => k.key));
@@ -70,6 +70,29 @@ describe('delivery rules', () => {
     const r = deliver([cand(), ...hs], empty);
     expect(keys(r)).toHaveLength(2);
     expect(r.held.get(hs[1]!.key)).toBe('no_slot');
+  });
+
+  it('a history item clearly above the best knowledge item (verdict and rank) takes a slot before knowledge fills them', () => {
+    // issue 30: the turn that recorded the team's decision (0.92, ranked first) got no_slot behind three knowledge items
+    const decision = cand({ kind: 'history', layer: 'trace', verdict: 0.92, rank: 0 });
+    const ks = [0.9, 0.88, 0.86].map((verdict, i) => cand({ verdict, rank: i + 1 }));
+    const r = deliver([...ks, decision], empty);
+    expect(DEFAULT_DELIVERY_RULES.history_may_lead).toBe(true);
+    expect(keys(r)).toEqual([decision.key, ks[0]!.key, ks[1]!.key]);
+    expect(r.held.get(ks[2]!.key)).toBe('no_slot');
+    // below the best knowledge verdict, or ranked after it: knowledge first, as before
+    const lower = { ...decision, verdict: 0.89 };
+    expect(deliver([...ks, lower], empty).held.get(lower.key)).toBe('no_slot');
+    const later = { ...decision, rank: 5 };
+    expect(deliver([...ks, later], empty).held.get(later.key)).toBe('no_slot');
+    // a lead the rules ask for, and the switch
+    expect(deliver([...ks, decision], empty, { ...DEFAULT_DELIVERY_RULES, history_lead: 0.05 }).held.get(decision.key)).toBe('no_slot');
+    expect(deliver([...ks, decision], empty, { ...DEFAULT_DELIVERY_RULES, history_may_lead: false }).held.get(decision.key)).toBe('no_slot');
+    // still one history slot at most
+    const second = cand({ kind: 'history', layer: 'trace', verdict: 0.93, rank: 0 });
+    const both = deliver([...ks, decision, second], empty);
+    expect(keys(both)).toEqual([second.key, ks[0]!.key, ks[1]!.key]);
+    expect(both.held.get(decision.key)).toBe('no_slot');
   });
 
   it('nothing delivered in this session since context_since is delivered again', () => {
@@ -189,6 +212,28 @@ describe('delivery rules', () => {
       expect(deliver([best, note], state).held.get(note.key)).toBe('partial_match');
       expect(keys(deliver([best, note], empty))).toEqual([best.key, note.key]);
       expect(keys(deliver([best, note], state, { ...DEFAULT_DELIVERY_RULES, hold_partial_matches: false }))).toEqual([best.key, note.key]);
+    });
+
+    it('partial_of higher_ranked_match (default): an item retrieval ranked above the fuller match is not held', () => {
+      // issue 30: the HTTP/2 page (judged 0.969, ranked first) was held while a page matching more words was delivered
+      const state = asked('Which database does staging use?');
+      const fuller = cand({ verdict: 0.97, rank: 2, text: 'The staging database is pg-staging-2 in the eu-west region.' });
+      const first = cand({ verdict: 0.96, rank: 0, text: 'Staging: pg-staging-2, restored nightly.' });
+      expect(DEFAULT_DELIVERY_RULES.partial_of).toBe('higher_ranked_match');
+      expect(keys(deliver([fuller, first], state))).toEqual([fuller.key, first.key]);
+      const below = { ...first, key: 'ev1:private:memory:below', rank: 3 };
+      expect(deliver([fuller, below], state).held.get(below.key)).toBe('partial_match');
+      expect(deliver([fuller, first], state, { ...DEFAULT_DELIVERY_RULES, partial_of: 'any_better_match' }).held.get(first.key)).toBe('partial_match');
+    });
+
+    it('partial_of complete_match: held only behind an item matching every term of the query', () => {
+      const state = asked('Which staging database has backups?');
+      const most = cand({ verdict: 0.95, text: 'The staging database is pg-staging-2.' });
+      const part = cand({ verdict: 0.9, text: 'Every database has its own role.' });
+      const rules = { ...DEFAULT_DELIVERY_RULES, partial_of: 'complete_match' as const };
+      expect(keys(deliver([most, part], state, rules))).toEqual([most.key, part.key]);
+      const all = cand({ verdict: 0.96, text: 'Backups of the staging database run nightly.' });
+      expect(deliver([all, part], state, rules).held.get(part.key)).toBe('partial_match');
     });
 
     it('isPartialOf: a strict, non-empty part', () => {

@@ -84,3 +84,35 @@ it('reads a time phrase as a date range, not as words to find in the text', () =
   expect(asDate.get('old')!.time).toBe(0);
   expect(localVerdict(asDate.get('note')!)).toBeGreaterThan(localVerdict(asDate.get('old')!));
 });
+
+it('counts Chinese by character, so the bigrams that straddle two words cannot outweigh the words (issue 30)', () => {
+  // straddling bigrams (里监, 听数, 据变) are rare in any library: a high idf
+  const words = new Set(['组件', '监听', '数据', '变化']);
+  const weight = (t: string): number => (words.has(t) ? 2 : 7);
+  const candidates = [
+    { key: 'watch', title: '侦听器', text: '在组件中可以监听数据的变化，并在变化时执行回调。' },
+    { key: 'other', title: '列表渲染', text: '使用 v-for 渲染一个列表。' },
+  ];
+  const f = judgeFeatures(request({ utterance: '怎么在组件里监听数据变化？', candidates, termWeight: weight }));
+  expect(f.get('watch')!.wcov).toBeGreaterThan(0.6);
+  expect(f.get('other')!.wcov).toBe(0);
+  // and with no vector on either side the judge now delivers it
+  expect(localVerdict(f.get('watch')!)).toBeGreaterThanOrEqual(0.5);
+});
+
+it('reads the fused rank, the coverage against the best one, and the section heading', () => {
+  const candidates = [
+    { key: 'a', title: 'Config', heading: 'testTimeout', text: 'Default timeout of a test: 5000 ms.', rank: 0 },
+    { key: 'b', title: 'Config', text: 'Default pool is forks.', rank: 3 },
+  ];
+  const f = judgeFeatures(request({ utterance: 'default testTimeout', candidates }));
+  expect(f.get('a')!.rank).toBe(1);
+  expect(f.get('b')!.rank).toBe(0.25);
+  expect(f.get('a')!.lgap).toBe(0);
+  expect(f.get('b')!.lgap).toBeCloseTo(f.get('b')!.wcov - f.get('a')!.wcov);
+  expect(f.get('a')!.tcov).toBeGreaterThan(0);
+  expect(f.get('b')!.tcov).toBe(0);
+  // without an explicit rank, the candidate's place in the request
+  const placed = judgeFeatures(request({ utterance: 'x', candidates: [{ key: 'p', title: '', text: '' }, { key: 'q', title: '', text: '' }] }));
+  expect(placed.get('q')!.rank).toBe(0.5);
+});

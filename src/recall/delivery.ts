@@ -65,7 +65,25 @@ export interface DeliveryRules {
    * It shares a word with the question, while a better match answers all of it.
    */
   hold_partial_matches: boolean;
+  /**
+   * What a partial match is held for: `any_better_match` — an item delivered from another
+   * document matches more of the query's terms (all of this one's and more); `complete_match` —
+   * only when that item matches every term of the query (the rule's own reason: a better match
+   * answers all of it); `higher_ranked_match` — only when that item also ranks above it.
+   */
+  partial_of?: PartialOf | undefined;
+  /**
+   * A history item clearly above the best knowledge item — a higher verdict (by at least
+   * `history_lead`) and a better fused rank — takes its slot before knowledge fills them
+   * (still at most max_history). Off: knowledge always first.
+   */
+  history_may_lead?: boolean | undefined;
+  /** default 0 */
+  history_lead?: number | undefined;
 }
+
+export const PARTIAL_OF = ['any_better_match', 'complete_match', 'higher_ranked_match'] as const;
+export type PartialOf = (typeof PARTIAL_OF)[number];
 
 export const DEFAULT_DELIVERY_RULES: DeliveryRules = {
   floor: 0.5,
@@ -74,6 +92,9 @@ export const DEFAULT_DELIVERY_RULES: DeliveryRules = {
   max_history: 1,
   excerpt_chars: 2_000,
   hold_partial_matches: true,
+  partial_of: 'higher_ranked_match',
+  history_may_lead: true,
+  history_lead: 0,
 };
 
 /** Today's delivery rules with some changed (replay's "what if"); a history cap above the item cap is refused. */
@@ -125,32 +146,49 @@ export function deliver(candidates: readonly DeliveryCandidate[], state: Deliver
   const items: DeliveredItem[] = [];
   const texts = new Set<string>();
   const terms = rules.hold_partial_matches && state.query_terms?.size ? state.query_terms : undefined;
-  const matchedBy = new Map<string, ReadonlySet<string>>();
+  const matchedBy = new Map<string, { terms: ReadonlySet<string>; rank: number }>();
+  const heldAsPartial = (c: DeliveryCandidate, mine: ReadonlySet<string>): boolean => {
+    const doc = documentKey(c.key);
+    for (const [key, theirs] of matchedBy) {
+      if (documentKey(key) === doc || !isPartialOf(mine, theirs.terms)) continue;
+      if (rules.partial_of === 'complete_match' && theirs.terms.size < (terms as ReadonlySet<string>).size) continue;
+      if (rules.partial_of === 'higher_ranked_match' && theirs.rank > c.rank) continue;
+      return true;
+    }
+    return false;
+  };
   const take = (c: DeliveryCandidate): void => {
     const body = normaliseBody(c.text);
     if (texts.has(body)) return void held.set(c.key, 'duplicate');
     if (terms) {
       const mine = matchedTerms(terms, c.match_text ?? `${c.title}\n${c.text}`);
-      const doc = documentKey(c.key);
-      if ([...matchedBy].some(([key, theirs]) => documentKey(key) !== doc && isPartialOf(mine, theirs))) return void held.set(c.key, 'partial_match');
-      matchedBy.set(c.key, mine);
+      if (heldAsPartial(c, mine)) return void held.set(c.key, 'partial_match');
+      matchedBy.set(c.key, { terms: mine, rank: c.rank });
     }
     texts.add(body);
     items.push(present(c, rules));
   };
+  let historyTaken = 0;
+  const takeHistory = (c: DeliveryCandidate): void => {
+    const before = items.length;
+    take(c);
+    if (items.length > before) historyTaken += 1;
+  };
+  // a history item clearly above the best knowledge item (verdict and rank) goes first
+  const best = knowledge[0];
+  const leading = rules.history_may_lead
+    ? history.filter((c) => !best || ((c.verdict as number) >= (best.verdict as number) + (rules.history_lead ?? 0) && c.rank < best.rank))
+    : [];
+  for (const c of leading) if (historyTaken < rules.max_history && items.length < rules.max_items) takeHistory(c);
   for (const c of knowledge) {
     if (items.length >= rules.max_items) held.set(c.key, 'no_slot');
     else take(c);
   }
-  let historyTaken = 0;
   for (const c of history) {
+    if (leading.includes(c) && (items.some((i) => i.key === c.key) || held.has(c.key))) continue;
     // history takes at most max_history of the slots knowledge left over
     if (items.length >= rules.max_items || historyTaken >= rules.max_history) held.set(c.key, 'no_slot');
-    else {
-      const before = items.length;
-      take(c);
-      if (items.length > before) historyTaken += 1;
-    }
+    else takeHistory(c);
   }
   return { items, held };
 }

@@ -64,11 +64,13 @@ export async function runJudge(core: RecallCore, config: RecallConfig, input: Ju
       termWeight: (term) => keyword.idf(term, ns),
       ...(range ? { timePhrase: range.phrase } : {}),
       deadline: Date.now() + config.judge_timeout_ms,
-      candidates: pool.map((s) => {
+      candidates: pool.map((s, rank) => {
         const known = measured.get(s.entry.key);
         return {
           key: s.entry.key,
           title: s.entry.title,
+          ...(s.entry.heading ? { heading: s.entry.heading } : {}),
+          rank,
           text: excerpt(searchableText(s.entry), config.delivery.excerpt_chars).text,
           ...(known !== undefined ? { cosine: known } : { vector: lane?.vectorOf(s.entry.key) }),
           ...(range && inRange(s.entry.occurred_at, range) ? { inTimeRange: true } : {}),

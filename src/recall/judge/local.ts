@@ -1,24 +1,32 @@
 // The local default judge: no network, no generation model. A logistic calibration of
-// six signals a reader would use to say "this answers it":
+// eight signals a reader would use to say "this answers it":
 //   cos   the embedder's cosine between the utterance (with its dialogue) and the item;
-//   wcov  the share of the utterance's terms the item holds, each term weighted by how
-//         telling it is in the namespace searched (BM25 idf from the keyword index);
+//   wcov  the share of the utterance the item holds: Latin words weighted by how telling
+//         they are in the namespace searched (BM25 idf from the keyword index), CJK text
+//         counted by character (coverage.ts: the bigrams that straddle two words no longer
+//         outweigh the words);
 //   dcov  the same for the terms the user's recent messages add (a follow-up's subject);
 //   gap   the item's cosine minus the best cosine among the candidates (≤ 0): the best
 //         semantic match stands out, the rest are pulled down;
-//   tcov  the weighted share of utterance terms in the item's title;
+//   lgap  the item's wcov minus the best wcov among the candidates (≤ 0): the same for
+//         words, and the only such contrast when the embedder reads neither side (CJK);
+//   tcov  the same share in the item's title and section heading path;
+//   rank  1 / (1 + fused rank): what retrieval thought, all a judge without a vector has
+//         besides the words (on the Chinese Vue docs the answer was ranked first for 36 of 44);
 //   time  the utterance names a time range ("last week") and the item happened in it —
 //         the phrase's own words are left out of the coverages.
-// Coefficients are fitted on the offline development cases (`npm run eval:fit-judge`,
-// figures in evals/README.md); without a vector the cosine-free model applies.
+// Coefficients are fitted on the offline development cases and, lightly weighted, the
+// real-documentation dev questions (`npm run eval:fit-judge`, figures in calibration.json);
+// without a vector the cosine-free model applies.
 import { tokenize } from '../../text/index.js';
 import calibration from './calibration.json' with { type: 'json' };
 import { utteranceTerms } from '../terms.js';
+import { coverageUnits, unitCoverage } from './coverage.js';
 import { type Judge, type JudgeRequest, type JudgeResult } from './types.js';
 
 /** The signals, by name; `cos` is absent when the candidate has no vector from the current model. */
-export const VECTOR_FEATURES = ['cos', 'wcov', 'dcov', 'gap', 'tcov', 'time'] as const;
-export const PLAIN_FEATURES = ['wcov', 'dcov', 'tcov', 'time'] as const;
+export const VECTOR_FEATURES = ['cos', 'wcov', 'dcov', 'gap', 'tcov', 'time', 'rank', 'lgap'] as const;
+export const PLAIN_FEATURES = ['wcov', 'dcov', 'tcov', 'time', 'rank', 'lgap'] as const;
 export type FeatureName = (typeof VECTOR_FEATURES)[number];
 
 /** sigmoid(bias + Σ coefficient × signal); a signal without a coefficient weighs 0. */
@@ -49,6 +57,10 @@ export interface JudgeFeatures {
   tcov: number;
   /** 1 when the utterance names a time range and the candidate happened in it */
   time: number;
+  /** 1 / (1 + fused rank): the retrieval's own opinion, which a judge without a vector needs most */
+  rank: number;
+  /** the item's coverage minus the best coverage among the candidates (≤ 0): the lexical twin of gap */
+  lgap: number;
 }
 
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
@@ -65,17 +77,6 @@ export function cosine(a: Float32Array, b: Float32Array): number {
     nb += y * y;
   }
   return na && nb ? dot / Math.sqrt(na * nb) : 0;
-}
-
-function coverageOf(terms: ReadonlySet<string>, have: ReadonlySet<string>, weight: (term: string) => number): number {
-  let all = 0;
-  let hit = 0;
-  for (const t of terms) {
-    const w = weight(t);
-    all += w;
-    if (have.has(t)) hit += w;
-  }
-  return all > 0 ? hit / all : 0;
 }
 
 /** The judge's signals for every candidate of one request (exported so the calibration is fitted on exactly these). */
@@ -103,19 +104,34 @@ export function judgeFeatures(request: JudgeRequest): Map<string, JudgeFeatures>
     if (cos !== undefined) cosines.set(c.key, cos);
   }
   const best = cosines.size ? Math.max(...cosines.values()) : 0;
+  const units = coverageUnits(request.utterance, weight, (t) => utterance.has(t));
+  const addedUnits = coverageUnits(
+    request.dialogue
+      .slice(-2)
+      .filter((m) => m.role === 'user')
+      .map((m) => m.content)
+      .join('\n'),
+    weight,
+    (t) => added.has(t),
+  );
   const out = new Map<string, JudgeFeatures>();
-  for (const c of request.candidates) {
-    const have = new Set(tokenize(`${c.title}\n${c.text}`));
+  const haves = request.candidates.map((c) => new Set(tokenize(`${c.title}\n${c.text}`)));
+  const coverages = haves.map((have) => unitCoverage(units, have));
+  const bestCoverage = coverages.length ? Math.max(...coverages) : 0;
+  request.candidates.forEach((c, i) => {
+    const have = haves[i] as Set<string>;
     const cos = cosines.get(c.key);
     out.set(c.key, {
       ...(cos !== undefined ? { cos } : {}),
-      wcov: coverageOf(utterance, have, weight),
-      dcov: coverageOf(added, have, weight),
+      wcov: coverages[i] as number,
+      lgap: (coverages[i] as number) - bestCoverage,
+      dcov: unitCoverage(addedUnits, have),
       gap: cos !== undefined ? cos - best : 0,
-      tcov: coverageOf(utterance, new Set(tokenize(c.title)), weight),
+      tcov: unitCoverage(units, new Set(tokenize(`${c.title}\n${c.heading ?? ''}`))),
       time: c.inTimeRange ? 1 : 0,
+      rank: 1 / (1 + (c.rank ?? i)),
     });
-  }
+  });
   return out;
 }
 

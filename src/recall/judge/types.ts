@@ -13,6 +13,10 @@ export interface JudgeCandidate {
   vector?: Float32Array | undefined;
   /** cosine to the query vector when the vector lane already measured it (saves reading the vector) */
   cosine?: number | undefined;
+  /** the section's heading path (a document's sections share its title) */
+  heading?: string | undefined;
+  /** position in the fused ranking, 0 = best (default: the candidate's place in the request) */
+  rank?: number | undefined;
   /** the utterance names a time range and this item happened in it */
   inTimeRange?: boolean | undefined;
 }
