@@ -119,7 +119,7 @@ export function createMcpServer(options: McpOptions): McpServer {
           .describe('the last few messages, oldest first, for follow-ups like "and the other one?"'),
         limit: z.number().int().min(1).max(50).optional(),
         session_id: z.string().min(1).max(512).optional(),
-        options: z.record(z.string(), z.unknown()).optional().describe('layer switches, e.g. {"wiki": false, "semantic": false}'),
+        options: z.record(z.string(), z.unknown()).optional().describe('layer switches and filters, e.g. {"wiki": false, "semantic": false, "tags": ["deploy"]} (tags: only items carrying every one)'),
       },
     },
     (a) =>
