@@ -49,6 +49,11 @@ describe('without tokens (anonymous, loopback)', () => {
     expect((artifact.body['events'] as { type: string }[]).map((e) => e.type)).toEqual(
       expect.arrayContaining(['turn.started', 'recall.performed', 'turn.completed']),
     );
+    // stored in columns, shown one object per candidate (flags as words, fingerprints as hex)
+    const performed = (artifact.body['events'] as { type: string; data: { candidates: { evidence_key: string; flags: string[] }[] } }[]).find(
+      (e) => e.type === 'recall.performed',
+    );
+    expect(performed?.data.candidates[0]).toMatchObject({ evidence_key: expect.stringMatching(/^ev1:private:/), flags: expect.arrayContaining(['returned']) });
   });
 
   it('makes a memory write idempotent with a client id', async () => {

@@ -203,3 +203,25 @@ export function upcastVerdictV1(data: unknown): unknown {
   const { verdicts, ...rest } = data as { verdicts: RecordedVerdict[]; [field: string]: unknown };
   return { ...rest, ...compactVerdicts('', verdicts) };
 }
+
+/**
+ * A recall or verdict event's data as a person reads it (the artifacts of a turn): candidates and
+ * verdicts one object each, flags as words, fingerprints as hex. Other events pass unchanged.
+ */
+export function readableEventData(type: string, data: unknown): unknown {
+  if (type === 'recall.performed') {
+    const d = data as CompactRecall & Record<string, unknown>;
+    const { key_prefix: _p, keys: _k, scores: _s, flags: _f, lanes: _l, fingerprints: _fp, held: _h, backends: _b, ...rest } = d;
+    return {
+      ...rest,
+      candidates: recallCandidates(d).map((c) => ({ ...c, flags: (Object.keys(c.flags) as RecallFlag[]).filter((f) => c.flags[f]) })),
+      ...(d.backends ? { backends: recallBackends(d) } : {}),
+    };
+  }
+  if (type === 'verdict.recorded') {
+    const d = data as { key_prefix: string; keys: string[]; scores: (number | null)[] } & Record<string, unknown>;
+    const { key_prefix: _p, keys: _k, scores: _s, ...rest } = d;
+    return { ...rest, verdicts: recordedVerdicts(d) };
+  }
+  return data;
+}

@@ -1,4 +1,5 @@
 import { KiokuError } from '../../errors.js';
+import { readableEventData } from '../../events/index.js';
 import type { ServerState } from '../state.js';
 import { callerAccess, namespaceFor, requireScope } from '../context.js';
 import { seesService } from '../../access.js';
@@ -77,7 +78,8 @@ export const pipelineRoutes = (state: ServerState) =>
         const events = [];
         for (const seq of turn.seqs) {
           const r = await store.log.get(seq);
-          if (r) events.push({ seq: r.seq, ts: new Date(r.ts).toISOString(), type: r.type, hash: r.hash, data: r.data });
+          // recall and verdict events are stored in columns (issue 31): shown one object per candidate
+          if (r) events.push({ seq: r.seq, ts: new Date(r.ts).toISOString(), type: r.type, hash: r.hash, data: readableEventData(r.type, r.data) });
         }
         return { trace_id: req.params.trace_id, session_id: turn.session_id, namespace: turn.ns, completed: turn.completed !== undefined, events };
       },
