@@ -4,6 +4,8 @@
 // order, fused and lane scores, flags, the judged candidates' fingerprints, why a judged one was
 // held — with each lane named once, numbers as integers and the namespace prefix of keys written
 // once. Item text never enters the event: a key and its fingerprint point at it in the log.
+// verdict.recorded v2 (below) does the same for the judge's scores. Readers decode with
+// recallCandidates / recordedVerdicts; v1 events reach them through the upcasters.
 import { z } from 'zod';
 
 /** Scores are kept to the millionth (v1 rounded them so too): an integer packs in 5 bytes, a float in 9. */
