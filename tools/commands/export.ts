@@ -114,7 +114,8 @@ function markdownOf(line: ExportLine): string {
   }
   if (line.type === 'trace') return `- ${String(line['occurred_at']).slice(0, 19)} [${String(line['id'])}] ${String(line['text']).replace(/\n+/g, ' ')}\n`;
   const sections = line['sections'] as { heading: string; body: string }[];
-  const head = `## ${line.type}: ${String(line['title'] ?? line['id'])} (${String(line['id'])})\n`;
+  // a section's title may be its heading path ("Doc › Section"): the document's is its first part
+  const head = `## ${line.type}: ${String(line['title'] ?? line['id']).split(' › ')[0]} (${String(line['id'])})\n`;
   return `${head}\n${sections.map((s) => `${s.heading ? `### ${s.heading}\n\n` : ''}${s.body.trim()}\n`).join('\n')}\n`;
 }
 
