@@ -72,13 +72,13 @@ describe('delivery rules', () => {
     expect(r.held.get(hs[1]!.key)).toBe('no_slot');
   });
 
-  it('a history item clearly above the best knowledge item (verdict and rank) takes a slot before knowledge fills them', () => {
+  it('a history item clearly above the best knowledge item (verdict and rank) keeps a slot from knowledge, delivered after it', () => {
     // issue 30: the turn that recorded the team's decision (0.92, ranked first) got no_slot behind three knowledge items
     const decision = cand({ kind: 'history', layer: 'trace', verdict: 0.92, rank: 0 });
     const ks = [0.9, 0.88, 0.86].map((verdict, i) => cand({ verdict, rank: i + 1 }));
     const r = deliver([...ks, decision], empty);
     expect(DEFAULT_DELIVERY_RULES.history_may_lead).toBe(true);
-    expect(keys(r)).toEqual([decision.key, ks[0]!.key, ks[1]!.key]);
+    expect(keys(r)).toEqual([ks[0]!.key, ks[1]!.key, decision.key]);
     expect(r.held.get(ks[2]!.key)).toBe('no_slot');
     // below the best knowledge verdict, or ranked after it: knowledge first, as before
     const lower = { ...decision, verdict: 0.89 };
@@ -91,7 +91,7 @@ describe('delivery rules', () => {
     // still one history slot at most
     const second = cand({ kind: 'history', layer: 'trace', verdict: 0.93, rank: 0 });
     const both = deliver([...ks, decision, second], empty);
-    expect(keys(both)).toEqual([second.key, ks[0]!.key, ks[1]!.key]);
+    expect(keys(both)).toEqual([ks[0]!.key, ks[1]!.key, second.key]);
     expect(both.held.get(decision.key)).toBe('no_slot');
   });
 

@@ -31,12 +31,13 @@ const root = resolve(import.meta.dirname, '../..');
 
 /** The variants replayed; `today` is the shipped rules. */
 export const VARIANTS: Record<string, Partial<DeliveryRules>> = {
+  before_issue_30: { partial_of: 'any_better_match', history_may_lead: false },
+  only_partial_of_higher_ranked_match: { partial_of: 'higher_ranked_match', history_may_lead: false },
+  only_history_may_lead: { partial_of: 'any_better_match', history_may_lead: true },
   today: {},
   keep_partial_matches: { hold_partial_matches: false },
   partial_of_complete_match: { partial_of: 'complete_match' },
-  partial_of_higher_ranked_match: { partial_of: 'higher_ranked_match' },
-  history_may_lead: { history_may_lead: true },
-  history_may_lead_by_0_05: { history_may_lead: true, history_lead: 0.05 },
+  history_may_lead_by_0_05: { history_lead: 0.05 },
 };
 
 type Scorer = (delivered: readonly string[]) => boolean;

@@ -73,9 +73,9 @@ export interface DeliveryRules {
    */
   partial_of?: PartialOf | undefined;
   /**
-   * A history item clearly above the best knowledge item — a higher verdict (by at least
-   * `history_lead`) and a better fused rank — takes its slot before knowledge fills them
-   * (still at most max_history). Off: knowledge always first.
+   * A history item clearly above the best knowledge item — a verdict at least `history_lead`
+   * higher and a better fused rank — keeps one slot from knowledge (still at most max_history,
+   * delivered after the knowledge). Off: knowledge fills the slots first.
    */
   history_may_lead?: boolean | undefined;
   /** default 0 */
@@ -174,19 +174,19 @@ export function deliver(candidates: readonly DeliveryCandidate[], state: Deliver
     take(c);
     if (items.length > before) historyTaken += 1;
   };
-  // a history item clearly above the best knowledge item (verdict and rank) goes first
+  // a history item clearly above the best knowledge item (verdict and rank) keeps a slot from knowledge;
+  // knowledge is still handed over first (a bounded hook text keeps it), the history item after it
   const best = knowledge[0];
-  const leading = rules.history_may_lead
-    ? history.filter((c) => !best || ((c.verdict as number) >= (best.verdict as number) + (rules.history_lead ?? 0) && c.rank < best.rank))
-    : [];
-  for (const c of leading) if (historyTaken < rules.max_history && items.length < rules.max_items) takeHistory(c);
+  const leads = rules.history_may_lead
+    ? history.filter((c) => best && (c.verdict as number) >= (best.verdict as number) + (rules.history_lead ?? 0) && c.rank < best.rank).length
+    : 0;
+  const reserved = Math.min(leads, rules.max_history);
   for (const c of knowledge) {
-    if (items.length >= rules.max_items) held.set(c.key, 'no_slot');
+    if (items.length >= rules.max_items - reserved) held.set(c.key, 'no_slot');
     else take(c);
   }
   for (const c of history) {
-    if (leading.includes(c) && (items.some((i) => i.key === c.key) || held.has(c.key))) continue;
-    // history takes at most max_history of the slots knowledge left over
+    // history takes at most max_history of the slots knowledge left over (or kept from it)
     if (items.length >= rules.max_items || historyTaken >= rules.max_history) held.set(c.key, 'no_slot');
     else takeHistory(c);
   }
