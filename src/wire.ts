@@ -7,7 +7,7 @@ import { eventSchemas, namespaceSchema } from './events/index.js';
 import { itemIdSchema } from './knowledge/evidence.js';
 import { assetSchema, episodeSchema } from './knowledge/commands.js';
 import { memoryInputSchema } from './knowledge/index.js';
-import { recallRequestSchema } from './recall/index.js';
+import { PARTIAL_OF, recallRequestSchema } from './recall/index.js';
 import { completeTurnSchema, openSessionSchema, startTurnSchema } from './recall/turns.js';
 import { exportedItemSchema } from './knowledge/import-items.js';
 
@@ -102,6 +102,8 @@ export const wire = {
         max_items: z.number().int().min(0).max(3).optional(),
         max_history: z.number().int().min(0).max(3).optional(),
         hold_partial_matches: z.boolean().optional(),
+        partial_of: z.enum(PARTIAL_OF).optional(),
+        history_may_lead: z.boolean().optional(),
       })
       .optional(),
   }),

@@ -282,6 +282,8 @@ export function buildProgram(): Command {
     .option('--max-items <n>', 'try another item cap (0–3; default 3)')
     .option('--max-history <n>', 'try another cap on history items (default 1)')
     .option('--keep-partial-matches', 'try without the rule that holds an item matching only part of what a delivered one matches')
+    .option('--partial-of <rule>', 'what a partial match is held behind: any_better_match (before issue 30), complete_match, higher_ranked_match (default)')
+    .option('--knowledge-first', 'try without the rule that lets a history item above the best knowledge item keep a slot')
     .action(action((flags: Parameters<typeof replayCommand>[0]) => import('./commands/recall.js').then((m) => m.replayCommand(flags))));
 
   program

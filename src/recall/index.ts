@@ -21,12 +21,14 @@ export {
   isTruncatedSnippet,
   isPartialOf,
   rulesWith,
+  PARTIAL_OF,
   DEFAULT_DELIVERY_RULES,
   HOLD_REASONS,
   type DeliveryCandidate,
   type DeliveryRules,
   type DeliveryState,
   type HoldReason,
+  type PartialOf,
 } from './delivery.js';
 export { utteranceTerms, matchedTerms, matchText } from './terms.js';
 export { DEFAULT_RECALL_CONFIG, laneWeights, measurementConfig, type RecallConfig } from './config.js';

@@ -8,6 +8,8 @@ import {
   deliveryReport,
   replay,
   rulesWith,
+  PARTIAL_OF,
+  type PartialOf,
   type DeliveryReport,
   type DeliveryRules,
   type RecallPacket,
@@ -149,12 +151,16 @@ export interface ReplayFlags extends OutputOptions, PathOverrides {
   maxItems?: string;
   maxHistory?: string;
   keepPartialMatches?: boolean;
+  partialOf?: string;
+  knowledgeFirst?: boolean;
 }
 
 /** The flags' changes to today's delivery rules: what a rule change would have done. */
 export function replayRuleChanges(
-  flags: Pick<ReplayFlags, 'floor' | 'historyFloor' | 'maxItems' | 'maxHistory' | 'keepPartialMatches'>,
+  flags: Pick<ReplayFlags, 'floor' | 'historyFloor' | 'maxItems' | 'maxHistory' | 'keepPartialMatches' | 'partialOf' | 'knowledgeFirst'>,
 ): Partial<DeliveryRules> {
+  if (flags.partialOf !== undefined && !(PARTIAL_OF as readonly string[]).includes(flags.partialOf))
+    throw new KiokuError('KIOKU_USAGE', `--partial-of must be one of ${PARTIAL_OF.join(', ')}, got "${flags.partialOf}"`);
   const number = (v: string | undefined, flag: string, min: number, max: number, integer: boolean): number | undefined => {
     if (v === undefined) return undefined;
     const n = Number(v);
@@ -169,6 +175,8 @@ export function replayRuleChanges(
     max_items: maxItems,
     max_history: number(flags.maxHistory, 'max-history', 0, maxItems ?? DEFAULT_DELIVERY_RULES.max_items, true),
     hold_partial_matches: flags.keepPartialMatches ? false : undefined,
+    partial_of: flags.partialOf as PartialOf | undefined,
+    history_may_lead: flags.knowledgeFirst ? false : undefined,
   };
   return Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
 }
