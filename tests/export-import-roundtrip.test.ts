@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './helpers.js';
+import { runCli, tempDir } from './helpers.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
 
 let a: TestServer;
@@ -80,6 +80,24 @@ describe('export → import', () => {
     const again = await runCli(['import', 'jsonl', file, '--json'], { KIOKU_URL: b.url });
     expect(again.json).toMatchObject({ written: { card: 0, wiki: 0, memory: 0 }, unchanged: 5 });
   }, 120_000);
+
+  it('with no service running, import jsonl creates the library it names and export gives the same lines back', async () => {
+    const file = join(a.dir, 'export-2.jsonl');
+    expect((await runCli(['export', '--out', file, '--json'], { KIOKU_URL: a.url })).code).toBe(0);
+    const fresh = tempDir();
+    try {
+      const imported = await runCli(['import', 'jsonl', file, '--data', fresh.path, '--json'], { KIOKU_EMBEDDER: 'hash' });
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(imported.json).toMatchObject({ via: 'the store', written: { card: 1, wiki: 1, memory: 3 } });
+      const again = join(fresh.path, 'again.jsonl');
+      expect((await runCli(['export', '--data', fresh.path, '--out', again], { KIOKU_EMBEDDER: 'hash' })).code).toBe(0);
+      const body = (f: string) => readFileSync(f, 'utf8').trim().split('\n').slice(1);
+      expect(body(again)).toEqual(body(file));
+      expect((await runCli(['import', 'jsonl', join(fresh.path, 'missing.jsonl'), '--data', fresh.path])).code).toBe(2);
+    } finally {
+      fresh.cleanup();
+    }
+  }, 60_000);
 
   it('a line the import refuses is named by its line number; nothing of its batch is written', async () => {
     const file = join(b.dir, 'bad.jsonl');

@@ -2,20 +2,33 @@
 // into a library, 500 lines a request, through its service when one holds it. Documents come
 // whole with the same section ids, memories with the same ids: the same evidence keys and texts.
 // Idempotent: an unchanged document or memory appends nothing.
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { PathOverrides } from '../../src/config.js';
 import { isKiokuError, KiokuError } from '../../src/errors.js';
 import type { ImportItemsAnswer } from '../../src/knowledge/import-items.js';
 import type { ImportItemsInput } from '../../src/wire.js';
 import { EXIT, emit, type OutputOptions } from '../cli-util.js';
-import { connectKioku } from '../server-client.js';
+import { openKioku, type Kioku } from '../../src/kioku.js';
+import { connectKioku, resolveLibrary } from '../server-client.js';
 
 export interface ImportJsonlFlags extends OutputOptions, PathOverrides {
   ns?: string;
 }
 
 const BATCH = 500;
+
+/** The library's service when one runs; else the store itself, created when missing (an export goes into a fresh library). */
+async function importTarget(flags: ImportJsonlFlags): Promise<{ kioku: Kioku; via: string }> {
+  if (!resolveLibrary(flags).url) {
+    try {
+      return { kioku: await openKioku({ ...flags, actor: 'cli:import' }), via: 'the store' };
+    } catch (err) {
+      if (!isKiokuError(err, 'KIOKU_STORE_LOCKED')) throw err;
+    }
+  }
+  return connectKioku(flags);
+}
 
 /** A refusal naming `items.12.kind` names the file's line instead (nothing of that batch was written). */
 function atLine(err: unknown, file: string, lineOf: readonly number[]): unknown {
@@ -30,8 +43,10 @@ function atLine(err: unknown, file: string, lineOf: readonly number[]): unknown 
 }
 
 export async function importJsonlCommand(file: string, flags: ImportJsonlFlags): Promise<number> {
+  if (!existsSync(file) || !statSync(file).isFile()) throw new KiokuError('KIOKU_USAGE', `${file}: no such file (kioku import jsonl takes a file made by kioku export)`);
+  const { kioku, via } = await importTarget(flags);
+  // after the await: lines a reader emits before its iteration starts are lost
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-  const { kioku, via } = await connectKioku(flags);
   const total: ImportItemsAnswer = { namespace: flags.ns ?? '', written: { card: 0, wiki: 0, note: 0, memory: 0 }, unchanged: 0, skipped: {} };
   let batch: unknown[] = [];
   /** the file's line number of each item in the batch */
@@ -78,7 +93,7 @@ export async function importJsonlCommand(file: string, flags: ImportJsonlFlags):
   emit(
     flags,
     () =>
-      `imported into ${total.namespace} (through ${via}): ${w.card} card(s), ${w.wiki} wiki topic(s), ${w.note} note(s), ${w.memory} memor${w.memory === 1 ? 'y' : 'ies'} written; ${total.unchanged} unchanged${Object.keys(total.skipped).length ? `; skipped (history a turn recorded, or held by reference): ${Object.entries(total.skipped).map(([k, v]) => `${v} ${k}`).join(', ')}` : ''}`,
+      `imported into ${total.namespace} (through ${via}): ${w.card} card(s), ${w.wiki} wiki topic(s), ${w.note} note(s), ${w.memory} memor${w.memory === 1 ? 'y' : 'ies'} written; ${total.unchanged} unchanged${Object.keys(total.skipped).length ? `; skipped (history a turn recorded, or held by reference): ${Object.entries(total.skipped).map(([k, v]) => `${v} ${k}`).join(', ')}` : ''}${via === 'the store' ? '\nvectors: `kioku reembed` computes them now, or the service when it next starts (keyword search works at once)' : ''}`,
     { ok: true, file, via, ...total },
   );
   return EXIT.ok;
