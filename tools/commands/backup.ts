@@ -80,9 +80,9 @@ const differing = (a: Record<string, string>, b: Record<string, string>): string
 export async function backupCommand(dir: string, flags: BackupFlags): Promise<number> {
   const started = performance.now();
   if (existsSync(dir) && readdirSync(dir).length > 0) throw new KiokuError('KIOKU_USAGE', `${dir} is not empty: a backup goes into a new or empty directory`);
+  const { kioku, via, library } = await connectKioku(flags);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const chainFile = join(dir, CHAIN_FILE);
-  const { kioku, via, library } = await connectKioku(flags);
   let head: Head;
   let live: Record<string, string> | undefined;
   let written: { records: number; bytes: number };

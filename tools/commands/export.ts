@@ -3,7 +3,7 @@
 // notes and conversation traces), read a page at a time through the listing (the library's
 // service when one holds it). jsonl is exact and re-importable (`kioku import jsonl FILE`, same
 // evidence keys and texts); markdown is for people.
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, writeFileSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { PathOverrides } from '../../src/config.js';
 import { KiokuError } from '../../src/errors.js';
@@ -127,6 +127,12 @@ export async function exportCommand(flags: ExportFlags): Promise<number> {
   const format = flags.format ?? 'jsonl';
   if (format !== 'jsonl' && format !== 'markdown') throw new KiokuError('KIOKU_USAGE', `--format: jsonl or markdown, got "${format}"`);
   if (flags.json && !flags.out) throw new KiokuError('KIOKU_USAGE', '--json needs --out FILE (the export itself goes to stdout otherwise)');
+  if (flags.out)
+    try {
+      writeFileSync(flags.out, '', { mode: 0o600 });
+    } catch (err) {
+      throw new KiokuError('KIOKU_USAGE', `--out: cannot write ${flags.out} (${(err as Error).message})`, { cause: err });
+    }
   const { kioku, via } = await connectKioku(flags);
   const out = flags.out ? createWriteStream(flags.out, { mode: 0o600 }) : process.stdout;
   const counts: Record<string, number> = {};

@@ -1,4 +1,5 @@
 // kioku log stats | show SEQ | export --out FILE | import FILE
+import { rmSync, writeFileSync } from 'node:fs';
 import { KiokuError } from '../../src/errors.js';
 import type { PathOverrides } from '../../src/config.js';
 import { resolvePaths } from '../../src/config.js';
@@ -75,6 +76,11 @@ export async function logShowCommand(seqArg: string, flags: LogFlags): Promise<n
 export async function logExportCommand(flags: LogFlags & { out?: string }): Promise<number> {
   if (!flags.out) throw new KiokuError('KIOKU_USAGE', '--out FILE is required (the export is binary)');
   const out = flags.out;
+  try {
+    writeFileSync(out, '', { mode: 0o600 });
+  } catch (err) {
+    throw new KiokuError('KIOKU_USAGE', `--out: cannot write ${out} (${(err as Error).message})`, { cause: err });
+  }
   const started = performance.now();
   return storeOrService(
     flags,
@@ -96,6 +102,7 @@ async function exportStoreItself(flags: LogFlags, out: string, started: number):
   try {
     const report = await verifySource(chain.source());
     if (!report.ok) {
+      rmSync(out, { force: true }); // the empty file the --out check left
       emit(flags, () => `not exported: the chain is damaged at ${report.damage?.seq}: ${report.damage?.detail}`, report);
       return EXIT.problem;
     }
