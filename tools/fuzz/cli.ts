@@ -1,5 +1,5 @@
 // Fuzzing the CLI commands that take input: random arguments to `kioku recall`, `replay`,
-// `log show`, `report cold|delivery`, `import` and `rebuild` over a real store. Properties:
+// `log show`, `report cold|delivery`, `import` (markdown and jsonl), `rebuild`, `list` and `export` over a real store. Properties:
 // the exit code is 0, 1 or 2 (architecture.md §cli), never a stack trace on stderr, and the log never
 // moves for a command that failed.
 import { spawnSync } from 'node:child_process';
@@ -29,6 +29,13 @@ export async function fuzzCli(dataDir: string, options: { runs: number; seed: nu
       .map(([a, b, f, v]) => [a, b, f, v]),
     fc.tuple(fc.constant('import'), fc.constantFrom('wiki', 'cards', 'notes', 'nonsense'), word).map(([a, k, d]) => [a, k, d || '/nonexistent']),
     fc.tuple(fc.constant('rebuild'), fc.constantFrom('--projection'), word).map(([a, f, v]) => [a, f, v]),
+    fc
+      .tuple(fc.constant('list'), fc.constantFrom('--limit', '--cursor', '--since', '--tag', '--layer', '--text'), word)
+      .map(([a, f, v]) => [a, f, v]),
+    // written into the data dir only (a random --out would litter the working directory)
+    fc.tuple(fc.constant('export'), fc.constantFrom('--format', '--ns'), word).map(([a, f, v]) => [a, f, v, '--out', join(dataDir, 'fuzz-export.out')]),
+    fc.tuple(fc.constant('export'), word).map(([a, v]) => [a, '--out', join('/nonexistent', v || 'x')]),
+    fc.tuple(fc.constant('import'), fc.constant('jsonl'), word).map(([a, k, f]) => [a, k, f || '/nonexistent.jsonl']),
   );
   await fc.assert(
     fc.asyncProperty(args, async (a) => {
