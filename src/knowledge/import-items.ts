@@ -57,9 +57,9 @@ function documentEvent(ns: string, item: Extract<ExportedItem, { type: 'card' | 
 }
 
 /**
- * Append the documents that differ from what the namespace holds (decided against projections
- * caught up to the head, appended with that head expected on the knowledge stream: another
- * writer's knowledge in between means deciding again), then write the memories.
+ * Write the memories, then append the documents that differ from what the namespace holds (decided
+ * against projections caught up to the head, appended with that head expected on the knowledge
+ * stream: another writer's knowledge in between means deciding again).
  */
 export async function importItems(
   target: { knowledge: Knowledge; store: KnowledgeStore; actor: string },
@@ -77,6 +77,14 @@ export async function importItems(
       const { type: _t, ...memory } = item;
       memories.push(memory);
     } else skipped[item.type] = (skipped[item.type] ?? 0) + 1;
+  }
+  // memories first: their write is the one that refuses a line of valid shape (an id stored with
+  // other text, an id twice), and it lands whole or not at all; documents appended before it
+  // would stay in the log behind a refused batch
+  if (memories.length) {
+    const result = await target.knowledge.writeMemories({ ns, memories });
+    written.memory += result.written.length;
+    unchanged += memories.length - result.written.length;
   }
   const { log, projections } = target.store;
   for (let tries = 1; documents.length > 0; tries++) {
@@ -100,11 +108,6 @@ export async function importItems(
       if (!isKiokuError(err, 'KIOKU_LOG_CONFLICT') || tries >= MAX_DECISIONS) throw err;
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(250, 2 ** tries)));
     }
-  }
-  if (memories.length) {
-    const result = await target.knowledge.writeMemories({ ns, memories });
-    written.memory += result.written.length;
-    unchanged += memories.length - result.written.length;
   }
   return { namespace: ns, written, unchanged, skipped };
 }
