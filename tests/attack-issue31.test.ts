@@ -1,5 +1,10 @@
 // Attacks on issue 31's new surfaces that found defects (each test failed before its fix).
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isKiokuServe } from '../tools/commands/stop.js';
+import { runCli, tempDir } from './helpers.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
 
 let s: TestServer;
@@ -43,5 +48,35 @@ describe('POST /v1/import/items: a refused batch writes nothing', () => {
     });
     expect(r.status).toBe(400);
     expect(await head()).toBe(before);
+  });
+});
+
+describe('kioku stop and a run file whose pid another program took', () => {
+  it('never signals a process that runs `serve` but is not Kioku (jekyll serve, php artisan serve)', async () => {
+    const dir = tempDir().path;
+    const victim = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)', 'serve'], { stdio: 'ignore' });
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      writeFileSync(
+        join(dir, 'kioku.run.json'),
+        JSON.stringify({ url: 'http://127.0.0.1:9', pid: victim.pid, started_at: '2026-01-01T00:00:00Z', data_dir: dir }),
+      );
+      const stop = await runCli(['stop', '--data', dir, '--timeout', '2'], { HOME: dir });
+      expect(stop.code, stop.stdout).toBe(2);
+      expect(stop.stderr).toContain('not a Kioku service');
+      expect(victim.exitCode ?? victim.signalCode).toBeNull();
+    } finally {
+      victim.kill('SIGKILL');
+    }
+  }, 30_000);
+
+  it('recognises the command lines Kioku services run with', () => {
+    expect(isKiokuServe(['node', '/repo/bin/kioku.js', 'serve', '--data', '/d'])).toBe(true);
+    expect(isKiokuServe(['node', '--import', 'tsx', '/repo/tools/kioku.ts', 'serve'])).toBe(true);
+    expect(isKiokuServe(['node', '/usr/local/bin/kioku', 'serve'])).toBe(true);
+    expect(isKiokuServe(['node', '/x/dist/hook.mjs', 'serve', '--data', '/d', '--started-by', 'hook'])).toBe(true);
+    expect(isKiokuServe(['ruby', '/usr/bin/jekyll', 'serve', '--source', '/home/me/kioku'])).toBe(false);
+    expect(isKiokuServe(['php', 'artisan', 'serve'])).toBe(false);
+    expect(isKiokuServe(['node', '/repo/bin/kioku.js', 'status'])).toBe(false);
   });
 });

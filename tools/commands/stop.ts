@@ -3,6 +3,7 @@
 // exit, and leave the stop marker so that neither the hook nor `kioku mcp` starts it again behind
 // the user's back; `kioku serve` clears it. Exit 0 stopped (or was not running), 1 still running.
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { PathOverrides } from '../../src/config.js';
 import { KiokuError } from '../../src/errors.js';
 import { resolveLibrary, serveHint } from '../../src/library.js';
@@ -30,12 +31,13 @@ export async function stopCommand(flags: StopFlags): Promise<number> {
     });
     return EXIT.ok;
   }
-  const command = commandLine(info.pid);
+  const argv = commandLine(info.pid);
   // a pid the run file names may by now belong to another program: signal only a `kioku … serve`
-  if (command !== undefined && !/\bserve\b/.test(command))
+  // (`jekyll serve`, `php artisan serve` or `npx serve` holding a reused pid are not ours)
+  if (argv !== undefined && !isKiokuServe(argv))
     throw new KiokuError(
       'KIOKU_USAGE',
-      `the run file ${library.runFile} names pid ${info.pid}, which is not a Kioku service (${command.slice(0, 80)}); remove the file if no Kioku runs`,
+      `the run file ${library.runFile} names pid ${info.pid}, which is not a Kioku service (${argv.join(' ').slice(0, 80)}); remove the file if no Kioku runs`,
     );
   writeStopMarker(dataDir, marker);
   const started = Date.now();
@@ -65,11 +67,17 @@ export async function stopCommand(flags: StopFlags): Promise<number> {
   return EXIT.ok;
 }
 
-/** The process's command line where the system shows it (Linux /proc), else undefined. */
-function commandLine(pid: number): string | undefined {
+/** The process's arguments where the system shows them (Linux /proc), else undefined. */
+function commandLine(pid: number): string[] | undefined {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
   } catch {
     return undefined;
   }
+}
+
+/** `serve` run by Kioku's CLI (bin/kioku.js, tools/kioku.ts, a `kioku` bin before it), or a service a client started (--started-by). */
+export function isKiokuServe(argv: readonly string[]): boolean {
+  const at = argv.indexOf('serve');
+  return at > 0 && (argv.includes('--started-by') || argv.slice(0, at).some((a) => /^kioku\b/i.test(basename(a))));
 }
