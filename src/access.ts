@@ -5,8 +5,10 @@ import { KiokuError } from './errors.js';
 import { DEFAULT_NAMESPACE, namespaceSchema } from './events/index.js';
 
 // service:read is the operator's: the service as a whole (log head, projections, replication),
-// which moves with every namespace's writes; a namespaced token without it sees its own counts only
-export const SCOPES = ['memory:read', 'memory:write', 'service:read'] as const;
+// which moves with every namespace's writes; a namespaced token without it sees its own counts only.
+// log:read is the whole log's content (records, stored frames, backups): every namespace's text, so
+// it is never implied by service:read (a monitoring token must not read other namespaces' memories)
+export const SCOPES = ['memory:read', 'memory:write', 'service:read', 'log:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface Principal {

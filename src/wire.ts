@@ -37,7 +37,7 @@ export const wire = {
   list: z.strictObject({
     namespace: namespaceSchema.optional(),
     layers: z.array(z.enum(LAYER_NAMES)).min(1).max(7).optional(),
-    kinds: z.array(z.string().min(1).max(50)).max(20).optional(),
+    kinds: z.array(z.string().min(1).max(50)).min(1).max(20).optional(),
     /** items carrying every one of these tags (case-insensitive) */
     tags: z.array(z.string().min(1).max(200)).max(20).optional(),
     entity: z.string().trim().min(1).max(200).optional(),

@@ -97,6 +97,9 @@ describe('GET /v1/items', () => {
     expect((await s.call('GET', '/v1/items?cursor=garbage', undefined, ALPHA)).status).toBe(400);
     expect((await s.call('GET', '/v1/items?limit=501', undefined, ALPHA)).status).toBe(400);
     expect((await s.call('GET', '/v1/items?colour=red', undefined, ALPHA)).status).toBe(400);
+    // an empty kind list would exclude everything: refused like an empty layer list, never 0 items
+    expect((await s.call('GET', '/v1/items?kind=', undefined, ALPHA)).status).toBe(400);
+    expect((await s.call('GET', '/v1/items?layer=', undefined, ALPHA)).status).toBe(400);
   });
 
   it('is in the OpenAPI document with its query parameters', async () => {

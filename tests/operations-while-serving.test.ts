@@ -100,12 +100,16 @@ describe('operations need the operator', () => {
   let scoped: TestServer;
   const reader = 'ops-reader-token-0123456789';
   const operator = 'ops-operator-token-0123456789';
+  const archivist = 'ops-archivist-token-0123456789';
+  const other = 'ops-other-ns-token-0123456789';
   beforeAll(async () => {
     scoped = await startTestServer({
       tokens: {
         tokens: [
           { name: 'reader', token: reader, namespace: 'private', scopes: ['memory:read', 'memory:write'] },
           { name: 'operator', token: operator, namespace: 'private', scopes: ['memory:read', 'service:read'] },
+          { name: 'archivist', token: archivist, namespace: 'private', scopes: ['memory:read', 'service:read', 'log:read'] },
+          { name: 'other', token: other, namespace: 'other', scopes: ['memory:read', 'memory:write'] },
         ],
       },
     });
@@ -127,5 +131,21 @@ describe('operations need the operator', () => {
     expect((await scoped.call('POST', '/v1/log/verify', {}, operator)).body).toMatchObject({ ok: true });
     // signing an anchor writes beside the log: memory:write as well
     expect((await scoped.call('POST', '/v1/log/verify', { write_anchor: true }, operator)).status).toBe(403);
+  });
+
+  it("service:read alone never hands out the log's content (another namespace's text): records, frames and backups need log:read", async () => {
+    const secret = 'other namespace secret swordfish 4471';
+    expect((await scoped.call('POST', '/v1/memories', { memories: [{ id: 'm-other', kind: 'fact', text: secret }] }, other)).status).toBe(200);
+    const before = (await scoped.call('GET', '/v1/log/stats', undefined, operator)).body as { head: { seq: number } };
+    for (const path of ['/v1/log/records/1', `/v1/log/records/${before.head.seq}`, '/v1/log/frames?from=1', '/v1/log/backup-point']) {
+      const r = await scoped.call('GET', path, undefined, operator);
+      expect(r.status, path).toBe(403);
+      expect(r.body).toMatchObject({ error: { code: 'KIOKU_FORBIDDEN' } });
+      expect(JSON.stringify(r.body)).not.toContain('swordfish');
+    }
+    const record = await scoped.call('GET', `/v1/log/records/${before.head.seq}`, undefined, archivist);
+    expect(record.status).toBe(200);
+    expect(JSON.stringify(record.body)).toContain('swordfish');
+    expect((await scoped.call('GET', '/v1/log/frames?from=1', undefined, archivist)).status).toBe(200);
   });
 });

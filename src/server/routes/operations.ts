@@ -1,7 +1,8 @@
 // The library as a whole while the service owns it (issue 31): verify, log stats, one record,
 // the stored frames (kioku log export, kioku backup) and a backup point. The whole log holds
 // every namespace's events, so each needs the service:read scope (the anonymous local user has
-// it); signing an anchor writes beside the log and needs memory:write too.
+// it); the routes that hand out content (a record, the frames, a backup point) need log:read too;
+// signing an anchor writes beside the log and needs memory:write too.
 import type { FastifyRequest } from 'fastify';
 import { KiokuError } from '../../errors.js';
 import { callerAccess, requireScope } from '../context.js';
@@ -14,6 +15,12 @@ const verifyBody = z.strictObject({ write_anchor: z.boolean().optional() });
 function operator(req: FastifyRequest) {
   requireScope(req, 'service:read');
   return callerAccess(req);
+}
+
+/** Routes that hand out log content (every namespace's text): log:read beside service:read. */
+function contentReader(req: FastifyRequest) {
+  requireScope(req, 'log:read');
+  return operator(req);
 }
 
 /** A query parameter as a positive integer, or undefined when absent. */
@@ -39,17 +46,17 @@ export const operationRoutes = (state: ServerState) =>
       ready(state).kioku.logStats(operator(req)),
     );
 
-    app.get<{ Params: { seq: string } }>('/v1/log/records/:seq', doc('one log record, decoded (service:read)', undefined, ['operations']), async (req) => {
-      const access = operator(req);
+    app.get<{ Params: { seq: string } }>('/v1/log/records/:seq', doc('one log record, decoded (service:read and log:read)', undefined, ['operations']), async (req) => {
+      const access = contentReader(req);
       const seq = /^\d{1,15}$/.test(req.params.seq) ? Number(req.params.seq) : Number.NaN;
       return ready(state).kioku.logRecord(seq, access);
     });
 
     app.get(
       '/v1/log/frames',
-      doc('stored frames from ?from=, byte for byte (base64), at most ?limit= (5,000), up to ?to= or the head (service:read): kioku log export and backup', undefined, ['operations']),
+      doc('stored frames from ?from=, byte for byte (base64), at most ?limit= (5,000), up to ?to= or the head (service:read and log:read): kioku log export and backup', undefined, ['operations']),
       async (req) => {
-        const access = operator(req);
+        const access = contentReader(req);
         const to = integer(req, 'to');
         const limit = integer(req, 'limit');
         return ready(state).kioku.logFrames({ from: integer(req, 'from') ?? 1, ...(to ? { to } : {}), ...(limit ? { limit } : {}) }, access);
@@ -58,7 +65,7 @@ export const operationRoutes = (state: ServerState) =>
 
     app.get(
       '/v1/log/backup-point',
-      doc('a head every projection stands at, with their digests there (service:read): what a restored backup must reproduce', undefined, ['operations']),
-      async (req) => ready(state).kioku.backupPoint(operator(req)),
+      doc('a head every projection stands at, with their digests there (service:read and log:read): what a restored backup must reproduce', undefined, ['operations']),
+      async (req) => ready(state).kioku.backupPoint(contentReader(req)),
     );
   });
