@@ -86,6 +86,12 @@ describe('backup while writing, restore', () => {
 
   it('refuses a non-empty backup dir, a restore over a library, and a damaged backup', async () => {
     expect((await runCli(['backup', backups.path, '--data', s.dir])).code).toBe(2);
+    // a file where the backup dir should be is a usage error naming it, never KIOKU_INTERNAL
+    const file = join(backups.path, 'b1', 'manifest.json');
+    expect(existsSync(file)).toBe(true);
+    const onFile = await runCli(['backup', file, '--data', s.dir]);
+    expect(onFile.code).toBe(2);
+    expect(onFile.stderr).toContain('is not a directory');
     const into = await runCli(['restore', join(backups.path, 'b1'), '--data', target.path, '--json']);
     expect(into.json).toMatchObject({ ok: false, error: { code: 'KIOKU_BACKUP_INVALID' } });
     const none = await runCli(['restore', target.path, '--data', join(target.path, 'x'), '--json']);
