@@ -19,7 +19,7 @@ export const LAYERS: readonly [string, RegExp][] = [
   ['store', /^src\/store\.ts$/],
   ['indexer', /^src\/indexer\//],
   ['recall', /^src\/recall\//],
-  ['core', /^src\/(wire|kioku|remote|operations)\.ts$/],
+  ['core', /^src\/(wire|kioku|remote|operations|connect)\.ts$/],
   ['eval', /^src\/eval\//],
   ['adapters', /^src\/(server|mcp|hook)\//],
 ];

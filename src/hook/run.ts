@@ -8,7 +8,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync
 import { join } from 'node:path';
 import { resolvePaths, type PathOverrides } from '../config.js';
 import type { Kioku } from '../kioku.js';
-import { connectKioku } from '../mcp/connect.js';
+import { connect } from '../connect.js';
 import { renderDelivery, renderStanding } from './render.js';
 import { readTranscriptTail, type TranscriptTail } from './transcript.js';
 
@@ -99,8 +99,8 @@ export async function runHook(raw: string, options: HookOptions): Promise<HookRe
   const recallTimeout = Number(env['KIOKU_HOOK_RECALL_TIMEOUT'] ?? env['KIOKU_HOOK_TIMEOUT'] ?? 40_000);
   const timeout = Number(env['KIOKU_HOOK_TIMEOUT'] ?? 6_000);
   const maxChars = Number(env['KIOKU_HOOK_MAX_CHARS'] ?? DEFAULT_MAX_CHARS);
-  // the hook starts no service unless KIOKU_AUTOSTART=1, and never one the user stopped (src/mcp/connect.ts)
-  const kioku = options.kioku ?? (async () => (await connectKioku({ ...options, env, client: 'hook', startTimeoutMs: timeout })).kioku);
+  // the hook starts no service unless KIOKU_AUTOSTART=1, and never one the user stopped (src/connect.ts)
+  const kioku = options.kioku ?? (async () => (await connect({ ...options, env, client: 'hook', startTimeoutMs: timeout })).kioku);
   const sessionId = `${options.host}-${input.session_id}`.slice(0, 512);
   const stateFile = join(hookDir, `${sessionId.replace(/[^A-Za-z0-9._-]/g, '_')}.turn`);
   const spool = join(hookDir, 'spool.jsonl');

@@ -3,14 +3,14 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { PathOverrides } from '../../src/config.js';
 import type { Kioku } from '../../src/kioku.js';
-import { connectKioku, type Connection } from '../../src/mcp/connect.js';
+import { connect, type Connection } from '../../src/connect.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { clockFromEnv } from '../../src/recall/clock.js';
 
 export async function mcpCommand(flags: PathOverrides): Promise<number> {
   let connecting: Promise<Connection> | undefined;
   const kioku = async (): Promise<Kioku> => {
-    connecting ??= connectKioku({ ...flags, keepAlive: true, log: (line) => process.stderr.write(`${line}\n`) }).catch((err: unknown) => {
+    connecting ??= connect({ ...flags, client: 'mcp', keepAlive: true, log: (line) => process.stderr.write(`${line}\n`) }).catch((err: unknown) => {
       connecting = undefined; // try again on the next call
       throw err;
     });
