@@ -20,8 +20,20 @@ export interface Principal {
 
 export const ANONYMOUS: Principal = { name: 'anonymous', namespace: DEFAULT_NAMESPACE, scopes: new Set(SCOPES), anonymous: true };
 
+/**
+ * The mark of a caller resolved at a door (src/api/caller.ts): the namespace it was settled to. A
+ * symbol-keyed property, so it survives the spreads that add call options (`{ ...access, readOnly }`)
+ * and cannot collide with a field; `namespaceOf` takes it as settled instead of resolving again.
+ */
+export const SETTLED: unique symbol = Symbol('kioku.settled-namespace');
+
+/** How many times a namespace was resolved (a door's resolution, or the core's own for a caller not resolved at a door). */
+export const resolutionCounter = { resolutions: 0 };
+
 /** What the core is told about a caller: the namespaces they may use (first = default) and the actor recorded. */
 export interface Access {
+  /** set by resolveCaller (src/api/caller.ts) only: the namespace this caller was resolved to */
+  readonly [SETTLED]?: string;
   namespaces?: readonly string[];
   actor?: string;
   /** may see the service as a whole (the log head, other namespaces' activity); implied when namespaces is absent */
@@ -50,6 +62,7 @@ export function mayUseNamespace(access: Access, ns: string): boolean {
  * with a token it must be the token's or absent — never a silent switch.
  */
 export function resolveAccess(principal: Principal, requested: string | undefined, scope: Scope, adapter = 'http'): { namespace: string; access: Access } {
+  resolutionCounter.resolutions += 1;
   if (!principal.scopes.has(scope)) {
     // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
     throw new KiokuError('KIOKU_FORBIDDEN', `this token lacks the ${scope} scope`, { details: { scope } });
@@ -81,6 +94,10 @@ export function resolveAccess(principal: Principal, requested: string | undefine
 
 /** The namespace a core call acts in: the one asked for, else the caller's first, else private; never one the caller may not use. */
 export function namespaceOf(requested: string | undefined, access: Access = {}): string {
+  // resolved at the door already: the same namespace again (or none) is that one, not a second resolution
+  const settled = access[SETTLED];
+  if (settled !== undefined && (requested === undefined || requested === settled) && access.namespaces?.[0] === settled) return settled;
+  resolutionCounter.resolutions += 1;
   const ns = requested ?? access.namespaces?.[0] ?? DEFAULT_NAMESPACE;
   if (access.namespaces && !access.namespaces.includes(ns))
     throw new KiokuError('KIOKU_FORBIDDEN', `namespace "${ns}" is not allowed with these credentials`, { details: { field: 'namespace' } });

@@ -2,7 +2,6 @@
 // the recall core and the knowledge commands once; the server, the CLI, the eval scripts
 // and the tests all go through it. `Kioku` is what every adapter may ask; RemoteKioku
 // (src/remote.ts) answers the same calls over HTTP. See docs/architecture.md.
-import { z } from 'zod';
 import type { RecordEntry, RecordsProjection, UsageCounters } from '../projections/index.js';
 import { namespaceOf, seesService } from './access.js';
 import { KiokuError } from './errors.js';
@@ -204,12 +203,6 @@ export interface RelationsAnswer {
   related_from: string[];
 }
 
-/** `wait_for_vectors`: true (up to 60 s) or a timeout in ms. */
-const waitForVectorsSchema = z
-  .union([z.boolean(), z.number().int().min(1).max(600_000)])
-  .optional()
-  .transform((v) => (v === true ? 60_000 : v === false ? undefined : v));
-
 export interface LocalKiokuOptions extends CoreOptions {
   /** the actor knowledge writes are recorded under (default "kioku") */
   actor?: string;
@@ -264,7 +257,9 @@ export class LocalKioku implements Kioku {
   }
 
   async recall(input: RecallInput, access: Access = {}) {
-    const named = (input as { namespace?: unknown } | undefined)?.namespace;
+    // parsed here once (or at the door already, then not again): the pipeline takes the parsed request
+    const request = parseInput(wire.recall, input, 'recall');
+    const named = request.namespace;
     // a namespace the caller chose freely (no token fixes it), not the default, where nothing was ever
     // written: most likely a typo. Say so, and append nothing under it (issue 31)
     if (
@@ -273,10 +268,10 @@ export class LocalKioku implements Kioku {
       (access.namespaces === undefined || access.namespaceChosen) &&
       !this.records.hasNamespace(named)
     ) {
-      const packet = await recall(this.core, input, { ...access, readOnly: true });
+      const packet = await recall(this.core, request, { ...access, readOnly: true });
       return { ...packet, warnings: ['unknown_namespace', ...packet.warnings.filter((w) => w !== 'records_filtered_by_acl')] };
     }
-    return recall(this.core, input, access);
+    return recall(this.core, request, access);
   }
 
   async context(input: RecallInput, access: Access = {}) {
@@ -289,10 +284,9 @@ export class LocalKioku implements Kioku {
   }
 
   async writeMemories(input: WriteMemoriesInput, access: Access = {}): Promise<MemoryWriteAnswer> {
-    const { namespace, wait_for_vectors: waitFor, ...memories } = (input ?? {}) as WriteMemoriesInput;
-    const timeoutMs = parseInput(z.object({ wait_for_vectors: waitForVectorsSchema }), { wait_for_vectors: waitFor }, 'write memories').wait_for_vectors;
+    const { namespace, wait_for_vectors: timeoutMs, memories } = parseInput(wire.memories, input, 'write memories');
     const ns = namespaceOf(namespace, access);
-    const result = await this.knowledge.writeMemories({ ...memories, ns });
+    const result = await this.knowledge.writeParsedMemories({ memories, ns });
     const vectors =
       timeoutMs === undefined
         ? undefined

@@ -6,12 +6,18 @@ import { z } from 'zod';
 import { eventSchemas, namespaceSchema } from './events/index.js';
 import { itemIdSchema } from './knowledge/evidence.js';
 import { assetSchema, episodeSchema } from './knowledge/commands.js';
-import { memoryInputSchema } from './knowledge/index.js';
+import { writeMemoriesSchema } from './knowledge/commands.js';
 import { PARTIAL_OF, recallRequestSchema } from './recall/index.js';
 import { completeTurnSchema, openSessionSchema, startTurnSchema } from './recall/turns.js';
 import { exportedItemSchema } from './knowledge/import-items.js';
 
 const isoTime = z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO 8601 date or time');
+
+/** `wait_for_vectors` (memory writes, HTTP and MCP): answer once the written memories have vectors, true (up to 60 s) or a timeout in ms. */
+export const waitForVectorsSchema = z
+  .union([z.boolean(), z.number().int().min(1).max(600_000)])
+  .optional()
+  .transform((v) => (v === true ? 60_000 : v === false ? undefined : v));
 
 const LAYER_NAMES = ['card', 'wiki', 'memory', 'note', 'trace', 'episode', 'asset'] as const;
 
@@ -74,11 +80,10 @@ export const wire = {
   startTurn: startTurnSchema,
   completeTurn: completeTurnSchema,
   recall: recallRequestSchema,
-  memories: z.strictObject({
-    memories: z.array(memoryInputSchema).min(1).max(500),
+  // the command's own schema: the memories as the command parses them, the namespace as the API names it
+  memories: writeMemoriesSchema.omit({ ns: true }).extend({
     namespace: namespaceSchema.optional(),
-    /** answer only once the written memories have vectors: true (up to 60 s) or a timeout in ms */
-    wait_for_vectors: z.union([z.boolean(), z.number().int().min(1).max(600_000)]).optional(),
+    wait_for_vectors: waitForVectorsSchema,
   }),
   forget: z.strictObject({ reason: z.string().max(2_000).optional(), namespace: namespaceSchema.optional() }),
   supersede: z.strictObject({

@@ -19,7 +19,7 @@ export const LAYERS: readonly [string, RegExp][] = [
   ['store', /^src\/store\.ts$/],
   ['indexer', /^src\/indexer\//],
   ['recall', /^src\/recall\//],
-  ['core', /^src\/(wire|kioku|remote|operations|connect)\.ts$/],
+  ['core', /^src\/((wire|kioku|remote|operations|connect)\.ts|api\/.*)$/],
   ['eval', /^src\/eval\//],
   ['adapters', /^src\/(server|mcp|hook)\//],
 ];

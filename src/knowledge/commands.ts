@@ -97,7 +97,7 @@ export interface KnowledgeStore {
   projections: KnowledgeReadModel;
 }
 
-type ParsedWrite = z.output<typeof writeMemoriesSchema>;
+export type ParsedWrite = z.output<typeof writeMemoriesSchema>;
 type ParsedMemory = ParsedWrite['memories'][number];
 /** What an idempotent repeat is compared on. */
 type MemoryContent = Pick<RecordEntry, 'text' | 'kind' | 'terms' | 'entities' | 'tags'>;
@@ -223,6 +223,15 @@ export class Knowledge {
     let parsed: ParsedWrite;
     try {
       parsed = parseInput(writeMemoriesSchema, input, 'write memories');
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.writeParsedMemories(parsed);
+  }
+
+  /** Write memories parsed already (by the facade, with writeMemoriesSchema's own memory schema): nothing is parsed again. */
+  writeParsedMemories(parsed: ParsedWrite): Promise<WriteMemoriesResult> {
+    try {
       parsed.memories.forEach((m, i) => requireOwnAudience(m.audience, `memories.${i}.audience`, 'write memories'));
     } catch (err) {
       return Promise.reject(err);

@@ -1,4 +1,4 @@
-export { recall, denseQueryText, type RecallCore, type RecallContext } from './pipeline.js';
+export { recall, recallParsed, denseQueryText, type RecallCore, type RecallContext } from './pipeline.js';
 export { openSession, startTurn, completeTurn, deliveryOutcomes, visibleTurn } from './turns.js';
 export { isAcknowledgement } from './acknowledge.js';
 export {

@@ -3,27 +3,45 @@
 // plan → channels (lexical while the model embeds, then dense) → rank (fuse, cues,
 // neighbours, demotion, caps) → judge → deliver → record. This file only wires them and
 // assembles the packet; docs/architecture.md says where to add a channel.
-import { seesService } from '../access.js';
+import { namespaceOf, seesService } from '../access.js';
+import { parseInput } from '../knowledge/validate.js';
 import { DEFAULT_RECALL_CONFIG } from './config.js';
 import type { RecallContext, RecallCore } from './core.js';
 import { embedQueries } from './dense.js';
 import { laneRankIndex, toPacketRecord } from './explain.js';
 import type { PacketRecord, RecallPacket } from './packet.js';
+import { recallRequestSchema, type ParsedRecallRequest } from './request.js';
 import { passageFor } from '../text/passage.js';
 import { runChannels } from './stages/channels.js';
 import { deliverCandidates } from './stages/deliver.js';
 import { judgeCandidates } from './stages/judge.js';
-import { planRecall } from './stages/plan.js';
+import { planRecall, type BoundDialogue } from './stages/plan.js';
 import { rankCandidates } from './stages/rank.js';
 import { record, recallEvents, skippedEvent } from './stages/record.js';
 
 export type { RecallContext, RecallCore } from './core.js';
 export { denseQueryText } from './dense.js';
 
+/** Parse the request (unless it was parsed already), settle its namespace, and recall. */
 export async function recall(core: RecallCore, input: unknown, context: RecallContext = {}): Promise<RecallPacket> {
+  const request = parseInput(recallRequestSchema, input, 'recall');
+  return recallParsed(core, request, namespaceOf(request.namespace, context), context);
+}
+
+/**
+ * Recall a parsed request in namespace `ns`, already settled (and checked) by the caller. A turn
+ * start hands on the dialogue it bounded and fingerprinted for its own event, so neither runs twice.
+ */
+export async function recallParsed(
+  core: RecallCore,
+  request: ParsedRecallRequest,
+  ns: string,
+  context: RecallContext,
+  bound?: BoundDialogue,
+): Promise<RecallPacket> {
   const started = performance.now();
   const config = core.config ?? DEFAULT_RECALL_CONFIG;
-  const plan = planRecall(core, input, context);
+  const plan = planRecall(core, request, ns, context, bound);
 
   if (plan.acknowledgement) {
     const notSaved = await record(core, context, [skippedEvent(plan, context)]);

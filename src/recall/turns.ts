@@ -13,7 +13,7 @@ import { tokenize } from '../text/index.js';
 import { boundConversation, conversationFingerprint } from './conversation.js';
 import { excerpt } from './delivery.js';
 import type { RecallPacket } from './packet.js';
-import { recall, type RecallContext, type RecallCore } from './pipeline.js';
+import { recallParsed, type RecallContext, type RecallCore } from './pipeline.js';
 import { recallRequestSchema } from './request.js';
 
 const newId = (prefix: string): string => `${prefix}-${Date.now().toString(36)}-${randomBytes(5).toString('hex')}`;
@@ -49,6 +49,7 @@ export async function startTurn(core: RecallCore, input: unknown, context: Recal
     throw new KiokuError('KIOKU_NOT_FOUND', `no session ${p.session_id}; open one first`, { details: { field: 'session_id' } });
   const turnId = newId('t');
   const dialogue = boundConversation(p.conversation ?? []);
+  const fingerprint = conversationFingerprint(dialogue);
   const { seq } = await core.log.append({
     type: 'turn.started',
     ns,
@@ -58,13 +59,13 @@ export async function startTurn(core: RecallCore, input: unknown, context: Recal
       session_id: p.session_id,
       query: p.query,
       ...(dialogue.length
-        ? { conversation: dialogue.map((m) => ({ role: m.role, text: m.content })), conversation_fingerprint: conversationFingerprint(dialogue) }
+        ? { conversation: dialogue.map((m) => ({ role: m.role, text: m.content })), conversation_fingerprint: fingerprint }
         : {}),
       ...(p.context_since ? { context_since: p.context_since } : {}),
     },
   });
   await core.projections.waitFor(seq);
-  const packet = await recall(core, { ...p, namespace: ns }, { ...context, namespaces: [ns], turn_id: turnId });
+  const packet = await recallParsed(core, p, ns, { ...context, namespaces: [ns], turn_id: turnId }, { messages: dialogue, fingerprint });
   return { turn_id: turnId, ...packet };
 }
 

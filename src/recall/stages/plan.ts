@@ -1,13 +1,13 @@
-// Stage 1, plan: parse the request, settle the namespace, bound the dialogue and plan the
-// queries (utterance, context, last sentence). Pure but for the recall id and the clock.
+// Stage 1, plan: take the parsed request in its settled namespace, bound the dialogue and plan
+// the queries (utterance, context, last sentence). Pure but for the recall id and the clock.
+// The request was parsed and the namespace settled by the caller (pipeline.ts `recall`, or a
+// turn start that bounded the dialogue already): nothing here parses or resolves again.
 import { randomBytes } from 'node:crypto';
-import { namespaceOf } from '../../access.js';
 import type { Layer } from '../../knowledge/evidence.js';
-import { parseInput } from '../../knowledge/validate.js';
 import { isAcknowledgement } from '../acknowledge.js';
 import { boundConversation, conversationFingerprint, isTopicChange, planQueries, withoutTopicChange, type PlannedQuery } from '../conversation.js';
 import type { RecallContext, RecallCore } from '../core.js';
-import { enabledLayers, recallRequestSchema, type ParsedRecallRequest } from '../request.js';
+import { enabledLayers, type ParsedRecallRequest } from '../request.js';
 import { sessionDialogue } from '../session-dialogue.js';
 
 export interface RecallPlan {
@@ -37,16 +37,20 @@ export interface RecallPlan {
   };
 }
 
-export function planRecall(core: RecallCore, input: unknown, context: RecallContext): RecallPlan {
-  const request = parseInput(recallRequestSchema, input, 'recall');
-  const ns = namespaceOf(request.namespace, context);
+/** The dialogue a turn start bounded already, with its fingerprint (computed once per request). */
+export interface BoundDialogue {
+  messages: ParsedRecallRequest['conversation'] & object;
+  fingerprint: string;
+}
+
+export function planRecall(core: RecallCore, request: ParsedRecallRequest, ns: string, _context: RecallContext, bound?: BoundDialogue): RecallPlan {
   // a client that sends no dialogue (HTTP without a transcript, MCP tools) gets its session's
   // completed turns since the last compaction instead, bounded the same way
   const sent = request.conversation ?? [];
   const received =
     sent.length === 0 && request.session_id
       ? sessionDialogue(core.projections.views, ns, request.session_id, request.context_since ? Date.parse(request.context_since) : -Infinity)
-      : boundConversation(sent);
+      : (bound?.messages ?? boundConversation(sent));
   // an explicit change of subject drops the dialogue before it from queries and judge
   const topicChange = received.length > 0 && isTopicChange(request.query);
   const dialogue = topicChange ? [] : received;
@@ -69,7 +73,7 @@ export function planRecall(core: RecallCore, input: unknown, context: RecallCont
       namespace: ns,
       options: request.options,
       limit: request.limit,
-      conversation_fingerprint: conversationFingerprint(received),
+      conversation_fingerprint: bound && sent.length > 0 ? bound.fingerprint : conversationFingerprint(received),
       conversation_messages: received.length,
     },
   };

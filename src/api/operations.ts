@@ -1,0 +1,37 @@
+// Every facade method's input schema, from one place. Each is the command's own schema (with the
+// namespace as the API names it), gathered in src/wire.ts; the doors feed the same schema to their
+// validators (fastify's schema compiler, the MCP SDK) and to their docs (OpenAPI, tool schemas),
+// so a door never declares a field the facade does not know.
+import { z } from 'zod';
+import { wire } from '../wire.js';
+
+/** What a method's input is when a door has nothing but a namespace to send (GET routes, lookups by id). */
+export const namespaceOnly = z.strictObject({ namespace: wire.recall.shape.namespace });
+
+/**
+ * The input schema of every Kioku method that takes a body or query, by method name. A method with
+ * a path id (`forget(id, input)`) lists the schema of its `input`; methods that take only an id or
+ * nothing (evidence, logStats, logRecord, backupPoint, close) have none.
+ */
+export const inputSchemas = {
+  openSession: wire.openSession,
+  startTurn: wire.startTurn,
+  completeTurn: wire.completeTurn,
+  recall: wire.recall,
+  context: wire.recall,
+  candidates: wire.recall,
+  writeMemories: wire.memories,
+  forget: wire.forget,
+  supersede: wire.supersede,
+  importDocuments: wire.import,
+  replay: wire.replay,
+  setAudience: wire.audience,
+  items: wire.items,
+  logEpisode: wire.episode,
+  registerAsset: wire.asset,
+  recordJobEvent: wire.jobEvent,
+  list: wire.list,
+  importItems: wire.importItems,
+} as const satisfies Record<string, z.ZodType>;
+
+export type MethodWithInput = keyof typeof inputSchemas;
