@@ -3,9 +3,8 @@
 // One page of a namespace's items in evidence-key order, through the library's service when one
 // holds it (GET /v1/items), else from the store; the next page with --cursor.
 import type { PathOverrides } from '../../src/config.js';
-import { KiokuError } from '../../src/errors.js';
 import type { ListInput } from '../../src/wire.js';
-import { EXIT, emit, type OutputOptions } from '../cli-util.js';
+import { EXIT, emit, numberFlag, type OutputOptions } from '../cli-util.js';
 import { connectKioku } from '../server-client.js';
 
 export interface ListFlags extends OutputOptions, PathOverrides {
@@ -27,9 +26,7 @@ export interface ListFlags extends OutputOptions, PathOverrides {
 const listOf = (values: string[] | undefined): string[] | undefined => values?.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
 
 export function listInputOfFlags(flags: ListFlags): ListInput {
-  const limit = flags.limit === undefined ? undefined : Number(flags.limit);
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 500))
-    throw new KiokuError('KIOKU_USAGE', `--limit: a whole number from 1 to 500, got "${flags.limit}"`);
+  const limit = numberFlag('limit', flags.limit, { min: 1, max: 500 });
   return {
     ...(flags.ns ? { namespace: flags.ns } : {}),
     ...(flags.layer ? { layers: listOf(flags.layer) as ListInput['layers'] } : {}),

@@ -161,19 +161,12 @@ export function replayRuleChanges(
 ): Partial<DeliveryRules> {
   if (flags.partialOf !== undefined && !(PARTIAL_OF as readonly string[]).includes(flags.partialOf))
     throw new KiokuError('KIOKU_USAGE', `--partial-of must be one of ${PARTIAL_OF.join(', ')}, got "${flags.partialOf}"`);
-  const number = (v: string | undefined, flag: string, min: number, max: number, integer: boolean): number | undefined => {
-    if (v === undefined) return undefined;
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n)))
-      throw new KiokuError('KIOKU_USAGE', `--${flag} must be ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}, got "${v}"`);
-    return n;
-  };
-  const maxItems = number(flags.maxItems, 'max-items', 0, 3, true);
+  const maxItems = numberFlag('max-items', flags.maxItems, { min: 0, max: 3 });
   const changes: Partial<DeliveryRules> = {
-    floor: number(flags.floor, 'floor', 0, 1, false),
-    history_floor: number(flags.historyFloor, 'history-floor', 0, 1, false),
+    floor: numberFlag('floor', flags.floor, { min: 0, max: 1, whole: false }),
+    history_floor: numberFlag('history-floor', flags.historyFloor, { min: 0, max: 1, whole: false }),
     max_items: maxItems,
-    max_history: number(flags.maxHistory, 'max-history', 0, maxItems ?? DEFAULT_DELIVERY_RULES.max_items, true),
+    max_history: numberFlag('max-history', flags.maxHistory, { min: 0, max: maxItems ?? DEFAULT_DELIVERY_RULES.max_items }),
     hold_partial_matches: flags.keepPartialMatches ? false : undefined,
     partial_of: flags.partialOf as PartialOf | undefined,
     history_may_lead: flags.knowledgeFirst ? false : undefined,
