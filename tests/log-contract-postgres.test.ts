@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBody, splitFrame, verifySource } from '../src/log/index.js';
 import { PostgresEventLog } from '../src/log/postgres.js';
 import type { EventStore } from '../src/log/index.js';
-import { runLogContract, type OpenedStore } from './contracts/log.js';
+import type { ContractStore } from '../src/log/contract.js';
+import { describeLogContract } from './contracts/log.js';
 import { jobEvent, memoryEvent } from './helpers.js';
 import { PG_AVAILABLE, startPgCluster, type PgCluster } from './support/postgres.js';
 
@@ -14,46 +15,53 @@ let cluster: PgCluster;
 beforeAll(async () => {
   if (PG_AVAILABLE) cluster = await startPgCluster();
 }, 60_000);
-afterAll(() => cluster?.destroy());
+// a fast shutdown checkpoints every database the cases made: slow on a busy machine
+afterAll(() => cluster?.destroy(), 180_000);
 
 describe.runIf(PG_AVAILABLE)('PostgreSQL event store', () => {
-  runLogContract({
-    name: 'PostgreSQL (one table, advisory lock, LISTEN/NOTIFY)',
-    async create(): Promise<OpenedStore> {
-      const url = await cluster.createDatabase();
-      let log: EventStore = await PostgresEventLog.open({ url });
-      return {
-        log,
-        async reopen() {
-          await log.close();
-          return (log = await PostgresEventLog.open({ url }));
-        },
-        async writeRaw(frames, _head) {
-          await log.close();
-          const client = new pg.Client({ connectionString: url });
-          await client.connect();
-          try {
-            for (const f of frames) {
-              const parts = splitFrame(f.frame);
-              if (!parts) throw new Error('not a frame');
-              const body = decodeBody(parts.body);
-              await client.query('INSERT INTO kioku_events (seq, prev, hash, body, type, ns, ts) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-                f.seq,
-                Buffer.from(parts.prev),
-                Buffer.from(parts.hash),
-                Buffer.from(parts.body),
-                f.type,
-                body.ns,
-                body.ts,
-              ]);
+  describeLogContract({
+    // a shared store: every optional method of the port, several nodes on one table
+    supports: { health: true, holdsRole: true, exclusive: true, importChain: true, shared: true, writeRaw: true },
+    factory: {
+      name: 'PostgreSQL (one table, advisory lock, LISTEN/NOTIFY)',
+      async create(): Promise<ContractStore> {
+        const url = await cluster.createDatabase();
+        let log: EventStore = await PostgresEventLog.open({ url });
+        return {
+          log,
+          async reopen() {
+            await log.close();
+            return (log = await PostgresEventLog.open({ url }));
+          },
+          // another node on the same table
+          openAnother: () => PostgresEventLog.open({ url }),
+          async writeRaw(frames, _head) {
+            await log.close();
+            const client = new pg.Client({ connectionString: url });
+            await client.connect();
+            try {
+              for (const f of frames) {
+                const parts = splitFrame(f.frame);
+                if (!parts) throw new Error('not a frame');
+                const body = decodeBody(parts.body);
+                await client.query('INSERT INTO kioku_events (seq, prev, hash, body, type, ns, ts) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+                  f.seq,
+                  Buffer.from(parts.prev),
+                  Buffer.from(parts.hash),
+                  Buffer.from(parts.body),
+                  f.type,
+                  body.ns,
+                  body.ts,
+                ]);
+              }
+            } finally {
+              await client.end();
             }
-          } finally {
-            await client.end();
-          }
-          return (log = await PostgresEventLog.open({ url }));
-        },
-        cleanup: () => log.close(),
-      };
+            return (log = await PostgresEventLog.open({ url }));
+          },
+          cleanup: () => log.close(),
+        };
+      },
     },
   });
 

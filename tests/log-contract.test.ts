@@ -1,18 +1,17 @@
 // One contract, every store: LevelDB on disk (classic-level), the LevelDB log over
-// memory-level, and the in-memory chain. Then what only a shared store can show: two
-// logs writing one chain never fork it and never lose an acknowledged write.
+// memory-level, and the in-memory chain (which, like PostgreSQL, several logs share: the
+// contract's `shared` cases show two logs writing one chain never fork it).
 import { ClassicLevel } from 'classic-level';
 import { MemoryLevel } from 'memory-level';
-import { describe, expect, it } from 'vitest';
-import { isKiokuError } from '../src/errors.js';
 import { EventLog, MemoryChain, MemoryEventLog, logSublevels, seqKey, type EventStore, type LevelStore } from '../src/log/index.js';
-import { runLogContract, type OpenedStore } from './contracts/log.js';
-import { jobEvent, tempDir } from './helpers.js';
+import type { ContractStore, LogStoreFactory } from '../src/log/contract.js';
+import { describeLogContract } from './contracts/log.js';
+import { tempDir } from './helpers.js';
 
-function levelFactory(name: string, make: () => { db: LevelStore; cleanup: () => void }) {
+function levelFactory(name: string, make: () => { db: LevelStore; cleanup: () => void }): LogStoreFactory {
   return {
     name,
-    async create(): Promise<OpenedStore> {
+    async create(): Promise<ContractStore> {
       const { db, cleanup } = make();
       let log: EventStore = await EventLog.open(db);
       const reopen = async (): Promise<EventStore> => {
@@ -39,86 +38,46 @@ function levelFactory(name: string, make: () => { db: LevelStore; cleanup: () =>
   };
 }
 
-runLogContract(
-  levelFactory('LevelDB on disk (classic-level)', () => {
+/** LevelDB: one writer per store; it imports an exported chain (kioku log import). */
+const LEVEL = { importChain: true, writeRaw: true } as const;
+
+describeLogContract({
+  factory: levelFactory('LevelDB on disk (classic-level)', () => {
     const dir = tempDir();
     return { db: new ClassicLevel<string, string>(dir.path) as unknown as LevelStore, cleanup: dir.cleanup };
   }),
-);
-runLogContract(levelFactory('LevelDB over memory-level', () => ({ db: new MemoryLevel<string, string>() as unknown as LevelStore, cleanup: () => undefined })));
-runLogContract({
-  name: 'memory (shared chain)',
-  async create(): Promise<OpenedStore> {
-    const chain = new MemoryChain();
-    let log: EventStore = new MemoryEventLog(chain);
-    return {
-      log,
-      async reopen() {
-        await log.close();
-        return (log = new MemoryEventLog(chain));
-      },
-      async writeRaw(frames, head) {
-        await log.close();
-        chain.store(
-          frames.map((f) => ({ ...f, ns: '', ts: 0, hash: Buffer.alloc(32) })),
-          { seq: head.seq, prev: head.hash, ts: head.ts },
-        );
-        return (log = new MemoryEventLog(chain));
-      },
-      cleanup: () => log.close(),
-    };
-  },
+  supports: LEVEL,
 });
-
-describe('two logs writing one shared chain', () => {
-  it('never fork it: 400 concurrent appends from two writers land contiguous and the chain verifies', async () => {
-    const chain = new MemoryChain();
-    const a = new MemoryEventLog(chain);
-    const b = new MemoryEventLog(chain);
-    const results = await Promise.all(Array.from({ length: 400 }, (_, i) => (i % 2 ? a : b).append(jobEvent(i))));
-    expect(results.map((r) => r.seq).sort((x, y) => x - y)).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
-    expect(a.head()).toEqual(b.head());
-    expect(await a.verify()).toMatchObject({ ok: true, checked: 400 });
-    await Promise.all([a.close(), b.close()]);
-  });
-
-  it('checks an expected head against the shared head, not a writer own view: one of two wins, the loser retries', async () => {
-    const chain = new MemoryChain();
-    const a = new MemoryEventLog(chain);
-    const b = new MemoryEventLog(chain);
-    await a.append(jobEvent(0));
-    const seen = b.head();
-    await a.append(jobEvent(1)); // b has not written since it looked
-    const lost = await b.append(jobEvent(2), { expectedHead: seen }).catch((e: unknown) => e);
-    expect(isKiokuError(lost, 'KIOKU_LOG_CONFLICT')).toBe(true);
-    const retried = await b.append(jobEvent(2), { expectedHead: b.head() });
-    expect(retried.seq).toBe(3);
-    expect(await a.verify()).toMatchObject({ ok: true, checked: 3 });
-    await Promise.all([a.close(), b.close()]);
-  });
-
-  it('tells every log of every commit, whoever wrote it, and a tail on one follows writes of the other', async () => {
-    const chain = new MemoryChain();
-    const a = new MemoryEventLog(chain);
-    const b = new MemoryEventLog(chain);
-    const ranges: { from: number; to: number }[] = [];
-    b.onCommit((r) => ranges.push(r));
-    const controller = new AbortController();
-    const seen: number[] = [];
-    const following = (async () => {
-      for await (const r of b.tail({ signal: controller.signal })) {
-        seen.push(r.seq);
-        if (seen.length === 2) controller.abort();
-      }
-    })();
-    await a.append(jobEvent(1));
-    await a.append(jobEvent(2));
-    await following;
-    expect(seen).toEqual([1, 2]);
-    expect(ranges).toEqual([
-      { from: 1, to: 1 },
-      { from: 2, to: 2 },
-    ]);
-    await Promise.all([a.close(), b.close()]);
-  });
+describeLogContract({
+  factory: levelFactory('LevelDB over memory-level', () => ({ db: new MemoryLevel<string, string>() as unknown as LevelStore, cleanup: () => undefined })),
+  supports: LEVEL,
 });
+describeLogContract({ factory: memoryFactory(), supports: { shared: true, writeRaw: true } });
+
+function memoryFactory(): LogStoreFactory {
+  return {
+    name: 'memory (shared chain)',
+    async create(): Promise<ContractStore> {
+      const chain = new MemoryChain();
+      let log: EventStore = new MemoryEventLog(chain);
+      return {
+        log,
+        async reopen() {
+          await log.close();
+          return (log = new MemoryEventLog(chain));
+        },
+        // another node on the same chain
+        openAnother: async () => new MemoryEventLog(chain),
+        async writeRaw(frames, head) {
+          await log.close();
+          chain.store(
+            frames.map((f) => ({ ...f, ns: '', ts: 0, hash: Buffer.alloc(32) })),
+            { seq: head.seq, prev: head.hash, ts: head.ts },
+          );
+          return (log = new MemoryEventLog(chain));
+        },
+        cleanup: () => log.close(),
+      };
+    },
+  };
+}

@@ -278,3 +278,10 @@ export class RecentFrames {
     return this.frames.slice(from - this.first, to - this.first + 1);
   }
 }
+
+/** What importChain refuses with when the target already holds events (`kioku log import` needs an empty store). */
+export function notEmpty(seq: number): KiokuError {
+  return new KiokuError('KIOKU_USAGE', `the target store already holds ${seq} events; an import needs an empty store (a new data dir or database)`, {
+    details: { head_seq: seq },
+  });
+}

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { KiokuError } from '../errors.js';
 import type { AckedHeadFile } from './acked-head.js';
 import type { LogRecord } from '../events/index.js';
-import { GroupCommitStore, RecentFrames, LastOfType, decodeRecord, follow, hexHead, lastIn, planGroup, type PendingWrite } from './chain.js';
+import { GroupCommitStore, RecentFrames, LastOfType, decodeRecord, follow, hexHead, lastIn, notEmpty, planGroup, type PendingWrite } from './chain.js';
 import { GENESIS_HASH_HEX, GENESIS_PREV, decodeBody, seqKey, splitFrame } from './codec.js';
 import { DURABLE, HEAD_KEY, READ_AHEAD, logSublevels, parseHeadMeta, type LevelStore, type LogSublevels } from './level.js';
 import type { EventStore, FrameRange, Head, ReadOptions, TailOptions } from './port.js';
@@ -291,12 +291,6 @@ export class EventLog extends GroupCommitStore implements EventStore {
 }
 
 export { decodeRecord };
-
-export function notEmpty(seq: number): KiokuError {
-  return new KiokuError('KIOKU_USAGE', `the target store already holds ${seq} events; an import needs an empty store (a new data dir or database)`, {
-    details: { head_seq: seq },
-  });
-}
 
 const NO_SPACE = /ENOSPC|No space left on device/i;
 

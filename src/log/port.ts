@@ -1,7 +1,8 @@
 // The event-store port: what the rest of Kioku may ask of a log. Implementations:
 // LevelDB (the embedded default, event-log.ts) and memory (memory.ts, one chain shared
-// by any number of logs, the model of a store written by several nodes). Every one
-// passes the contract in tests/contracts/log.ts. See docs/architecture.md.
+// by any number of logs, the model of a store written by several nodes) and PostgreSQL
+// (postgres.ts). Every one passes the public contract, src/log/contract.ts; a store written
+// elsewhere imports what it needs from src/log/public.ts. See docs/architecture.md.
 import type { AppendInput, LogRecord } from '../events/index.js';
 import type { ChainReport, VerifyChainOptions } from './verify.js';
 
