@@ -1,6 +1,8 @@
-// Opening a whole Kioku store: the log plus its projections, caught up. The facade
-// (src/kioku.ts) is built over it; tools that only need the log and projections
-// (rebuild, log export, benches) use it directly.
+// Opening a whole Kioku store: the log plus its projections, caught up. The one assembly
+// below the facade: openKioku (src/kioku.ts) builds the facade over it, the service opens it
+// in two steps (beginStore, then ready() while it listens), and tools that only need the log
+// and projections (rebuild, log export, benches) use it directly. Recall takes the log and
+// projections it builds (RecallStore) and never imports this file.
 import { defaultProjections, ProjectionRunner, type ProgressFn, type Projection } from '../projections/index.js';
 import type { FoldWorkerScript } from '../projections/worker-fold/index.js';
 import { resolvePaths, type KiokuPaths, type PathOverrides } from './config.js';
@@ -29,7 +31,22 @@ export interface OpenStoreOptions extends PathOverrides {
   onWarning?: (message: string) => void;
 }
 
-export async function openStore(options: OpenStoreOptions = {}): Promise<KiokuStore> {
+/**
+ * The log opened, its projections not caught up yet: a service listens (and answers health with
+ * the progress) while `ready()` folds. `openStore` is `beginStore` then `ready`; either way the
+ * same options build the same store, so there is one assembly path.
+ */
+export interface OpeningStore {
+  paths: KiokuPaths;
+  log: EventStore;
+  projections: ProjectionRunner;
+  /** catch the projections up to the head; the log is closed if that fails */
+  ready(onProgress?: ProgressFn): Promise<KiokuStore>;
+  /** close what is open (a start given up before ready) */
+  close(): Promise<void>;
+}
+
+export async function beginStore(options: OpenStoreOptions = {}): Promise<OpeningStore> {
   const paths = resolvePaths(options);
   const log =
     options.log ??
@@ -47,19 +64,27 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<KiokuSt
     ...(options.foldWorker ? { foldWorker: options.foldWorker } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
   });
-  try {
-    await projections.open(options.onProgress);
-  } catch (err) {
+  const close = async (): Promise<void> => {
+    await projections.close();
     await log.close();
-    throw err;
-  }
+  };
   return {
     paths,
     log,
     projections,
-    async close() {
-      await projections.close();
-      await log.close();
+    close,
+    async ready(onProgress) {
+      try {
+        await projections.open(onProgress);
+      } catch (err) {
+        await log.close();
+        throw err;
+      }
+      return { paths, log, projections, close };
     },
   };
+}
+
+export async function openStore(options: OpenStoreOptions = {}): Promise<KiokuStore> {
+  return (await beginStore(options)).ready(options.onProgress);
 }

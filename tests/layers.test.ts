@@ -29,4 +29,13 @@ describe('imports between layers', () => {
       { from: 'src/log/x.ts', to: 'src/recall/a.ts' },
     ]);
   });
+
+  it('keeps recall below the store assembly: recall importing src/store.ts is an upward import', () => {
+    const reaching = new Map([
+      ['src/recall/setup.ts', ['src/store.ts']],
+      ['src/store.ts', ['src/recall/core.ts']],
+      ['src/recall/core.ts', []],
+    ]);
+    expect(upwardImports(reaching)).toEqual([{ from: 'src/recall/setup.ts', to: 'src/store.ts' }]);
+  });
 });

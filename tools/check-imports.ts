@@ -16,9 +16,10 @@ export const LAYERS: readonly [string, RegExp][] = [
   ['embed', /^src\/embed\//],
   ['knowledge', /^src\/knowledge\//],
   ['projections', /^projections\//],
-  ['store', /^src\/store\.ts$/],
   ['indexer', /^src\/indexer\//],
   ['recall', /^src\/recall\//],
+  // above recall: the assembly builds recall's store, recall never reaches up into it
+  ['store', /^src\/store\.ts$/],
   ['core', /^src\/((wire|kioku|remote|operations|connect)\.ts|api\/.*)$/],
   ['eval', /^src\/eval\//],
   ['adapters', /^src\/(server|mcp|hook)\//],

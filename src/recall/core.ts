@@ -7,9 +7,16 @@ import type { RecallConfig } from './config.js';
 import type { EmbeddingCache } from './embedding-cache.js';
 import type { Judge } from './judge/index.js';
 
-export interface RecallCore {
+/**
+ * What recall reads and appends to: a log and its projections. The store assembly
+ * (src/store.ts, openStore) hands one over; recall never reaches up to build it.
+ */
+export interface RecallStore {
   log: EventStore;
   projections: ProjectionRunner;
+}
+
+export interface RecallCore extends RecallStore {
   judge: Judge;
   embedder?: Embedder | undefined;
   config?: RecallConfig;

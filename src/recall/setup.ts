@@ -5,10 +5,9 @@ import { clockFromEnv } from './clock.js';
 import { createEmbedder, embedderConfigFromEnv, type Embedder } from '../embed/index.js';
 import { KiokuError } from '../errors.js';
 import { EmbeddingIndexer } from '../indexer/embedding-job.js';
-import type { KiokuStore } from '../store.js';
 import { EmbeddingCache } from './embedding-cache.js';
 import { DisabledJudge, LlmJudge, LocalJudge, type Judge } from './judge/index.js';
-import type { RecallCore } from './pipeline.js';
+import type { RecallCore, RecallStore } from './core.js';
 
 export function judgeFromEnv(env: NodeJS.ProcessEnv = process.env): Judge {
   const kind = env['KIOKU_JUDGE'] ?? 'local';
@@ -40,8 +39,8 @@ export interface CoreOptions {
   now?: () => Date;
 }
 
-/** The recall core over an open store, plus its indexer; close() stops both. */
-export function createRecallCore(store: KiokuStore, options: CoreOptions = {}): RecallCore & { indexer: EmbeddingIndexer; close: () => Promise<void> } {
+/** The recall core over an open store's log and projections, plus its indexer; close() stops both. */
+export function createRecallCore(store: RecallStore, options: CoreOptions = {}): RecallCore & { indexer: EmbeddingIndexer; close: () => Promise<void> } {
   const embedder = options.embedder ?? createEmbedder(embedderConfigFromEnv());
   const now = options.now ?? clockFromEnv();
   const indexer = new EmbeddingIndexer(store, embedder);
