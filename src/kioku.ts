@@ -2,13 +2,18 @@
 // the recall core and the knowledge commands once; the server, the CLI, the eval scripts
 // and the tests all go through it. `Kioku` is what every adapter may ask; RemoteKioku
 // (src/remote.ts) answers the same calls over HTTP. See docs/architecture.md.
-import type { RecordEntry, RecordsProjection, UsageCounters } from '../projections/index.js';
+// Every method takes its input typed by its schema (src/wire.ts, src/api/) and parses it once —
+// not again when a door parsed it already (src/api/index.ts) — and settles the namespace once:
+// a Caller resolved at a door carries it. The work is in the modules each method calls
+// (recall/, knowledge/, projections/records/queries.ts, api/pipeline.ts, operations.ts).
+import { z } from 'zod';
+import type { UsageCounters } from '../projections/index.js';
 import { namespaceOf, seesService } from './access.js';
 import { KiokuError } from './errors.js';
-import { evidenceKey, parseEvidenceKey, type Layer } from './knowledge/evidence.js';
+import { evidenceKey, itemIdSchema, parseEvidenceKey } from './knowledge/evidence.js';
 import { Knowledge, type WriteMemoriesResult } from './knowledge/index.js';
 import { AssetPolicy, type AssetRoots } from './knowledge/asset-policy.js';
-import { readOpened } from './knowledge/asset-files.js';
+import type { AssetRegistered } from './knowledge/commands.js';
 import { importDocuments, type ImportSummary } from './knowledge/importer.js';
 import { parseInput } from './knowledge/validate.js';
 import {
@@ -33,7 +38,34 @@ import { DEFAULT_NAMESPACE, type LogRecord } from './events/index.js';
 import type { VerifyReport } from './log/index.js';
 import { backupPoint, logFrames, logRecord, logStats, verifyLive, type BackupPoint, type LogFramesAnswer, type LogStatsAnswer } from './operations.js';
 import { listItems, type ListAnswer } from '../projections/records/listing.js';
+import {
+  assetOf,
+  documentOf,
+  evidenceOf,
+  queryItems,
+  relatedOf,
+  relationsOf,
+  sourceOf,
+  type AssetAnswer,
+  type DocumentAnswer,
+  type EvidenceAnswer,
+  type ItemsAnswer,
+  type RelatedAnswer,
+  type RelationsAnswer,
+} from '../projections/records/queries.js';
 import { importItems, type ImportItemsAnswer } from './knowledge/import-items.js';
+import {
+  artifacts,
+  ingestStatus,
+  pipelineJobs,
+  pipelineSnapshot,
+  type ArtifactsAnswer,
+  type IngestStatus,
+  type PipelineJobs,
+  type PipelineJobsInput,
+  type PipelineSnapshot,
+  type PipelineSnapshotInput,
+} from './api/pipeline.js';
 import {
   wire,
   type AssetInput,
@@ -55,19 +87,25 @@ import {
 } from './wire.js';
 
 export type { KiokuStore } from './store.js';
+export {
+  ASSET_INLINE_MAX,
+  type AssetAnswer,
+  type DocumentAnswer,
+  type EvidenceAnswer,
+  type ItemsAnswer,
+  type RelatedAnswer,
+  type RelatedEdge,
+  type RelationsAnswer,
+} from '../projections/records/queries.js';
+export type { ArtifactsAnswer, IngestStatus, PipelineJobs, PipelineJobsInput, PipelineSnapshot, PipelineSnapshotInput } from './api/pipeline.js';
 
-/** Who is asking, as the adapter resolved it (src/access.ts), plus call options the core understands. */
+/** Who is asking, as the adapter resolved it (src/access.ts; a door's Caller, src/api/caller.ts), plus call options the core understands. */
 export type Access = RecallContext;
 export { namespaceOf } from './access.js';
 
 export interface MemoryWriteAnswer extends WriteMemoriesResult {
   /** with wait_for_vectors: how many of the written memories still wait for vectors */
   vectors?: { waiting: number; timed_out: boolean };
-}
-
-export interface EvidenceAnswer extends RecordEntry {
-  head_id?: string | null;
-  history?: { id: string; status: string; seq: number }[];
 }
 
 export interface ColdAnswer {
@@ -77,20 +115,56 @@ export interface ColdAnswer {
   items: ({ key: string } & UsageCounters)[];
 }
 
+// answers are type aliases, not interfaces: a door may hand them on as plain JSON objects (Record<string, unknown>)
+export type SessionAnswer = {
+  session_id: string;
+  namespace: string;
+};
+export type TurnAnswer = { turn_id: string } & RecallPacket;
+export type CompleteTurnAnswer = {
+  turn_id: string;
+  /** per delivered item, the share of its excerpt's distinct terms that reappear in the answer (a lexical proxy) */
+  delivery_outcomes: { evidence_key: string; term_overlap: number }[];
+};
+export type ForgetAnswer = {
+  id: string;
+  /** false: it was forgotten already (nothing appended) */
+  forgotten: boolean;
+};
+export type SupersedeAnswer = {
+  head_id: string;
+  superseded_ids: string[];
+};
+export type AudienceAnswer = {
+  id: string;
+  audience: string[];
+};
+export type ContextAnswer = RecallPacket & { context: string };
+export type AssetRegisteredAnswer = AssetRegistered;
+
+export interface StatsAnswer {
+  namespace: string;
+  items: { total: number; active: number; by_layer: Record<string, number> };
+  /** events recorded in this namespace (its writes, turns, recalls): moves with its own activity only */
+  events: number;
+  /** the shared log's head: only for callers who may see the whole service (it moves with every namespace's writes) */
+  head?: { seq: number; hash: string };
+}
+
 /** What every adapter (HTTP, MCP, hook, CLI) may ask of Kioku, local or remote. */
 export interface Kioku {
   readonly mode: 'local' | 'remote';
-  openSession(input: OpenSessionInput, access?: Access): Promise<{ session_id: string; namespace: string }>;
-  startTurn(input: StartTurnInput, access?: Access): Promise<{ turn_id: string } & RecallPacket>;
-  completeTurn(turnId: string, input: CompleteTurnInput, access?: Access): Promise<Record<string, unknown>>;
+  openSession(input: OpenSessionInput, access?: Access): Promise<SessionAnswer>;
+  startTurn(input: StartTurnInput, access?: Access): Promise<TurnAnswer>;
+  completeTurn(turnId: string, input: CompleteTurnInput, access?: Access): Promise<CompleteTurnAnswer>;
   recall(input: RecallInput, access?: Access): Promise<RecallPacket>;
   /** recall plus the delivery rendered as one text block */
-  context(input: RecallInput, access?: Access): Promise<RecallPacket & { context: string }>;
+  context(input: RecallInput, access?: Access): Promise<ContextAnswer>;
   /** read-only retrieval: fused candidates, no judge, nothing recorded */
   candidates(input: RecallInput, access?: Access): Promise<RecallPacket>;
   writeMemories(input: WriteMemoriesInput, access?: Access): Promise<MemoryWriteAnswer>;
-  forget(id: string, input: ForgetInput, access?: Access): Promise<Record<string, unknown>>;
-  supersede(headId: string, input: SupersedeInput, access?: Access): Promise<Record<string, unknown>>;
+  forget(id: string, input: ForgetInput, access?: Access): Promise<ForgetAnswer>;
+  supersede(headId: string, input: SupersedeInput, access?: Access): Promise<SupersedeAnswer>;
   evidence(key: string, access?: Access): Promise<EvidenceAnswer>;
   /** markdown documents the caller read (kioku import), in batches; `final` on the last */
   importDocuments(input: ImportInput, access?: Access): Promise<ImportSummary>;
@@ -98,7 +172,7 @@ export interface Kioku {
   deliveryReport(input: { namespace?: string; days?: number }, access?: Access): Promise<DeliveryReport>;
   /** re-run recorded turns through (changed) delivery rules; appends nothing */
   replay(input: ReplayInput, access?: Access): Promise<ReplayReport>;
-  setAudience(id: string, input: AudienceInput, access?: Access): Promise<Record<string, unknown>>;
+  setAudience(id: string, input: AudienceInput, access?: Access): Promise<AudienceAnswer>;
   /** a card or wiki topic and its active sections */
   document(layer: 'card' | 'wiki', id: string, input: { namespace?: string }, access?: Access): Promise<DocumentAnswer>;
   /** a source document by id, whatever its layer */
@@ -110,7 +184,7 @@ export interface Kioku {
   /** keep a dialogue verbatim (cold: recalled only on request) */
   logEpisode(input: EpisodeInput, access?: Access): Promise<{ episode_id: string }>;
   /** register a file by reference: its description is its only search text */
-  registerAsset(input: AssetInput, access?: Access): Promise<{ id: string; changed: boolean; size: number; sha256: string }>;
+  registerAsset(input: AssetInput, access?: Access): Promise<AssetRegisteredAnswer>;
   /** an asset's claim ticket, its status checked against the file now, and its content inline on request (within a cap) */
   asset(id: string, input: { namespace?: string; include_content?: boolean; max_bytes?: number }, access?: Access): Promise<AssetAnswer>;
   /** what the library holds: items by layer, the log head */
@@ -119,6 +193,14 @@ export interface Kioku {
   related(key: string, input: { limit?: number }, access?: Access): Promise<RelatedAnswer>;
   /** record a job event (stored, never executed) */
   recordJobEvent(input: JobEventInput, access?: Access): Promise<{ seq: number; hash: string }>;
+  /** job events of the last N days, by stage and status */
+  pipelineSnapshot(input: PipelineSnapshotInput, access?: Access): Promise<PipelineSnapshot>;
+  /** jobs, newest first, filtered by stage and status */
+  pipelineJobs(input: PipelineJobsInput, access?: Access): Promise<PipelineJobs>;
+  /** what is indexed, what waits for vectors, the last embedding job (the caller's namespace, or the store for one who sees the service) */
+  ingestStatus(access?: Access): Promise<IngestStatus>;
+  /** everything recorded for one turn: start, recall, verdicts, delivery, completion */
+  artifacts(traceId: string, access?: Access): Promise<ArtifactsAnswer>;
   /** browse one namespace's items in key order, filtered, a page at a time (an opaque cursor to the next) */
   list(input: ListInput, access?: Access): Promise<ListAnswer>;
   /** write items as `kioku export --format jsonl` wrote them (cards, wiki topics and notes whole, memories), keys kept */
@@ -137,72 +219,6 @@ export interface Kioku {
   close(): Promise<void>;
 }
 
-export interface DocumentAnswer {
-  id: string;
-  layer: Layer;
-  namespace: string;
-  title: string;
-  tags: string[];
-  source_path: string | null;
-  sections: { evidence_key: string; section: string | null; heading: string | null; text: string; status: string; meta?: true; fingerprint?: string }[];
-}
-
-export interface RelatedEdge {
-  evidence_key: string;
-  /** supersedes / superseded_by (memory chains), references / referenced_by (cards), before / after (a session's turns), shares_entity */
-  relation: 'supersedes' | 'superseded_by' | 'references' | 'referenced_by' | 'before' | 'after' | 'shares_entity';
-  title: string;
-  status: string;
-  /** the entity shared, for shares_entity */
-  entity?: string;
-}
-
-export interface RelatedAnswer {
-  evidence_key: string;
-  edges: RelatedEdge[];
-}
-
-export interface AssetAnswer {
-  id: string;
-  namespace: string;
-  path: string;
-  mime: string | null;
-  bytes: number;
-  sha256: string;
-  description: string;
-  tags: string[];
-  /** ok: the file is as registered; changed: its size or hash differ; missing: it is gone; refused: the asset policy no longer allows reading it (not read) */
-  status: 'ok' | 'changed' | 'missing' | 'refused';
-  content?: { encoding: 'utf8' | 'base64'; data: string; truncated: boolean };
-}
-
-export interface StatsAnswer {
-  namespace: string;
-  items: { total: number; active: number; by_layer: Record<string, number> };
-  /** events recorded in this namespace (its writes, turns, recalls): moves with its own activity only */
-  events: number;
-  /** the shared log's head: only for callers who may see the whole service (it moves with every namespace's writes) */
-  head?: { seq: number; hash: string };
-}
-
-/** The most an asset's content inlined in one answer may weigh (a larger file is cut and says so). */
-export const ASSET_INLINE_MAX = 256 * 1024;
-
-export interface ItemsAnswer {
-  namespace: string;
-  /** the resolved time range, when one was asked */
-  range?: { from: string; to: string; phrase?: string };
-  items: (RecordEntry & { head_id?: string })[];
-  total: number;
-  truncated: boolean;
-}
-
-export interface RelationsAnswer {
-  id: string;
-  relations: { id: string; exists: boolean }[];
-  related_from: string[];
-}
-
 export interface LocalKiokuOptions extends CoreOptions {
   /** the actor knowledge writes are recorded under (default "kioku") */
   actor?: string;
@@ -210,7 +226,7 @@ export interface LocalKiokuOptions extends CoreOptions {
   assets?: AssetPolicy;
 }
 
-/** Kioku over a store this process owns. */
+/** Kioku over a store this process owns: each method settles the namespace, calls one module, answers. */
 export class LocalKioku implements Kioku {
   readonly mode = 'local' as const;
   private coreInstance: ReturnType<typeof createRecallCore> | undefined;
@@ -240,23 +256,23 @@ export class LocalKioku implements Kioku {
     return (this.knowledgeInstance ??= new Knowledge(this.store, this.options.actor ?? 'kioku', this.options.assets ?? defaultAssetPolicy(this.paths)));
   }
 
-  private get records(): RecordsProjection {
+  private get records() {
     return this.store.projections.views.records;
   }
 
-  openSession(input: OpenSessionInput, access: Access = {}) {
+  openSession(input: OpenSessionInput, access: Access = {}): Promise<SessionAnswer> {
     return openSession(this.core, input, access);
   }
 
-  startTurn(input: StartTurnInput, access: Access = {}) {
+  startTurn(input: StartTurnInput, access: Access = {}): Promise<TurnAnswer> {
     return startTurn(this.core, input, access);
   }
 
-  completeTurn(turnId: string, input: CompleteTurnInput, access: Access = {}) {
-    return completeTurn(this.core, turnId, input, access) as Promise<Record<string, unknown>>;
+  completeTurn(turnId: string, input: CompleteTurnInput, access: Access = {}): Promise<CompleteTurnAnswer> {
+    return completeTurn(this.core, turnId, input, access);
   }
 
-  async recall(input: RecallInput, access: Access = {}) {
+  async recall(input: RecallInput, access: Access = {}): Promise<RecallPacket> {
     // parsed here once (or at the door already, then not again): the pipeline takes the parsed request
     const request = parseInput(wire.recall, input, 'recall');
     const named = request.namespace;
@@ -274,12 +290,12 @@ export class LocalKioku implements Kioku {
     return recall(this.core, request, access);
   }
 
-  async context(input: RecallInput, access: Access = {}) {
+  async context(input: RecallInput, access: Access = {}): Promise<ContextAnswer> {
     const packet = await this.recall(input, access);
     return { ...packet, context: renderContext(packet) };
   }
 
-  candidates(input: RecallInput, access: Access = {}) {
+  candidates(input: RecallInput, access: Access = {}): Promise<RecallPacket> {
     return recall({ ...this.core, judge: new DisabledJudge() }, input, { ...access, readOnly: true });
   }
 
@@ -297,33 +313,27 @@ export class LocalKioku implements Kioku {
     return { ids: result.ids, written: result.written, supersede_candidates: result.supersede_candidates, ...(vectors ? { vectors } : {}) };
   }
 
-  forget(id: string, input: ForgetInput, access: Access = {}) {
-    const { namespace, ...rest } = input ?? {};
-    return this.knowledge.forget({ ...rest, id, ns: namespaceOf(namespace, access) }) as Promise<Record<string, unknown>>;
+  forget(id: string, input: ForgetInput, access: Access = {}): Promise<ForgetAnswer> {
+    const { namespace, ...rest } = parseInput(wire.forget, input ?? {}, 'forget');
+    return this.knowledge.forgetParsed({ ...rest, id: pathId(id, 'id', 'forget'), ns: namespaceOf(namespace, access) });
   }
 
-  supersede(headId: string, input: SupersedeInput, access: Access = {}) {
-    const { namespace, ...rest } = input ?? ({} as SupersedeInput);
-    return this.knowledge.supersede({ ...rest, head_id: headId, ns: namespaceOf(namespace, access) }) as Promise<Record<string, unknown>>;
+  supersede(headId: string, input: SupersedeInput, access: Access = {}): Promise<SupersedeAnswer> {
+    const { namespace, ...rest } = parseInput(wire.supersede, input ?? {}, 'supersede');
+    return this.knowledge.supersedeParsed({ ...rest, head_id: pathId(headId, 'head_id', 'supersede'), ns: namespaceOf(namespace, access) });
   }
 
   async evidence(key: string, access: Access = {}): Promise<EvidenceAnswer> {
-    const ref = parseEvidenceKey(key);
-    if (!ref) throw new KiokuError('KIOKU_INPUT_INVALID', 'not an evidence key (ev1:<ns>:<layer>:<id>[#section])', { details: { field: 'key' } });
-    namespaceOf(ref.ns, access);
-    const e = this.records.get(key);
-    if (!e) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
-    const chain = e.layer === 'memory' ? this.records.memoryChain(e.ns, e.id) : undefined;
-    return { ...e, ...(chain ? { head_id: chain.head?.id ?? null, history: chain.history.map((h) => ({ id: h.id, status: h.status, seq: h.seq })) } : {}) };
+    namespaceOf(keyNamespace(key), access);
+    return evidenceOf(this.records, key);
   }
 
-  importDocuments(input: ImportInput, access: Access = {}) {
-    const { namespace, ...rest } = (input ?? {}) as ImportInput;
-    const p = parseInput(wire.import.omit({ namespace: true }), rest, 'import');
+  importDocuments(input: ImportInput, access: Access = {}): Promise<ImportSummary> {
+    const p = parseInput(wire.import, input ?? {}, 'import');
     return importDocuments(this.knowledge, this.records, {
       kind: p.kind,
       root: p.root,
-      ns: namespaceOf(namespace, access),
+      ns: namespaceOf(p.namespace, access),
       files: p.files,
       prune: p.prune,
       seenIds: p.seen_ids,
@@ -344,7 +354,7 @@ export class LocalKioku implements Kioku {
     };
   }
 
-  deliveryReport(input: { namespace?: string; days?: number }, access: Access = {}) {
+  deliveryReport(input: { namespace?: string; days?: number }, access: Access = {}): Promise<DeliveryReport> {
     const days = input.days ?? 7;
     if (!Number.isFinite(days) || days <= 0 || days > 3650)
       throw new KiokuError('KIOKU_INPUT_INVALID', 'days must be a number above 0 and at most 3650', { details: { field: 'days' } });
@@ -370,9 +380,9 @@ export class LocalKioku implements Kioku {
     return own;
   }
 
-  setAudience(id: string, input: AudienceInput, access: Access = {}) {
-    const { namespace, ...rest } = (input ?? {}) as AudienceInput;
-    return this.knowledge.setAudience({ ...rest, id, ns: namespaceOf(namespace, access) }) as Promise<Record<string, unknown>>;
+  setAudience(id: string, input: AudienceInput, access: Access = {}): Promise<AudienceAnswer> {
+    const { namespace, ...rest } = parseInput(wire.audience, input ?? {}, 'set audience');
+    return this.knowledge.setAudienceParsed({ ...rest, id: pathId(id, 'id', 'set audience'), ns: namespaceOf(namespace, access) });
   }
 
   async document(layer: 'card' | 'wiki', id: string, input: { namespace?: string }, access: Access = {}): Promise<DocumentAnswer> {
@@ -380,53 +390,21 @@ export class LocalKioku implements Kioku {
   }
 
   async source(id: string, input: { namespace?: string }, access: Access = {}): Promise<DocumentAnswer> {
-    const ns = namespaceOf(input.namespace, access);
-    for (const layer of ['card', 'wiki', 'note', 'memory', 'asset', 'episode', 'trace'] as const) {
-      if (this.records.document(ns, layer, id).some((e) => e.status === 'active')) return documentOf(this.records, ns, layer, id);
-    }
-    throw new KiokuError('KIOKU_NOT_FOUND', `no source "${id}" in namespace ${ns}`);
+    return sourceOf(this.records, namespaceOf(input.namespace, access), id);
   }
 
   async relations(cardId: string, input: { namespace?: string }, access: Access = {}): Promise<RelationsAnswer> {
-    const ns = namespaceOf(input.namespace, access);
-    const card = documentOf(this.records, ns, 'card', cardId);
-    const first = this.records.document(ns, 'card', cardId).find((e) => e.status === 'active');
-    const exists = (id: string): boolean => this.records.document(ns, 'card', id).some((x) => x.status === 'active');
-    return {
-      id: card.id,
-      relations: (first?.relations ?? []).map((id) => ({ id, exists: exists(id) })),
-      related_from: this.records.relatedFrom(ns, cardId),
-    };
+    return relationsOf(this.records, namespaceOf(input.namespace, access), cardId);
   }
 
   async items(input: ItemsInput, access: Access = {}): Promise<ItemsAnswer> {
-    const q = parseInput(wire.items, input ?? {}, 'items');
-    const ns = namespaceOf(q.namespace, access);
-    // the clock recall uses (KIOKU_CLOCK pins it), without loading the model for it
+    const { namespace, from: fromText, to: toText, ...q } = parseInput(wire.items, input ?? {}, 'items');
+    const ns = namespaceOf(namespace, access);
     const now = this.now();
-    const from = timeBound(q.from, 'from', now, 'items');
+    const from = timeBound(fromText, 'from', now, 'items');
     // a phrase alone ("last week") is a whole range
-    const to = timeBound(q.to, 'to', now, 'items') ?? (from?.range ? { at: from.range.to.getTime(), exclusive: true } : undefined);
-    const kinds = q.kinds && new Set(q.kinds);
-    const tags = q.tags?.map((t) => t.toLowerCase());
-    const entityKeys = q.entity ? new Set(this.records.byEntityName(ns, q.entity, { includeRetired: q.include_retired }).map((e) => e.key)) : undefined;
-    const matches: RecordEntry[] = [];
-    for (const e of this.records.all({ ...(q.layers ? { layers: q.layers } : {}), includeRetired: q.include_retired })) {
-      if (e.ns !== ns) continue;
-      if (kinds && !kinds.has(e.kind ?? '')) continue;
-      if (tags && !tags.every((t) => e.tags.some((x) => x.toLowerCase() === t))) continue;
-      if (entityKeys && !entityKeys.has(e.key)) continue;
-      if (q.session_id && e.session_id !== q.session_id) continue;
-      const at = Date.parse(e.occurred_at);
-      if (from && at < from.at) continue;
-      if (to && (to.exclusive ? at >= to.at : at > to.at)) continue;
-      matches.push(e);
-    }
-    matches.sort((a, b) => Date.parse(b.occurred_at) - Date.parse(a.occurred_at) || b.seq - a.seq);
-    const items = matches.slice(0, q.limit).map((e) => {
-      const chain = e.layer === 'memory' && e.status !== 'active' ? this.records.memoryChain(e.ns, e.id) : undefined;
-      return chain?.head ? { ...e, head_id: chain.head.id } : e;
-    });
+    const to = timeBound(toText, 'to', now, 'items') ?? (from?.range ? { at: from.range.to.getTime(), exclusive: true } : undefined);
+    const found = queryItems(this.records, ns, q, { from, to });
     const range = from?.range;
     return {
       namespace: ns,
@@ -439,48 +417,22 @@ export class LocalKioku implements Kioku {
             },
           }
         : {}),
-      items,
-      total: matches.length,
-      truncated: matches.length > items.length,
+      ...found,
     };
   }
 
-  logEpisode(input: EpisodeInput, access: Access = {}) {
-    const { namespace, ...rest } = (input ?? {}) as EpisodeInput;
-    return this.knowledge.logEpisode({ ...rest, ns: namespaceOf(namespace, access) });
+  logEpisode(input: EpisodeInput, access: Access = {}): Promise<{ episode_id: string }> {
+    const { namespace, ...rest } = parseInput(wire.episode, input ?? {}, 'log episode');
+    return this.knowledge.logEpisodeParsed({ ...rest, ns: namespaceOf(namespace, access) });
   }
 
-  registerAsset(input: AssetInput, access: Access = {}) {
-    const { namespace, ...rest } = (input ?? {}) as AssetInput;
-    return this.knowledge.registerAsset({ ...rest, ns: namespaceOf(namespace, access) });
+  registerAsset(input: AssetInput, access: Access = {}): Promise<AssetRegisteredAnswer> {
+    const { namespace, ...rest } = parseInput(wire.asset, input ?? {}, 'register asset');
+    return this.knowledge.registerAssetParsed({ ...rest, ns: namespaceOf(namespace, access) });
   }
 
   async asset(id: string, input: { namespace?: string; include_content?: boolean; max_bytes?: number }, access: Access = {}): Promise<AssetAnswer> {
-    const ns = namespaceOf(input.namespace, access);
-    const e = this.records.get(evidenceKey({ ns, layer: 'asset', id }));
-    if (!e?.asset || e.status !== 'active') throw new KiokuError('KIOKU_NOT_FOUND', `no asset "${id}" in namespace ${ns}`, { details: { id } });
-    const { path, size, sha256, mime } = e.asset;
-    const cap = input.include_content ? Math.min(input.max_bytes ?? ASSET_INLINE_MAX, ASSET_INLINE_MAX) : 0;
-    // the same policy as at registration, checked again now: the file may have become a symlink since
-    let status: AssetAnswer['status'] = 'missing';
-    let read: Awaited<ReturnType<typeof readOpened>> | undefined;
-    try {
-      read = await readOpened(this.knowledge.assets.open(ns, path), cap);
-      status = read.size === size && read.sha256 === sha256 ? 'ok' : 'changed';
-    } catch (err) {
-      if (!(err instanceof KiokuError) || err.code !== 'KIOKU_ASSET_PATH_REFUSED') status = 'missing';
-      else if (input.include_content) throw err;
-      else status = 'refused';
-    }
-    const content =
-      input.include_content && read
-        ? (() => {
-            const cut = read.head;
-            const text = /^text\/|json|xml|yaml|markdown/.test(mime ?? '') || !cut.includes(0);
-            return { encoding: text ? ('utf8' as const) : ('base64' as const), data: cut.toString(text ? 'utf8' : 'base64'), truncated: read.size > cap };
-          })()
-        : undefined;
-    return { id, namespace: ns, path, mime: mime ?? null, bytes: size, sha256, description: e.text, tags: e.tags, status, ...(content ? { content } : {}) };
+    return assetOf(this.records, this.knowledge.assets, namespaceOf(input.namespace, access), id, input);
   }
 
   async stats(input: { namespace?: string }, access: Access = {}): Promise<StatsAnswer> {
@@ -490,44 +442,8 @@ export class LocalKioku implements Kioku {
   }
 
   async related(key: string, input: { limit?: number }, access: Access = {}): Promise<RelatedAnswer> {
-    const ref = parseEvidenceKey(key);
-    if (!ref) throw new KiokuError('KIOKU_INPUT_INVALID', 'not an evidence key (ev1:<ns>:<layer>:<id>[#section])', { details: { field: 'key' } });
-    const ns = namespaceOf(ref.ns, access);
-    const e = this.records.get(key);
-    if (!e) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
-    const limit = Math.min(Math.max(input.limit ?? 20, 1), 100);
-    const edges: RelatedEdge[] = [];
-    const seen = new Set<string>([key]);
-    const add = (other: RecordEntry | undefined, relation: RelatedEdge['relation'], entity?: string): void => {
-      if (!other || seen.has(other.key) || other.ns !== ns) return;
-      seen.add(other.key);
-      edges.push({ evidence_key: other.key, relation, title: other.title, status: other.status, ...(entity ? { entity } : {}) });
-    };
-    if (e.layer === 'memory') {
-      const chain = this.records.memoryChain(ns, e.id);
-      for (const h of chain.history) {
-        if (h.key === key) continue;
-        // older links of the chain are what this one (or its successors) superseded; newer ones superseded it
-        add(h, h.seq < e.seq ? 'supersedes' : 'superseded_by');
-      }
-    }
-    if (e.layer === 'card') {
-      for (const id of e.relations ?? [])
-        add(
-          this.records.document(ns, 'card', id).find((x) => x.status === 'active'),
-          'references',
-        );
-      for (const id of this.records.relatedFrom(ns, e.id))
-        add(
-          this.records.document(ns, 'card', id).find((x) => x.status === 'active'),
-          'referenced_by',
-        );
-    }
-    const { before, after } = this.records.turnNeighbours(key);
-    add(before ? this.records.get(before) : undefined, 'before');
-    add(after ? this.records.get(after) : undefined, 'after');
-    for (const entity of e.entities) for (const other of this.records.byEntityName(ns, entity)) add(other, 'shares_entity', entity);
-    return { evidence_key: key, edges: edges.slice(0, limit) };
+    const ns = namespaceOf(keyNamespace(key), access);
+    return relatedOf(this.records, ns, key, Math.min(Math.max(input.limit ?? 20, 1), 100));
   }
 
   async recordJobEvent(input: JobEventInput, access: Access = {}): Promise<{ seq: number; hash: string }> {
@@ -540,6 +456,23 @@ export class LocalKioku implements Kioku {
     });
     await this.store.projections.waitFor(seq);
     return { seq, hash };
+  }
+
+  async pipelineSnapshot(input: PipelineSnapshotInput, access: Access = {}): Promise<PipelineSnapshot> {
+    return pipelineSnapshot(this.store, namespaceOf(input.namespace, access), input);
+  }
+
+  async pipelineJobs(input: PipelineJobsInput, access: Access = {}): Promise<PipelineJobs> {
+    return pipelineJobs(this.store, namespaceOf(input.namespace, access), input);
+  }
+
+  async ingestStatus(access: Access = {}): Promise<IngestStatus> {
+    // a caller confined to its namespace sees its counts only; the anonymous single user (or a service:read token) the store
+    return ingestStatus(this.store, this.core, seesService(access) ? undefined : namespaceOf(undefined, access));
+  }
+
+  artifacts(traceId: string, access: Access = {}): Promise<ArtifactsAnswer> {
+    return artifacts(this.store, traceId, access);
   }
 
   /** the clock recall uses (KIOKU_CLOCK pins it), without loading the model for it */
@@ -646,21 +579,14 @@ export async function openKioku(options: OpenKiokuOptions = {}): Promise<LocalKi
   return new LocalKioku(await openStore(options), options);
 }
 
-const section = (e: RecordEntry) => ({
-  evidence_key: e.key,
-  section: e.section ?? null,
-  heading: e.heading ?? null,
-  text: e.text,
-  status: e.status,
-  ...(e.meta ? { meta: true as const } : {}),
-  ...(e.fingerprint ? { fingerprint: e.fingerprint } : {}),
-});
+/** The namespace an evidence key names (ev1:<ns>:<layer>:<id>[#section]); a malformed key is refused. */
+function keyNamespace(key: string): string {
+  const ref = parseEvidenceKey(key);
+  if (!ref) throw new KiokuError('KIOKU_INPUT_INVALID', 'not an evidence key (ev1:<ns>:<layer>:<id>[#section])', { details: { field: 'key' } });
+  return ref.ns;
+}
 
-function documentOf(records: RecordsProjection, ns: string, layer: Layer, id: string): DocumentAnswer {
-  const sections = records.document(ns, layer, id).filter((e) => e.status === 'active');
-  if (sections.length === 0) throw new KiokuError('KIOKU_NOT_FOUND', `no ${layer} "${id}" in namespace ${ns}`, { details: { id } });
-  const first = sections[0] as RecordEntry;
-  // a wiki section is titled by its heading path (issue 30): the page's title is the path's root
-  const title = layer === 'wiki' ? (first.title.split(' › ')[0] as string) : first.title;
-  return { id, layer, namespace: ns, title, tags: first.tags, source_path: first.source_path ?? null, sections: sections.map(section) };
+/** An id from a path (a memory's, for forget, supersede, audience), checked as the command's schema checks it. */
+function pathId(id: string, field: string, what: string): string {
+  return parseInput(z.strictObject({ [field]: itemIdSchema }), { [field]: id }, what)[field] as string;
 }

@@ -9,16 +9,30 @@ import { keepAliveAgent, requestKioku, TransportError } from './client.js';
 import { isKiokuError, KiokuError } from './errors.js';
 import type {
   Access,
-  RelatedAnswer,
+  ArtifactsAnswer,
   AssetAnswer,
-  StatsAnswer,
+  AssetRegisteredAnswer,
+  AudienceAnswer,
   ColdAnswer,
+  CompleteTurnAnswer,
+  ContextAnswer,
   DocumentAnswer,
   EvidenceAnswer,
+  ForgetAnswer,
+  IngestStatus,
   ItemsAnswer,
   Kioku,
   MemoryWriteAnswer,
+  PipelineJobs,
+  PipelineJobsInput,
+  PipelineSnapshot,
+  PipelineSnapshotInput,
+  RelatedAnswer,
   RelationsAnswer,
+  SessionAnswer,
+  StatsAnswer,
+  SupersedeAnswer,
+  TurnAnswer,
 } from './kioku.js';
 import type { ImportSummary } from './knowledge/importer.js';
 import type { ImportItemsAnswer } from './knowledge/import-items.js';
@@ -145,19 +159,19 @@ export class RemoteKioku implements Kioku {
   }
 
   openSession(input: OpenSessionInput, _access?: Access) {
-    return this.call<{ session_id: string; namespace: string }>('POST', '/v1/sessions/open', input, input.session_id ? 'idempotent' : 'write');
+    return this.call<SessionAnswer>('POST', '/v1/sessions/open', input, input.session_id ? 'idempotent' : 'write');
   }
   startTurn(input: StartTurnInput, _access?: Access) {
-    return this.call<{ turn_id: string } & RecallPacket>('POST', '/v1/turns/start', input);
+    return this.call<TurnAnswer>('POST', '/v1/turns/start', input);
   }
   completeTurn(turnId: string, input: CompleteTurnInput, _access?: Access) {
-    return this.call<Record<string, unknown>>('POST', `/v1/turns/${path(turnId)}/complete`, input, 'idempotent');
+    return this.call<CompleteTurnAnswer>('POST', `/v1/turns/${path(turnId)}/complete`, input, 'idempotent');
   }
   recall(input: RecallInput, _access?: Access) {
     return this.call<RecallPacket>('POST', '/v1/recall', input, 'read').then((p) => this.echoed(input, p));
   }
   context(input: RecallInput, _access?: Access) {
-    return this.call<RecallPacket & { context: string }>('POST', '/v1/context', input, 'read').then((p) => this.echoed(input, p));
+    return this.call<ContextAnswer>('POST', '/v1/context', input, 'read').then((p) => this.echoed(input, p));
   }
   candidates(input: RecallInput, _access?: Access) {
     return this.call<RecallPacket>('POST', '/v1/candidates/query', input, 'read').then((p) => this.echoed(input, p));
@@ -183,10 +197,10 @@ export class RemoteKioku implements Kioku {
     return this.call<MemoryWriteAnswer>('POST', '/v1/memories', input, memoryWriteRepeat(input));
   }
   forget(id: string, input: ForgetInput, _access?: Access) {
-    return this.call<Record<string, unknown>>('POST', `/v1/memories/${path(id)}/forget`, input);
+    return this.call<ForgetAnswer>('POST', `/v1/memories/${path(id)}/forget`, input);
   }
   supersede(headId: string, input: SupersedeInput, _access?: Access) {
-    return this.call<Record<string, unknown>>('POST', `/v1/memories/${path(headId)}/supersede`, input);
+    return this.call<SupersedeAnswer>('POST', `/v1/memories/${path(headId)}/supersede`, input);
   }
   evidence(key: string, _access?: Access) {
     return this.call<EvidenceAnswer>('GET', `/v1/evidence/${path(key)}`);
@@ -204,7 +218,7 @@ export class RemoteKioku implements Kioku {
     return this.call<ReplayReport>('POST', '/v1/replay', input, 'read');
   }
   setAudience(id: string, input: AudienceInput, _access?: Access) {
-    return this.call<Record<string, unknown>>('POST', `/v1/memories/${path(id)}/audience`, input);
+    return this.call<AudienceAnswer>('POST', `/v1/memories/${path(id)}/audience`, input);
   }
   document(layer: 'card' | 'wiki', id: string, input: { namespace?: string }, _access?: Access) {
     return this.call<DocumentAnswer>('GET', `/v1/${layer === 'card' ? 'cards' : 'wiki/topics'}/${path(id)}${query({ namespace: input.namespace })}`);
@@ -222,7 +236,7 @@ export class RemoteKioku implements Kioku {
     return this.call<{ episode_id: string }>('POST', '/v1/episodes', input);
   }
   registerAsset(input: AssetInput, _access?: Access) {
-    return this.call<{ id: string; changed: boolean; size: number; sha256: string }>('POST', '/v1/assets', input);
+    return this.call<AssetRegisteredAnswer>('POST', '/v1/assets', input);
   }
   asset(id: string, input: { namespace?: string; include_content?: boolean; max_bytes?: number }, _access?: Access) {
     return this.call<AssetAnswer>(
@@ -239,16 +253,30 @@ export class RemoteKioku implements Kioku {
   recordJobEvent(input: JobEventInput, _access?: Access) {
     return this.call<{ seq: number; hash: string }>('POST', '/v1/pipeline/jobs/events', input);
   }
+  pipelineSnapshot(input: PipelineSnapshotInput, _access?: Access) {
+    return this.call<PipelineSnapshot>('GET', `/v1/pipeline/snapshot${query({ namespace: input.namespace, days: input.days })}`);
+  }
+  pipelineJobs(input: PipelineJobsInput, _access?: Access) {
+    return this.call<PipelineJobs>(
+      'GET',
+      `/v1/pipeline/jobs${query({ namespace: input.namespace, stage: input.stage, status: input.status, limit: input.limit })}`,
+    );
+  }
+  ingestStatus(_access?: Access) {
+    return this.call<IngestStatus>('GET', '/v1/ingest/status');
+  }
+  artifacts(traceId: string, _access?: Access) {
+    return this.call<ArtifactsAnswer>('GET', `/v1/artifacts/${path(traceId)}`);
+  }
   list(input: ListInput, _access?: Access) {
-    const q = input as Record<string, unknown>;
-    const many = (v: unknown): string | undefined => (Array.isArray(v) ? v.join(',') : undefined);
+    const many = (v: readonly string[] | undefined): string | undefined => v?.join(',');
     return this.call<ListAnswer>(
       'GET',
       `/v1/items${query({
         namespace: input.namespace,
-        layer: many(q['layers']),
-        kind: many(q['kinds']),
-        tag: many(q['tags']),
+        layer: many(input.layers),
+        kind: many(input.kinds),
+        tag: many(input.tags),
         entity: input.entity,
         session_id: input.session_id,
         since: input.since,

@@ -1,17 +1,18 @@
-// The API's request schemas, built from the core's zod schemas (one source of truth):
-// the HTTP routes document them, the facade (src/kioku.ts) and its remote twin take their
-// input types from them. Validation itself happens in the core, which names the failing field.
-import { isAbsolute } from 'node:path';
+// The API's request schemas, gathered from the commands' own (one source of truth): each command
+// module exports its input schema, and the entries here are those schemas with the namespace as the
+// API names it (`namespace`, where a command says `ns`). The facade (src/kioku.ts) parses with them,
+// the doors validate and document with them (src/api/index.ts), RemoteKioku takes its input types
+// from them. Nothing here is written by hand but the split of a path id off a command's schema.
 import { z } from 'zod';
 import { eventSchemas, namespaceSchema } from './events/index.js';
-import { itemIdSchema } from './knowledge/evidence.js';
-import { assetSchema, episodeSchema } from './knowledge/commands.js';
-import { writeMemoriesSchema } from './knowledge/commands.js';
-import { PARTIAL_OF, recallRequestSchema } from './recall/index.js';
+import { assetSchema, audienceSchema, episodeSchema, forgetSchema, supersedeSchema, writeMemoriesSchema } from './knowledge/commands.js';
+import { importRequestSchema } from './knowledge/importer.js';
+import { importItemsRequestSchema } from './knowledge/import-items.js';
+import { recallRequestSchema } from './recall/index.js';
+import { replayRequestSchema } from './recall/replay.js';
 import { completeTurnSchema, openSessionSchema, startTurnSchema } from './recall/turns.js';
-import { exportedItemSchema } from './knowledge/import-items.js';
-
-const isoTime = z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO 8601 date or time');
+import { itemsQuerySchema } from '../projections/records/queries.js';
+import { listRequestSchema } from '../projections/records/listing.js';
 
 /** `wait_for_vectors` (memory writes, HTTP and MCP): answer once the written memories have vectors, true (up to 60 s) or a timeout in ms. */
 export const waitForVectorsSchema = z
@@ -19,99 +20,32 @@ export const waitForVectorsSchema = z
   .optional()
   .transform((v) => (v === true ? 60_000 : v === false ? undefined : v));
 
-const LAYER_NAMES = ['card', 'wiki', 'memory', 'note', 'trace', 'episode', 'asset'] as const;
+/** The namespace as the API names it: optional (the token's, or private), never any string. */
+const namespace = { namespace: namespaceSchema.optional() };
 
 export const wire = {
   // the knowledge commands' own schemas, with the namespace as the API names it
-  episode: episodeSchema.omit({ ns: true }).extend({ namespace: namespaceSchema.optional() }),
-  asset: assetSchema.omit({ ns: true }).extend({ namespace: namespaceSchema.optional() }),
+  episode: episodeSchema.omit({ ns: true }).extend(namespace),
+  asset: assetSchema.omit({ ns: true }).extend(namespace),
+  memories: writeMemoriesSchema.omit({ ns: true }).extend({ ...namespace, wait_for_vectors: waitForVectorsSchema }),
+  // the memory's id is the path's (/v1/memories/{id}/…): the body is the rest of the command
+  forget: forgetSchema.omit({ ns: true, id: true }).extend(namespace),
+  supersede: supersedeSchema.omit({ ns: true, head_id: true }).extend(namespace),
+  audience: audienceSchema.omit({ ns: true, id: true }).extend(namespace),
   /** browse items by what they are, not by relevance: kinds, tags, an entity, a time range, a session */
-  items: z.strictObject({
-    namespace: namespaceSchema.optional(),
-    layers: z.array(z.enum(LAYER_NAMES)).min(1).max(7).optional(),
-    kinds: z.array(z.string().min(1).max(50)).max(20).optional(),
-    tags: z.array(z.string().min(1).max(200)).max(20).optional(),
-    entity: z.string().trim().min(1).max(200).optional(),
-    /** an ISO time, or a phrase ("last week", "九月那阵子") resolved against now */
-    from: z.string().min(1).max(200).optional(),
-    to: z.string().min(1).max(200).optional(),
-    session_id: z.string().min(1).max(512).optional(),
-    include_retired: z.boolean().default(false),
-    limit: z.number().int().min(1).max(200).default(50),
-  }),
+  items: itemsQuerySchema,
   /** browse a namespace in key order, a page at a time (GET /v1/items, kioku list, MCP list_memories) */
-  list: z.strictObject({
-    namespace: namespaceSchema.optional(),
-    layers: z.array(z.enum(LAYER_NAMES)).min(1).max(7).optional(),
-    kinds: z.array(z.string().min(1).max(50)).min(1).max(20).optional(),
-    /** items carrying every one of these tags (case-insensitive) */
-    tags: z.array(z.string().min(1).max(200)).max(20).optional(),
-    entity: z.string().trim().min(1).max(200).optional(),
-    session_id: z.string().min(1).max(512).optional(),
-    /** occurred at or after: an ISO time, or a phrase ("last week") */
-    since: z.string().min(1).max(200).optional(),
-    /** occurred at or before: an ISO time, or a phrase */
-    until: z.string().min(1).max(200).optional(),
-    /** a substring of the title or the text, case-insensitive */
-    text: z.string().min(1).max(500).optional(),
-    include_retired: z.boolean().default(false),
-    limit: z.number().int().min(1).max(500).default(50),
-    /** the next_cursor of the page before (with the same filters) */
-    cursor: z.string().min(1).max(4_096).optional(),
-  }),
+  list: listRequestSchema,
   /** what `kioku export --format jsonl` wrote, back in (kioku import jsonl FILE) */
-  importItems: z.strictObject({
-    namespace: namespaceSchema.optional(),
-    items: z.array(exportedItemSchema).min(1).max(500),
-  }),
-  import: z.strictObject({
-    kind: z.enum(['cards', 'wiki', 'notes']),
-    root: z.string().min(1).max(4_096).refine(isAbsolute, 'root must be an absolute path'),
-    files: z
-      .array(z.strictObject({ path: z.string().min(1).max(4_096).refine(isAbsolute, 'path must be absolute'), markdown: z.string().max(2_000_000) }))
-      .max(10_000),
-    prune: z.boolean().default(false),
-    seen_ids: z.array(z.string().max(4_096)).max(1_000_000).default([]),
-    /** false for every batch but the last */
-    final: z.boolean().default(true),
-    namespace: z.string().optional(),
-  }),
+  importItems: importItemsRequestSchema,
+  import: importRequestSchema,
   openSession: openSessionSchema,
   startTurn: startTurnSchema,
   completeTurn: completeTurnSchema,
   recall: recallRequestSchema,
-  // the command's own schema: the memories as the command parses them, the namespace as the API names it
-  memories: writeMemoriesSchema.omit({ ns: true }).extend({
-    namespace: namespaceSchema.optional(),
-    wait_for_vectors: waitForVectorsSchema,
-  }),
-  forget: z.strictObject({ reason: z.string().max(2_000).optional(), namespace: namespaceSchema.optional() }),
-  supersede: z.strictObject({
-    superseded_ids: z.array(itemIdSchema).min(1).max(100),
-    reason: z.string().max(2_000).optional(),
-    namespace: namespaceSchema.optional(),
-  }),
-  audience: z.strictObject({ audience: z.array(z.string().min(1).max(200)).max(100), namespace: namespaceSchema.optional() }),
   // the catalog's own schema: the wire cannot drift from what the log accepts
-  jobEvent: eventSchemas['job.event'].extend({ namespace: namespaceSchema.optional() }),
-  replay: z.strictObject({
-    namespace: z.string().optional(),
-    from: isoTime.optional(),
-    to: isoTime.optional(),
-    /** also re-run retrieval against today's projections (recorded verdicts reused, new candidates unjudged) */
-    retrieve: z.boolean().optional(),
-    rules: z
-      .strictObject({
-        floor: z.number().min(0).max(1).optional(),
-        history_floor: z.number().min(0).max(1).optional(),
-        max_items: z.number().int().min(0).max(3).optional(),
-        max_history: z.number().int().min(0).max(3).optional(),
-        hold_partial_matches: z.boolean().optional(),
-        partial_of: z.enum(PARTIAL_OF).optional(),
-        history_may_lead: z.boolean().optional(),
-      })
-      .optional(),
-  }),
+  jobEvent: eventSchemas['job.event'].extend(namespace),
+  replay: replayRequestSchema,
 };
 
 export type OpenSessionInput = z.input<typeof wire.openSession>;

@@ -3,7 +3,9 @@
 // binary search and a walk of at most SCAN_MAX keys, never a sort of the library: the keys of
 // each namespace are kept sorted here, and keys added since the last page are merged in.
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { KiokuError } from '../../src/errors.js';
+import { LAYERS, namespaceSchema } from '../../src/events/index.js';
 import type { Layer } from '../../src/knowledge/evidence.js';
 import { carriesTags } from '../../src/knowledge/item.js';
 import { lowerNfkc } from '../../src/text/script.js';
@@ -11,6 +13,27 @@ import type { RecordEntry, RecordsProjection } from './index.js';
 
 /** Keys one page walks at most: with a filter few items pass, a page may come back short, with a cursor to go on from. */
 export const SCAN_MAX = 20_000;
+
+/** A browse request as a client sends it (GET /v1/items, kioku list, MCP list_memories); the facade resolves its times. */
+export const listRequestSchema = z.strictObject({
+  namespace: namespaceSchema.optional(),
+  layers: z.array(z.enum(LAYERS)).min(1).max(7).optional(),
+  kinds: z.array(z.string().min(1).max(50)).min(1).max(20).optional(),
+  /** items carrying every one of these tags (case-insensitive) */
+  tags: z.array(z.string().min(1).max(200)).max(20).optional(),
+  entity: z.string().trim().min(1).max(200).optional(),
+  session_id: z.string().min(1).max(512).optional(),
+  /** occurred at or after: an ISO time, or a phrase ("last week") */
+  since: z.string().min(1).max(200).optional(),
+  /** occurred at or before: an ISO time, or a phrase */
+  until: z.string().min(1).max(200).optional(),
+  /** a substring of the title or the text, case-insensitive */
+  text: z.string().min(1).max(500).optional(),
+  include_retired: z.boolean().default(false),
+  limit: z.number().int().min(1).max(500).default(50),
+  /** the next_cursor of the page before (with the same filters) */
+  cursor: z.string().min(1).max(4_096).optional(),
+});
 
 export interface ListQuery {
   namespace: string;

@@ -5,15 +5,16 @@
 import { z } from 'zod';
 import { compactRecallFields, compactVerdictFields, upcastRecallV1, upcastVerdictV1 } from './recall-event.js';
 import { VECTOR_ENCODINGS } from './vector-encoding.js';
+import { LAYERS, MESSAGE_ROLES, RETRIEVAL_MODES } from './vocabulary.js';
 
 const id = z.string().min(1).max(512);
 const isoTime = z.iso.datetime({ offset: true });
 const evidenceKey = z.string().regex(/^ev1:[^:\s]+:[a-z]+:\S+$/, 'expected ev1:<ns>:<layer>:<id>[#section]');
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'expected a lowercase hex sha256');
-const layer = z.enum(['card', 'wiki', 'memory', 'note', 'trace', 'episode', 'asset']);
+const layer = z.enum(LAYERS);
 
 const message = z.strictObject({
-  role: z.enum(['user', 'assistant', 'system', 'tool']),
+  role: z.enum(MESSAGE_ROLES),
   text: z.string().max(100_000),
   at: isoTime.optional(),
 });
@@ -59,7 +60,7 @@ export const eventSchemas = {
       recall_id: id,
       turn_id: id.optional(),
       session_id: id.optional(),
-      retrieval_mode: z.enum(['hybrid', 'keyword', 'vector', 'conversation_only', 'skipped']),
+      retrieval_mode: z.enum(RETRIEVAL_MODES),
       queries: z.array(z.strictObject({ kind: z.string().max(64), text: z.string().max(10_000) })).max(8),
       ...compactRecallFields,
       filtered_counts: z.strictObject({ total: z.number().int().nonnegative(), by_layer: z.record(z.string(), z.number().int().nonnegative()) }).optional(),

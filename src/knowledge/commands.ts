@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { isKiokuError, KiokuError } from '../errors.js';
-import { DEFAULT_NAMESPACE, namespaceSchema, type AppendInput, type EventType } from '../events/index.js';
+import { DEFAULT_NAMESPACE, MESSAGE_ROLES, namespaceSchema, type AppendInput, type EventType } from '../events/index.js';
 import type { EventStore } from '../log/index.js';
 import { contentHash, evidenceKey, fingerprint, itemIdSchema, type Layer } from './evidence.js';
 import { AssetPolicy } from './asset-policy.js';
@@ -67,12 +67,24 @@ const noteSchema = z.strictObject({
   source_path: z.string().max(4_096).optional(),
 });
 
+/** Forget a memory (tombstone it). */
+export const forgetSchema = z.strictObject({ ns, id: itemIdSchema, reason: z.string().max(2_000).optional() });
+/** `head_id` supersedes each of `superseded_ids`. */
+export const supersedeSchema = z.strictObject({
+  ns,
+  head_id: itemIdSchema,
+  superseded_ids: z.array(itemIdSchema).min(1).max(100),
+  reason: z.string().max(2_000).optional(),
+});
+/** Who a memory is for. */
+export const audienceSchema = z.strictObject({ ns, id: itemIdSchema, audience: z.array(z.string().min(1).max(200)).max(100) });
+
 export const episodeSchema = z.strictObject({
   ns,
   episode_id: itemIdSchema.optional(),
   session_id: itemIdSchema.optional(),
   messages: z
-    .array(z.strictObject({ role: z.enum(['user', 'assistant', 'system', 'tool']), text: z.string().max(100_000), at: isoTime.optional() }))
+    .array(z.strictObject({ role: z.enum(MESSAGE_ROLES), text: z.string().max(100_000), at: isoTime.optional() }))
     .min(1)
     .max(10_000),
 });
@@ -91,6 +103,14 @@ export const assetSchema = z.strictObject({
   tags: words,
   mime: z.string().max(200).optional(),
 });
+
+/** What registering an asset answers. */
+export type AssetRegistered = {
+  id: string;
+  changed: boolean;
+  size: number;
+  sha256: string;
+};
 
 export interface KnowledgeStore {
   log: EventStore;
@@ -348,11 +368,11 @@ export class Knowledge {
 
   /** Link existing memories: `head_id` supersedes each of `superseded_ids` (old kept, marked). */
   async supersede(input: unknown): Promise<{ head_id: string; superseded_ids: string[] }> {
-    const p = parseInput(
-      z.strictObject({ ns, head_id: itemIdSchema, superseded_ids: z.array(itemIdSchema).min(1).max(100), reason: z.string().max(2_000).optional() }),
-      input,
-      'supersede',
-    );
+    return this.supersedeParsed(parseInput(supersedeSchema, input, 'supersede'));
+  }
+
+  /** supersede, its input parsed already (by the facade): not parsed again. */
+  async supersedeParsed(p: z.output<typeof supersedeSchema>): Promise<{ head_id: string; superseded_ids: string[] }> {
     return this.exclusive(async () => {
       this.requireActiveMemory(p.ns, p.head_id, 'head_id');
       const events: AppendInput[] = [];
@@ -372,7 +392,10 @@ export class Knowledge {
 
   /** Tombstone a memory: gone from search, still in the log. Forgetting twice is a no-op. */
   async forget(input: unknown): Promise<{ id: string; forgotten: boolean }> {
-    const p = parseInput(z.strictObject({ ns, id: itemIdSchema, reason: z.string().max(2_000).optional() }), input, 'forget');
+    return this.forgetParsed(parseInput(forgetSchema, input, 'forget'));
+  }
+
+  async forgetParsed(p: z.output<typeof forgetSchema>): Promise<{ id: string; forgotten: boolean }> {
     return this.exclusive(async () => {
       const entry = this.requireMemory(p.ns, p.id, 'id');
       if (entry.status === 'forgotten') return { id: p.id, forgotten: false };
@@ -382,7 +405,10 @@ export class Knowledge {
   }
 
   async setAudience(input: unknown): Promise<{ id: string; audience: string[] }> {
-    const p = parseInput(z.strictObject({ ns, id: itemIdSchema, audience: z.array(z.string().min(1).max(200)).max(100) }), input, 'set audience');
+    return this.setAudienceParsed(parseInput(audienceSchema, input, 'set audience'));
+  }
+
+  async setAudienceParsed(p: z.output<typeof audienceSchema>): Promise<{ id: string; audience: string[] }> {
     requireOwnAudience(p.audience, 'audience', 'set audience');
     return this.exclusive(async () => {
       this.requireActiveMemory(p.ns, p.id, 'id');
@@ -503,7 +529,10 @@ export class Knowledge {
   }
 
   async logEpisode(input: unknown): Promise<{ episode_id: string }> {
-    const p = parseInput(episodeSchema, input, 'log episode');
+    return this.logEpisodeParsed(parseInput(episodeSchema, input, 'log episode'));
+  }
+
+  async logEpisodeParsed(p: z.output<typeof episodeSchema>): Promise<{ episode_id: string }> {
     return this.exclusive(async () => {
       const episodeId = p.episode_id ?? newId('ep');
       if (this.records.get(evidenceKey({ ns: p.ns, layer: 'episode', id: episodeId }))) {
@@ -517,8 +546,11 @@ export class Knowledge {
   }
 
   /** Register a file by reference (a path the namespace's asset policy allows) or by content (uploaded): description, tags, size, sha256. */
-  async registerAsset(input: unknown): Promise<{ id: string; changed: boolean; size: number; sha256: string }> {
-    const p = parseInput(assetSchema, input, 'register asset');
+  async registerAsset(input: unknown): Promise<AssetRegistered> {
+    return this.registerAssetParsed(parseInput(assetSchema, input, 'register asset'));
+  }
+
+  async registerAssetParsed(p: z.output<typeof assetSchema>): Promise<AssetRegistered> {
     if ((p.path === undefined) === (p.content === undefined))
       throw new KiokuError('KIOKU_INPUT_INVALID', 'register asset: path: give either path (a file under the namespace\'s asset root) or content (the bytes), not both', {
         details: { field: 'path' },

@@ -4,9 +4,11 @@ import { createHash, hash as oneShotHash } from 'node:crypto';
 import { z } from 'zod';
 import { lowerNfkc } from '../text/script.js';
 import { hasLoneSurrogate } from '../text/well-formed.js';
+import { LAYERS, type Layer } from '../events/vocabulary.js';
 
-export const LAYERS = ['card', 'wiki', 'memory', 'note', 'trace', 'episode', 'asset'] as const;
-export type Layer = (typeof LAYERS)[number];
+// the list itself lives once in src/events/vocabulary.ts (the event catalog below knowledge needs it)
+export { LAYERS, type Layer } from '../events/vocabulary.js';
+
 /** Small integer per layer, for group ids (namespace × layer) that gate index searches. */
 export const LAYER_SLOTS = 8;
 export const LAYER_INDEX = Object.fromEntries(LAYERS.map((l, i) => [l, i])) as Record<Layer, number>;

@@ -5,7 +5,7 @@
 // reference (assets, episodes) are exported for reading and counted as skipped here.
 import { z } from 'zod';
 import { isKiokuError } from '../errors.js';
-import { eventSchemas, type AppendInput } from '../events/index.js';
+import { eventSchemas, namespaceSchema, type AppendInput } from '../events/index.js';
 import { KNOWLEDGE_EVENT_TYPES, memoryInputSchema, type Knowledge, type KnowledgeStore } from './commands.js';
 import { itemIdSchema, type Layer } from './evidence.js';
 
@@ -33,6 +33,12 @@ export const exportedItemSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.enum(['trace', 'episode', 'asset']) }),
 ]);
 export type ExportedItem = z.output<typeof exportedItemSchema>;
+
+/** What `kioku export --format jsonl` wrote, back in (POST /v1/import/items, kioku import jsonl FILE). */
+export const importItemsRequestSchema = z.strictObject({
+  namespace: namespaceSchema.optional(),
+  items: z.array(exportedItemSchema).min(1).max(500),
+});
 
 export interface ImportItemsAnswer {
   namespace: string;

@@ -2,6 +2,8 @@
 // knowledge writes. Idempotent: an unchanged file appends nothing, a changed file one
 // upsert, a deleted file a removal only with --prune.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { z } from 'zod';
+import { namespaceSchema } from '../events/index.js';
 import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { KnowledgeRecords } from './read-model.js';
 import { KiokuError } from '../errors.js';
@@ -11,6 +13,20 @@ import { parseFrontMatter } from './markdown.js';
 
 export const IMPORT_KINDS = { cards: 'card', wiki: 'wiki', notes: 'note' } as const;
 export type ImportKind = keyof typeof IMPORT_KINDS;
+
+/** Markdown documents a client read (POST /v1/import, kioku import): in batches, `final` on the last. */
+export const importRequestSchema = z.strictObject({
+  kind: z.enum(['cards', 'wiki', 'notes']),
+  root: z.string().min(1).max(4_096).refine(isAbsolute, 'root must be an absolute path'),
+  files: z
+    .array(z.strictObject({ path: z.string().min(1).max(4_096).refine(isAbsolute, 'path must be absolute'), markdown: z.string().max(2_000_000) }))
+    .max(10_000),
+  prune: z.boolean().default(false),
+  seen_ids: z.array(z.string().max(4_096)).max(1_000_000).default([]),
+  /** false for every batch but the last */
+  final: z.boolean().default(true),
+  namespace: namespaceSchema.optional(),
+});
 
 export interface ImportOptions {
   kind: ImportKind;

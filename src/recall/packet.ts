@@ -1,4 +1,5 @@
 // The recall packet: what every interface returns for a recall or a turn start.
+import type { RetrievalMode } from '../events/index.js';
 import type { Layer } from '../knowledge/evidence.js';
 import type { DeliveredItem, HoldReason } from './delivery.js';
 import type { JudgeStatus } from './judge/index.js';
@@ -52,7 +53,7 @@ export type DeliveredRecord = Omit<DeliveredItem, 'key' | 'fingerprint'> & { evi
 export interface RecallPacket {
   recall_id: string;
   namespace: string;
-  retrieval_mode: 'hybrid' | 'keyword' | 'vector' | 'conversation_only' | 'skipped';
+  retrieval_mode: RetrievalMode;
   records: PacketRecord[];
   delivery: DeliveredRecord[];
   judge: { status: JudgeStatus; judge: string; calls: number; ms: number; tokens?: { prompt: number; completion: number }; error?: string };

@@ -3,15 +3,38 @@
 // state rebuilt by replaying the range in order. No judge or model is called, and
 // nothing is appended. With `retrieve`, retrieval is re-run against today's
 // projections (read-only) and the report says so.
-import { recallCandidates, recordedVerdicts, type EventData, type LogRecord, type RecallCandidate } from '../events/index.js';
+import { z } from 'zod';
+import { namespaceSchema, recallCandidates, recordedVerdicts, type EventData, type LogRecord, type RecallCandidate } from '../events/index.js';
 import { KNOWLEDGE_LAYERS, parseEvidenceKey, type Layer } from '../knowledge/evidence.js';
 import { RELEVANT_AT, seriousCandidates } from '../../projections/usage.js';
 import type { EventStore } from '../log/index.js';
 import type { ProjectionRunner } from '../../projections/runner.js';
-import { DEFAULT_DELIVERY_RULES, deliver, type DeliveryCandidate, type DeliveryRules } from './delivery.js';
+import { DEFAULT_DELIVERY_RULES, deliver, PARTIAL_OF, type DeliveryCandidate, type DeliveryRules } from './delivery.js';
 import { DisabledJudge } from './judge/index.js';
 import { recall, type RecallCore } from './pipeline.js';
 import { matchText, turnQueryTerms } from './terms.js';
+
+const isoTime = z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO 8601 date or time');
+
+/** A replay request (POST /v1/replay, kioku replay): a time range, a namespace, changed delivery rules. */
+export const replayRequestSchema = z.strictObject({
+  namespace: namespaceSchema.optional(),
+  from: isoTime.optional(),
+  to: isoTime.optional(),
+  /** also re-run retrieval against today's projections (recorded verdicts reused, new candidates unjudged) */
+  retrieve: z.boolean().optional(),
+  rules: z
+    .strictObject({
+      floor: z.number().min(0).max(1).optional(),
+      history_floor: z.number().min(0).max(1).optional(),
+      max_items: z.number().int().min(0).max(3).optional(),
+      max_history: z.number().int().min(0).max(3).optional(),
+      hold_partial_matches: z.boolean().optional(),
+      partial_of: z.enum(PARTIAL_OF).optional(),
+      history_may_lead: z.boolean().optional(),
+    })
+    .optional(),
+});
 
 export interface ReplayOptions {
   from: Date;
