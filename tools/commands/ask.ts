@@ -7,7 +7,7 @@ import { KiokuError } from '../../src/errors.js';
 import { chatCompletion } from '../../src/llm/chat.js';
 import type { RecallPacket } from '../../src/recall/index.js';
 import { EXIT, emit, type OutputOptions } from '../cli-util.js';
-import { connectKioku } from '../server-client.js';
+import { connectKioku } from './connection.js';
 
 export interface AskFlags extends OutputOptions, PathOverrides {
   ns?: string;

@@ -18,7 +18,7 @@ import { openKioku } from '../../src/kioku.js';
 import { openEventStore, type Head, type VerifyReport } from '../../src/log/index.js';
 import { readChainFile } from '../../src/log/transfer.js';
 import { EXIT, emit, shortHash, type OutputOptions } from '../cli-util.js';
-import { connectKioku } from '../server-client.js';
+import { connectKioku } from './connection.js';
 import { writeVerifiedChain } from './chain-pages.js';
 
 export interface BackupFlags extends OutputOptions, PathOverrides {

@@ -11,7 +11,7 @@ import type { Kioku } from '../../src/kioku.js';
 import { documentKey, type Layer } from '../../src/knowledge/evidence.js';
 import type { RecordEntry } from '../../src/knowledge/item.js';
 import { EXIT, emit, type OutputOptions } from '../cli-util.js';
-import { connectKioku } from '../server-client.js';
+import { connectKioku } from './connection.js';
 
 export interface ExportFlags extends OutputOptions, PathOverrides {
   format?: string;

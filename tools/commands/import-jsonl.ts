@@ -9,26 +9,13 @@ import { isKiokuError, KiokuError } from '../../src/errors.js';
 import type { ImportItemsAnswer } from '../../src/knowledge/import-items.js';
 import type { ImportItemsInput } from '../../src/wire.js';
 import { EXIT, emit, type OutputOptions } from '../cli-util.js';
-import { openKioku, type Kioku } from '../../src/kioku.js';
-import { connectKioku, resolveLibrary } from '../server-client.js';
+import { connectKioku } from './connection.js';
 
 export interface ImportJsonlFlags extends OutputOptions, PathOverrides {
   ns?: string;
 }
 
 const BATCH = 500;
-
-/** The library's service when one runs; else the store itself, created when missing (an export goes into a fresh library). */
-async function importTarget(flags: ImportJsonlFlags): Promise<{ kioku: Kioku; via: string }> {
-  if (!resolveLibrary(flags).url) {
-    try {
-      return { kioku: await openKioku({ ...flags, actor: 'cli:import' }), via: 'the store' };
-    } catch (err) {
-      if (!isKiokuError(err, 'KIOKU_STORE_LOCKED')) throw err;
-    }
-  }
-  return connectKioku(flags);
-}
 
 /** A refusal naming `items.12.kind` names the file's line instead (nothing of that batch was written). */
 function atLine(err: unknown, file: string, lineOf: readonly number[]): unknown {
@@ -44,7 +31,8 @@ function atLine(err: unknown, file: string, lineOf: readonly number[]): unknown 
 
 export async function importJsonlCommand(file: string, flags: ImportJsonlFlags): Promise<number> {
   if (!existsSync(file) || !statSync(file).isFile()) throw new KiokuError('KIOKU_USAGE', `${file}: no such file (kioku import jsonl takes a file made by kioku export)`);
-  const { kioku, via } = await importTarget(flags);
+  // the store itself is created when missing: an export goes into a fresh library
+  const { kioku, via } = await connectKioku(flags, { actor: 'cli:import', createIfMissing: true });
   // after the await: lines a reader emits before its iteration starts are lost
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   const total: ImportItemsAnswer = { namespace: flags.ns ?? '', written: { card: 0, wiki: 0, note: 0, memory: 0 }, unchanged: 0, skipped: {} };

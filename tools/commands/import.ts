@@ -8,7 +8,9 @@ import { EmbeddingIndexer, type JobSummary } from '../../src/indexer/embedding-j
 import { openKioku, type KiokuStore } from '../../src/kioku.js';
 import { IMPORT_KINDS, Knowledge, importDirectory, readMarkdownFiles, documentIdOf, type ImportKind, type ImportSummary } from '../../src/knowledge/index.js';
 import { isKiokuError } from '../../src/errors.js';
-import { askLibrary, describeService, liveLibrary, resolveLibrary, serviceOfLockedStore, type Library } from '../server-client.js';
+import type { Connection } from '../../src/connect.js';
+import { resolveLibrary } from '../../src/library.js';
+import { storeOrService } from './connection.js';
 import { EXIT, emit, progressBar, type OutputOptions } from '../cli-util.js';
 
 export interface ImportFlags extends OutputOptions, PathOverrides {
@@ -23,20 +25,21 @@ const BATCH_BYTES = 1_500_000;
 export async function importCommand(kind: string, dir: string, flags: ImportFlags): Promise<number> {
   if (!(kind in IMPORT_KINDS)) throw new KiokuError('KIOKU_USAGE', `import what? "${kind}" is not one of: ${Object.keys(IMPORT_KINDS).join(', ')}`);
   // the library's service holds the store: send it the files (it embeds them in the background)
-  const library = await liveLibrary(flags);
-  if (library.url) return importThroughServer(library, kind as ImportKind, dir, flags);
-  let store: KiokuStore;
-  try {
-    store = await openKioku(flags);
-  } catch (err) {
-    if (isKiokuError(err, 'KIOKU_STORE_LOCKED')) return importThroughServer(await serviceOfLockedStore(flags, err), kind as ImportKind, dir, flags);
-    throw err;
-  }
+  return storeOrService(
+    flags,
+    () => importIntoStore(kind as ImportKind, dir, flags),
+    (service) => importThroughService(service, kind as ImportKind, dir, flags),
+  );
+}
+
+/** Import on the store itself (created when missing), then embed what is new unless --no-embed. */
+async function importIntoStore(kind: ImportKind, dir: string, flags: ImportFlags): Promise<number> {
+  const store = await openKioku(flags);
   try {
     const knowledge = new Knowledge(store, 'cli:import');
     const bar = progressBar(`import ${kind}`, flags);
     const summary = await importDirectory(knowledge, store.projections.views.records, {
-      kind: kind as ImportKind,
+      kind,
       dir,
       ...(flags.ns ? { ns: flags.ns } : {}),
       prune: flags.prune ?? false,
@@ -115,7 +118,7 @@ function describeJob(job: JobSummary): string {
   return `embeddings (${job.model}): ${job.status}, ${job.embedded}/${job.planned} embedded in ${job.seconds} s${job.skipped_cjk ? `; ${job.skipped_cjk} mainly-CJK item(s) rely on keyword lanes` : ''}${job.error ? ` — ${job.error}` : ''}`;
 }
 
-async function importThroughServer(library: Library, kind: ImportKind, dir: string, flags: ImportFlags): Promise<number> {
+async function importThroughService(service: Connection, kind: ImportKind, dir: string, flags: ImportFlags): Promise<number> {
   const { root, files, errors } = readMarkdownFiles(dir);
   const batches: (typeof files)[] = [[]];
   let size = 0;
@@ -144,7 +147,7 @@ async function importThroughServer(library: Library, kind: ImportKind, dir: stri
   let done = 0;
   for (const [i, batch] of batches.entries()) {
     const final = i === batches.length - 1;
-    const r = await askLibrary<ImportSummary>(library, 'POST', '/v1/import', {
+    const r = await service.kioku.importDocuments({
       kind,
       root,
       files: batch,
@@ -169,12 +172,12 @@ async function importThroughServer(library: Library, kind: ImportKind, dir: stri
     flags,
     () =>
       [
-        `imported ${total.files} ${kind} file(s) from ${root} into namespace ${total.ns} through ${describeService(library)} (it embeds them in the background):`,
+        `imported ${total.files} ${kind} file(s) from ${root} into namespace ${total.ns} through ${service.via} (it embeds them in the background):`,
         `  added ${total.added.length}, changed ${total.changed.length}, unchanged ${total.unchanged}, removed ${total.removed.length}, errors ${total.errors.length}`,
         ...(total.missing_not_pruned.length ? [`  ${total.missing_not_pruned.length} document(s) whose files are gone were kept (use --prune to remove)`] : []),
         ...total.errors.map((e) => `  error: ${e.file}: ${e.message}`),
       ].join('\n'),
-    { ok: total.errors.length === 0, ...total, via: library.url, embedding: 'in the background (see GET /v1/ingest/status)' },
+    { ok: total.errors.length === 0, ...total, via: service.url, embedding: 'in the background (see GET /v1/ingest/status)' },
   );
   return total.errors.length ? EXIT.problem : EXIT.ok;
 }

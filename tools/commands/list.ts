@@ -5,7 +5,7 @@
 import type { PathOverrides } from '../../src/config.js';
 import type { ListInput } from '../../src/wire.js';
 import { EXIT, emit, numberFlag, type OutputOptions } from '../cli-util.js';
-import { connectKioku } from '../server-client.js';
+import { connectKioku } from './connection.js';
 
 export interface ListFlags extends OutputOptions, PathOverrides {
   ns?: string;

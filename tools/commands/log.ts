@@ -9,7 +9,7 @@ import { exportChainToFile, readChainFile } from '../../src/log/transfer.js';
 import { EXIT, emit, jsonReplacer, shortHash, type OutputOptions } from '../cli-util.js';
 import type { LogStatsAnswer } from '../../src/operations.js';
 import { writeVerifiedChain } from './chain-pages.js';
-import { storeOrService } from './through-service.js';
+import { storeOrService } from './connection.js';
 
 export type LogFlags = OutputOptions & PathOverrides;
 
@@ -24,7 +24,7 @@ export async function logStatsCommand(flags: LogFlags): Promise<number> {
         await store.close();
       }
     },
-    async (kioku, via) => printStats(flags, await kioku.logStats(), via),
+    async ({ kioku, via }) => printStats(flags, await kioku.logStats(), via),
   );
 }
 
@@ -68,7 +68,7 @@ export async function logShowCommand(seqArg: string, flags: LogFlags): Promise<n
         await log.close();
       }
     },
-    async (kioku) => show(await kioku.logRecord(seq)),
+    async ({ kioku }) => show(await kioku.logRecord(seq)),
   );
 }
 
@@ -85,7 +85,7 @@ export async function logExportCommand(flags: LogFlags & { out?: string }): Prom
   return storeOrService(
     flags,
     () => exportStoreItself(flags, out, started),
-    async (kioku, via) => {
+    async ({ kioku, via }) => {
       // the service's head now; the frames up to it are read in pages between its writes, and checked link by link as the file is read back
       const { head } = await kioku.logFrames({ from: 1, limit: 1 });
       const written = await writeVerifiedChain(kioku, head, out);

@@ -10,13 +10,12 @@ import {
   rulesWith,
   PARTIAL_OF,
   type PartialOf,
-  type DeliveryReport,
   type DeliveryRules,
   type RecallPacket,
-  type ReplayReport,
 } from '../../src/recall/index.js';
 import { EXIT, emit, numberFlag, type OutputOptions } from '../cli-util.js';
-import { askLibrary, connectKioku, withStoreOrServer } from '../server-client.js';
+import { openKioku, type Kioku, type KiokuStore } from '../../src/kioku.js';
+import { connectKioku, storeOrService } from './connection.js';
 
 export interface RecallFlags extends OutputOptions, PathOverrides {
   ns?: string;
@@ -136,9 +135,24 @@ export async function coldReportCommand(flags: ColdFlags): Promise<number> {
   return EXIT.ok;
 }
 
-/** A query string of the defined values. */
-function query(values: Record<string, string | undefined>): string {
-  return new URLSearchParams(Object.entries(values).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+/**
+ * `run` on the store itself, or the facade's answer from the library's service: on the store a
+ * report without --ns covers every namespace, as it always has; the service answers for the
+ * caller's namespace (its token's, else private).
+ */
+async function onStoreOrService<T>(flags: PathOverrides, run: (store: KiokuStore) => Promise<T>, ask: (kioku: Kioku) => Promise<T>): Promise<{ report: T; via: string }> {
+  return storeOrService(
+    flags,
+    async () => {
+      const store = await openKioku({ ...flags, createIfMissing: false });
+      try {
+        return { report: await run(store), via: 'the store' };
+      } finally {
+        await store.close();
+      }
+    },
+    async ({ kioku, via }) => ({ report: await ask(kioku), via }),
+  );
 }
 
 export interface ReplayFlags extends OutputOptions, PathOverrides {
@@ -186,7 +200,7 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
   if (from.getTime() > to.getTime()) throw new KiokuError('KIOKU_USAGE', `--from (${from.toISOString()}) is after --to (${to.toISOString()})`);
   const changes = replayRuleChanges(flags);
   const rules = rulesWith(changes);
-  const { result: report, via } = await withStoreOrServer(
+  const { report, via } = await onStoreOrService(
     flags,
     async (store) => {
       const core = flags.retrieve ? createRecallCore(store) : undefined;
@@ -196,8 +210,8 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
         await core?.close();
       }
     },
-    (library) =>
-      askLibrary<ReplayReport>(library, 'POST', '/v1/replay', {
+    (kioku) =>
+      kioku.replay({
         from: from.toISOString(),
         to: to.toISOString(),
         rules: changes,
@@ -241,10 +255,10 @@ export interface DeliveryReportFlags extends OutputOptions, PathOverrides {
 /** Delivery outcomes over the last N days: how much of each delivered item the answers used (a lexical proxy). */
 export async function deliveryReportCommand(flags: DeliveryReportFlags): Promise<number> {
   const days = numberFlag('days', flags.days, { positive: true, whole: false }, 7);
-  const { result: report, via } = await withStoreOrServer(
+  const { report, via } = await onStoreOrService(
     flags,
     (store) => deliveryReport(store.log, { days, ...(flags.ns ? { ns: flags.ns } : {}) }),
-    (library) => askLibrary<DeliveryReport>(library, 'GET', `/v1/reports/delivery?${query({ days: String(days), namespace: flags.ns })}`),
+    (kioku) => kioku.deliveryReport({ days, ...(flags.ns ? { namespace: flags.ns } : {}) }),
   );
   emit(
     flags,

@@ -1,6 +1,6 @@
 // kioku verify [--write-anchor]: walk the chain, check anchors, optionally sign the head.
 import { isKiokuError, KiokuError } from '../../src/errors.js';
-import { storeOrService } from './through-service.js';
+import { storeOrService } from './connection.js';
 import { resolvePaths, type PathOverrides } from '../../src/config.js';
 import { ackedHeadFile, openChainSource, verifyStore, type VerifyReport } from '../../src/log/index.js';
 import { EXIT, emit, progressBar, shortHash, type OutputOptions } from '../cli-util.js';
@@ -15,7 +15,7 @@ export async function verifyCommand(flags: VerifyFlags): Promise<number> {
   return storeOrService(
     flags,
     () => verifyStoreItself(flags, started),
-    async (kioku, via) => {
+    async ({ kioku, via }) => {
       if (flags.key || flags.anchors)
         throw new KiokuError('KIOKU_USAGE', `--key and --anchors name files of the store itself; ${via} holds it and uses the library's own (leave them out, or stop the service)`);
       const report = await kioku.verifyLog({ write_anchor: flags.writeAnchor ?? false });
