@@ -24,7 +24,6 @@ export const ALLOWED: readonly string[] = [
   'src/server/app.ts#buildApp',
   'src/server/routes/knowledge.ts#knowledgeRoutes',
   'src/server/serve.ts#startServer',
-  'src/knowledge/fold.ts#compute',
   'tools/fuzz/assets.ts#fuzzAssets',
   'src/recall/replay.ts#replay',
   'src/eval/harness.ts#runEval',
@@ -37,7 +36,13 @@ export interface FunctionSpan {
   lines: number;
 }
 
-const KINDS: Partial<Record<string, ts.ScriptKind>> = { '.ts': ts.ScriptKind.TS, '.mts': ts.ScriptKind.TS, '.js': ts.ScriptKind.JS, '.mjs': ts.ScriptKind.JS, '.cjs': ts.ScriptKind.JS };
+const KINDS: Partial<Record<string, ts.ScriptKind>> = {
+  '.ts': ts.ScriptKind.TS,
+  '.mts': ts.ScriptKind.TS,
+  '.js': ts.ScriptKind.JS,
+  '.mjs': ts.ScriptKind.JS,
+  '.cjs': ts.ScriptKind.JS,
+};
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -51,7 +56,8 @@ function files(dir: string): string[] {
 function nameOf(node: ts.FunctionLikeDeclaration, source: ts.SourceFile): string {
   if (node.name) return node.name.getText(source);
   const parent = node.parent;
-  if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && parent.name) return parent.name.getText(source);
+  if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && parent.name)
+    return parent.name.getText(source);
   if (ts.isCallExpression(parent)) return `<callback of ${parent.expression.getText(source).replace(/\s+/g, '')}>`;
   return '<anonymous>';
 }
@@ -93,7 +99,8 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
   const found = longFunctions();
   const { offenders, stale } = checkFunctions(found);
   if (!values.json) {
-    for (const f of found) process.stdout.write(`${offenders.includes(f) ? 'too long' : 'allowed '}  ${String(f.lines).padStart(4)}  ${f.file}:${f.line} ${f.name}\n`);
+    for (const f of found)
+      process.stdout.write(`${offenders.includes(f) ? 'too long' : 'allowed '}  ${String(f.lines).padStart(4)}  ${f.file}:${f.line} ${f.name}\n`);
     for (const s of stale) process.stdout.write(`stale allowance (now ≤ ${MAX_LINES} lines or gone): ${s}\n`);
     process.stdout.write(`${found.length} function(s) over ${MAX_LINES} lines: ${offenders.length} not allowed, ${stale.length} stale allowance(s)\n`);
   } else process.stdout.write(`${JSON.stringify({ ok: offenders.length === 0 && stale.length === 0, max_lines: MAX_LINES, over: found, offenders, stale })}\n`);

@@ -171,6 +171,106 @@ export const FOLDED_TYPES: ReadonlySet<string> = new Set([
 ]);
 const NO_CHANGES = Object.freeze([]) as unknown as ItemChange[];
 
+/** A memory written: its item, and the retirement of each memory it supersedes. */
+function memoryWritten(record: LogRecord): ItemChange[] {
+  const ns = record.ns;
+  const d = record.data as EventData<'memory.written'>;
+  const fp = fingerprintOf(d.text);
+  const item = makeItem(
+    { ns, layer: 'memory', id: d.id, title: firstLine(d.text), text: d.text, occurred_at: d.occurred_at ?? isoAt(record.ts), seq: record.seq },
+    {
+      kind: d.kind,
+      terms: d.terms,
+      entities: memoryEntities(d),
+      tags: d.tags,
+      fingerprint: d.fingerprint ?? fp,
+      content_fp: fp,
+      attachments: d.attachments,
+      ...(d.session_id ? { session_id: d.session_id } : {}),
+      ...(d.owner ? { owner: d.owner } : {}),
+      ...(d.audience ? { audience: d.audience } : {}),
+      ...(d.supersedes?.length ? { supersedes: d.supersedes } : {}),
+    },
+  );
+  const out: ItemChange[] = [{ op: 'upsert', item }];
+  for (const old of d.supersedes ?? []) {
+    out.push({ op: 'retire', key: evidenceKey({ ns, layer: 'memory', id: old }), status: 'superseded', by: d.id, seq: record.seq });
+  }
+  return out;
+}
+
+/** A memory superseded, forgotten, or given another audience. */
+function memoryChanged(record: LogRecord): ItemChange {
+  const key = (id: string): string => evidenceKey({ ns: record.ns, layer: 'memory', id });
+  if (record.type === 'memory.superseded') {
+    const d = record.data as EventData<'memory.superseded'>;
+    return { op: 'retire', key: key(d.id), status: 'superseded', by: d.by, seq: record.seq };
+  }
+  if (record.type === 'memory.forgotten') {
+    const d = record.data as EventData<'memory.forgotten'>;
+    return { op: 'retire', key: key(d.id), status: 'forgotten', seq: record.seq };
+  }
+  const d = record.data as EventData<'memory.audience_set'>;
+  return { op: 'audience', key: key(d.id), audience: d.audience, seq: record.seq };
+}
+
+/** A card's sections as items (a card keeps its sections' positions, relations and meta flags). */
+function cardItems(record: LogRecord, d: EventData<'card.upserted'>): Item[] {
+  return d.sections.map((s, i) =>
+    makeItem(
+      {
+        ns: record.ns,
+        layer: 'card',
+        id: d.id,
+        section: s.id,
+        title: d.title,
+        text: s.heading ? `${s.heading}\n${s.body}` : s.body,
+        occurred_at: isoAt(record.ts),
+        seq: record.seq,
+        versionText: `${d.title}\n${s.heading}\n${s.body}`,
+      },
+      {
+        position: i + 1,
+        heading: s.heading,
+        tags: d.tags ?? [],
+        doc_hash: d.content_hash,
+        ...(d.relations?.length ? { relations: d.relations } : {}),
+        ...(s.meta ? { meta: true } : {}),
+        ...(d.source_path ? { source_path: d.source_path } : {}),
+      },
+    ),
+  );
+}
+
+/** A dialogue kept verbatim: one item of all its messages. */
+function episodeLogged(record: LogRecord): ItemChange {
+  const d = record.data as EventData<'episode.logged'>;
+  const text = d.messages.map((m) => `${m.role}: ${m.text}`).join('\n');
+  const item = makeItem(
+    {
+      ns: record.ns,
+      layer: 'episode',
+      id: d.episode_id,
+      title: firstLine(d.messages[0]?.text ?? d.episode_id),
+      text,
+      occurred_at: d.messages[0]?.at ?? isoAt(record.ts),
+      seq: record.seq,
+    },
+    { ...(d.session_id ? { session_id: d.session_id } : {}) },
+  );
+  return { op: 'upsert', item: { ...item, fingerprint: item.content_fp } };
+}
+
+/** A file registered by reference. The description is an asset's only search text (seed 002). */
+function assetRegistered(record: LogRecord): ItemChange {
+  const d = record.data as EventData<'asset.registered'>;
+  const item = makeItem(
+    { ns: record.ns, layer: 'asset', id: d.id, title: d.path.split('/').pop() ?? d.path, text: d.description, occurred_at: isoAt(record.ts), seq: record.seq },
+    { tags: d.tags, asset: { path: d.path, size: d.size, sha256: d.sha256, ...(d.mime ? { mime: d.mime } : {}) } },
+  );
+  return { op: 'upsert', item };
+}
+
 export class KnowledgeFold {
   state: KnowledgeFoldState = { docs: {}, turns: {} };
   /** the edits of the record being folded (see steps) */
@@ -223,161 +323,89 @@ export class KnowledgeFold {
 
   private compute(record: LogRecord): ItemChange[] {
     if (!FOLDED_TYPES.has(record.type)) return NO_CHANGES;
-    const ns = record.ns;
     switch (record.type) {
-      case 'memory.written': {
-        const d = record.data as EventData<'memory.written'>;
-        const fp = fingerprintOf(d.text);
-        const item = makeItem(
-          { ns, layer: 'memory', id: d.id, title: firstLine(d.text), text: d.text, occurred_at: d.occurred_at ?? isoAt(record.ts), seq: record.seq },
-          {
-            kind: d.kind,
-            terms: d.terms,
-            entities: memoryEntities(d),
-            tags: d.tags,
-            fingerprint: d.fingerprint ?? fp,
-            content_fp: fp,
-            attachments: d.attachments,
-            ...(d.session_id ? { session_id: d.session_id } : {}),
-            ...(d.owner ? { owner: d.owner } : {}),
-            ...(d.audience ? { audience: d.audience } : {}),
-            ...(d.supersedes?.length ? { supersedes: d.supersedes } : {}),
-          },
-        );
-        const out: ItemChange[] = [{ op: 'upsert', item }];
-        for (const old of d.supersedes ?? []) {
-          out.push({ op: 'retire', key: evidenceKey({ ns, layer: 'memory', id: old }), status: 'superseded', by: d.id, seq: record.seq });
-        }
-        return out;
-      }
-      case 'memory.superseded': {
-        const d = record.data as EventData<'memory.superseded'>;
-        return [{ op: 'retire', key: evidenceKey({ ns, layer: 'memory', id: d.id }), status: 'superseded', by: d.by, seq: record.seq }];
-      }
-      case 'memory.forgotten': {
-        const d = record.data as EventData<'memory.forgotten'>;
-        return [{ op: 'retire', key: evidenceKey({ ns, layer: 'memory', id: d.id }), status: 'forgotten', seq: record.seq }];
-      }
-      case 'memory.audience_set': {
-        const d = record.data as EventData<'memory.audience_set'>;
-        return [{ op: 'audience', key: evidenceKey({ ns, layer: 'memory', id: d.id }), audience: d.audience, seq: record.seq }];
-      }
-      case 'card.upserted': {
-        const d = record.data as EventData<'card.upserted'>;
-        const items = d.sections.map((s, i) =>
-          makeItem(
-            {
-              ns,
-              layer: 'card',
-              id: d.id,
-              section: s.id,
-              title: d.title,
-              text: s.heading ? `${s.heading}\n${s.body}` : s.body,
-              occurred_at: isoAt(record.ts),
-              seq: record.seq,
-              versionText: `${d.title}\n${s.heading}\n${s.body}`,
-            },
-            {
-              position: i + 1,
-              heading: s.heading,
-              tags: d.tags ?? [],
-              doc_hash: d.content_hash,
-              ...(d.relations?.length ? { relations: d.relations } : {}),
-              ...(s.meta ? { meta: true } : {}),
-              ...(d.source_path ? { source_path: d.source_path } : {}),
-            },
-          ),
-        );
-        return this.replaceDocument(ns, 'card', d.id, items, record.seq);
-      }
-      case 'wiki.upserted': {
-        const d = record.data as EventData<'wiki.upserted'>;
-        return this.replaceDocument(
-          ns,
-          'wiki',
-          d.topic_id,
-          this.sectionItems(ns, 'wiki', d.topic_id, d.title, d.sections, isoAt(record.ts), record.seq, d.content_hash, d.source_path, d.tags),
-          record.seq,
-          successors(ns, 'wiki', d.topic_id, d.supersedes),
-        );
-      }
-      case 'note.upserted': {
-        const d = record.data as EventData<'note.upserted'>;
-        const occurred = `${d.date}T00:00:00.000Z`;
-        return this.replaceDocument(
-          ns,
-          'note',
-          d.date,
-          this.sectionItems(ns, 'note', d.date, d.date, d.sections, occurred, record.seq, d.content_hash, d.source_path),
-          record.seq,
-          successors(ns, 'note', d.date, d.supersedes),
-        );
-      }
+      case 'memory.written':
+        return memoryWritten(record);
+      case 'memory.superseded':
+      case 'memory.forgotten':
+      case 'memory.audience_set':
+        return [memoryChanged(record)];
+      case 'card.upserted':
+      case 'wiki.upserted':
+      case 'note.upserted':
+        return this.documentUpserted(record);
       case 'card.removed':
-        return this.replaceDocument(ns, 'card', (record.data as EventData<'card.removed'>).id, [], record.seq);
+        return this.replaceDocument(record.ns, 'card', (record.data as EventData<'card.removed'>).id, [], record.seq);
       case 'wiki.removed':
-        return this.replaceDocument(ns, 'wiki', (record.data as EventData<'wiki.removed'>).topic_id, [], record.seq);
+        return this.replaceDocument(record.ns, 'wiki', (record.data as EventData<'wiki.removed'>).topic_id, [], record.seq);
       case 'note.removed':
-        return this.replaceDocument(ns, 'note', (record.data as EventData<'note.removed'>).date, [], record.seq);
-      case 'turn.started': {
-        const d = record.data as EventData<'turn.started'>;
-        const occurred = d.occurred_at ?? isoAt(record.ts);
-        this.edit({
-          turns: `${ns}\u0000${d.turn_id}`,
-          turn: { query: d.query, session_id: d.session_id, occurred_at: occurred, ...(d.speaker ? { speaker: d.speaker } : {}) },
-        });
-        return [{ op: 'upsert', item: this.traceItem(ns, d.turn_id, d.query, '', d.session_id, occurred, record.seq, d.speaker) }];
-      }
-      case 'turn.completed': {
-        const d = record.data as EventData<'turn.completed'>;
-        const ref = `${ns}\u0000${d.turn_id}`;
-        const started = this.state.turns[ref];
-        if (started) this.edit({ turns: ref, turn: undefined });
-        return [
-          {
-            op: 'upsert',
-            item: this.traceItem(
-              ns,
-              d.turn_id,
-              started?.query ?? '',
-              d.answer,
-              d.session_id,
-              started?.occurred_at ?? isoAt(record.ts),
-              record.seq,
-              started?.speaker,
-            ),
-          },
-        ];
-      }
-      case 'episode.logged': {
-        const d = record.data as EventData<'episode.logged'>;
-        const text = d.messages.map((m) => `${m.role}: ${m.text}`).join('\n');
-        const item = makeItem(
-          {
-            ns,
-            layer: 'episode',
-            id: d.episode_id,
-            title: firstLine(d.messages[0]?.text ?? d.episode_id),
-            text,
-            occurred_at: d.messages[0]?.at ?? isoAt(record.ts),
-            seq: record.seq,
-          },
-          { ...(d.session_id ? { session_id: d.session_id } : {}) },
-        );
-        return [{ op: 'upsert', item: { ...item, fingerprint: item.content_fp } }];
-      }
-      case 'asset.registered': {
-        const d = record.data as EventData<'asset.registered'>;
-        // The description is an asset's only search text (seed 002).
-        const item = makeItem(
-          { ns, layer: 'asset', id: d.id, title: d.path.split('/').pop() ?? d.path, text: d.description, occurred_at: isoAt(record.ts), seq: record.seq },
-          { tags: d.tags, asset: { path: d.path, size: d.size, sha256: d.sha256, ...(d.mime ? { mime: d.mime } : {}) } },
-        );
-        return [{ op: 'upsert', item }];
-      }
+        return this.replaceDocument(record.ns, 'note', (record.data as EventData<'note.removed'>).date, [], record.seq);
+      case 'turn.started':
+        return [this.turnStarted(record)];
+      case 'turn.completed':
+        return [this.turnCompleted(record)];
+      case 'episode.logged':
+        return [episodeLogged(record)];
+      case 'asset.registered':
+        return [assetRegistered(record)];
       default:
         return [];
     }
+  }
+
+  /** A card, wiki topic or daily note written whole: its sections replace the document's. */
+  private documentUpserted(record: LogRecord): ItemChange[] {
+    const ns = record.ns;
+    if (record.type === 'card.upserted') {
+      const d = record.data as EventData<'card.upserted'>;
+      return this.replaceDocument(ns, 'card', d.id, cardItems(record, d), record.seq);
+    }
+    if (record.type === 'wiki.upserted') {
+      const d = record.data as EventData<'wiki.upserted'>;
+      return this.replaceDocument(
+        ns,
+        'wiki',
+        d.topic_id,
+        this.sectionItems(ns, 'wiki', d.topic_id, d.title, d.sections, isoAt(record.ts), record.seq, d.content_hash, d.source_path, d.tags),
+        record.seq,
+        successors(ns, 'wiki', d.topic_id, d.supersedes),
+      );
+    }
+    const d = record.data as EventData<'note.upserted'>;
+    const occurred = `${d.date}T00:00:00.000Z`;
+    return this.replaceDocument(
+      ns,
+      'note',
+      d.date,
+      this.sectionItems(ns, 'note', d.date, d.date, d.sections, occurred, record.seq, d.content_hash, d.source_path),
+      record.seq,
+      successors(ns, 'note', d.date, d.supersedes),
+    );
+  }
+
+  /** A turn's query is a trace at once; the turn waits in the state for its answer. */
+  private turnStarted(record: LogRecord): ItemChange {
+    const ns = record.ns;
+    const d = record.data as EventData<'turn.started'>;
+    const occurred = d.occurred_at ?? isoAt(record.ts);
+    this.edit({
+      turns: `${ns}\u0000${d.turn_id}`,
+      turn: { query: d.query, session_id: d.session_id, occurred_at: occurred, ...(d.speaker ? { speaker: d.speaker } : {}) },
+    });
+    return { op: 'upsert', item: this.traceItem(ns, d.turn_id, d.query, '', d.session_id, occurred, record.seq, d.speaker) };
+  }
+
+  /** The completed turn's trace: its query (from the state) and answer together. */
+  private turnCompleted(record: LogRecord): ItemChange {
+    const ns = record.ns;
+    const d = record.data as EventData<'turn.completed'>;
+    const ref = `${ns}\u0000${d.turn_id}`;
+    const started = this.state.turns[ref];
+    if (started) this.edit({ turns: ref, turn: undefined });
+    return {
+      op: 'upsert',
+      item: this.traceItem(ns, d.turn_id, started?.query ?? '', d.answer, d.session_id, started?.occurred_at ?? isoAt(record.ts), record.seq, started?.speaker),
+    };
   }
 
   private traceItem(ns: string, turnId: string, query: string, answer: string, sessionId: string, occurredAt: string, seq: number, speaker?: string): Item {

@@ -140,7 +140,11 @@ export async function coldReportCommand(flags: ColdFlags): Promise<number> {
  * report without --ns covers every namespace, as it always has; the service answers for the
  * caller's namespace (its token's, else private).
  */
-async function onStoreOrService<T>(flags: PathOverrides, run: (store: KiokuStore) => Promise<T>, ask: (kioku: Kioku) => Promise<T>): Promise<{ report: T; via: string }> {
+async function onStoreOrService<T>(
+  flags: PathOverrides,
+  run: (store: KiokuStore) => Promise<T>,
+  ask: (kioku: Kioku) => Promise<T>,
+): Promise<{ report: T; via: string }> {
   return storeOrService(
     flags,
     async () => {

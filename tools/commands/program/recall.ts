@@ -6,7 +6,9 @@ import type { ColdFlags, DeliveryReportFlags, RecallFlags, ReplayFlags } from '.
 import { action, jsonOption, onStore, type Define } from './options.js';
 
 export const recall: Define = (program) =>
-  onStore(program.command('recall').description('recall what the store knows about QUERY (the same core as HTTP and MCP)').argument('<query>', 'what to recall'))
+  onStore(
+    program.command('recall').description('recall what the store knows about QUERY (the same core as HTTP and MCP)').argument('<query>', 'what to recall'),
+  )
     .option('--ns <namespace>', 'namespace to read')
     .option('--limit <n>', 'records to return (1–50)', '10')
     .option('--no-wiki', 'leave wiki topics out')

@@ -19,9 +19,9 @@ export const serve: Define = (program) =>
     .action(action((flags: ServeFlags) => import('../serve.js').then((m) => m.serveCommand(flags))));
 
 export const status: Define = (program) =>
-  onStore(program.command('status').description("is the library's service running: URL, pid, data dir, store, uptime, who started it (exit 0 running, 1 not)")).action(
-    action((flags: StatusFlags) => import('../status.js').then((m) => m.statusCommand(flags))),
-  );
+  onStore(
+    program.command('status').description("is the library's service running: URL, pid, data dir, store, uptime, who started it (exit 0 running, 1 not)"),
+  ).action(action((flags: StatusFlags) => import('../status.js').then((m) => m.statusCommand(flags))));
 
 export const stop: Define = (program) =>
   program
