@@ -24,7 +24,6 @@ export const ALLOWED: readonly string[] = [
   'src/server/app.ts#buildApp',
   'src/server/routes/knowledge.ts#knowledgeRoutes',
   'src/server/serve.ts#startServer',
-  'tools/fuzz/assets.ts#fuzzAssets',
   'src/recall/replay.ts#replay',
   'src/eval/harness.ts#runEval',
 ];

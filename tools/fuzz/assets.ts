@@ -106,11 +106,16 @@ const SEGMENTS = [
   'ok.txt\u0000.png',
 ];
 
-export async function fuzzAssets(t: AssetFuzzTarget, options: { runs: number; seed: number }): Promise<AssetFuzzOutcome> {
-  plant(t);
-  const outcome: AssetFuzzOutcome = { requests: 0, by_status: {}, attacks: { sent: 0, refused: 0 }, registered: 0, violations: [] };
+interface Answer {
+  status: number;
+  text: string;
+  json: Record<string, unknown>;
+}
+
+/** Requests to the target, counted by status, and the rules checked on their answers (violations go to `outcome`). */
+function probe(t: AssetFuzzTarget, outcome: AssetFuzzOutcome) {
   const canaries = [FILE_CANARY, t.storedCanary];
-  const send = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; text: string; json: Record<string, unknown> }> => {
+  const send = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> => {
     const res = await fetch(`${t.url}${path}`, {
       method,
       headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(t.token ? { authorization: `Bearer ${t.token}` } : {}) },
@@ -134,7 +139,13 @@ export async function fuzzAssets(t: AssetFuzzTarget, options: { runs: number; se
     check(r.status < 500, 'no 5xx', request, r);
     check(!canaries.some((c) => r.text.includes(c)), 'no canary in any answer', request, r);
   };
+  return { send, check, common };
+}
 
+type Probe = ReturnType<typeof probe>;
+
+/** What the fuzzer does: register attack and legitimate paths, read assets back, swap a registered file for a symlink, upload under hostile names. */
+function assetActions(t: AssetFuzzTarget) {
   const base = fc.constantFrom(
     t.dataDir,
     t.root,
@@ -154,7 +165,7 @@ export async function fuzzAssets(t: AssetFuzzTarget, options: { runs: number; se
     .map(({ base: b, segments, slashes, trailing }) => `${b}${segments.length ? slashes : ''}${segments.join('/')}${trailing ? '/' : ''}`);
   // files that are the namespace's to register (unless a swap has just made ok.txt a symlink out)
   const legitPath = fc.constantFrom('ok.txt', 'sub/deep.txt', 'link-in', 'sub/../ok.txt', './sub//deep.txt').map((p) => `${t.root}/${p}`);
-  const action = fc.oneof(
+  return fc.oneof(
     {
       weight: 6,
       arbitrary: fc.record({
@@ -179,48 +190,61 @@ export async function fuzzAssets(t: AssetFuzzTarget, options: { runs: number; se
       }),
     },
   );
+}
 
+type AssetAction = ReturnType<typeof assetActions> extends fc.Arbitrary<infer A> ? A : never;
+
+/** The registered ok.txt becomes a symlink out (or a file again) between reads. */
+function swap(t: AssetFuzzTarget, to: Extract<AssetAction, { kind: 'swap' }>['to']): void {
+  const file = join(t.root, 'ok.txt');
+  rmSync(file, { force: true });
+  if (to === 'file') writeFileSync(file, 'an ordinary asset');
+  else symlinkSync(to === 'link-out' ? join(t.outside, 'secret.txt') : to === 'link-auth' ? join(t.dataDir, 'auth.json') : '/proc/self/environ', file);
+}
+
+/** A registration is accepted exactly when the oracle allows it, and a refusal appends nothing. */
+async function register(t: AssetFuzzTarget, p: Probe, outcome: AssetFuzzOutcome, a: Extract<AssetAction, { kind: 'register' }>): Promise<void> {
+  const before = t.head();
+  const request = { id: a.id, path: a.path, description: 'fuzzed asset', namespace: a.ns };
+  const may = allowed(t, a.path, a.ns);
+  const r = await p.send('POST', '/v1/assets', request);
+  p.common(request, r);
+  if (!may) {
+    outcome.attacks.sent += 1;
+    if (r.status >= 400 && r.status < 500) outcome.attacks.refused += 1;
+    else p.check(false, 'an attack path is refused', request, r);
+  } else p.check(r.status >= 200 && r.status < 300, 'a file under the root is accepted', request, r);
+  if (r.status >= 200 && r.status < 300) outcome.registered += 1;
+  else p.check(t.head() === before, 'a refusal appends nothing', request, r);
+}
+
+/** An upload lands in its namespace's uploads folder, whatever its name; a refusal appends nothing. */
+async function upload(t: AssetFuzzTarget, p: Probe, a: Extract<AssetAction, { kind: 'upload' }>): Promise<void> {
+  const before = t.head();
+  const request = { id: 'u1', content: a.content, name: a.name, description: 'fuzzed upload', namespace: a.ns };
+  const r = await p.send('POST', '/v1/assets', request);
+  p.common(request, r);
+  if (r.status >= 200 && r.status < 300) {
+    const got = await p.send('GET', `/v1/assets/u1?include_content=1&namespace=${a.ns}`);
+    p.common(request, got);
+    const stored = String(got.json['path'] ?? '');
+    p.check(inside(stored, join(realpathSync(t.dataDir), 'assets', a.ns)), "an upload stays in its namespace's uploads folder", request, got);
+  } else p.check(t.head() === before, 'a refusal appends nothing', request, r);
+}
+
+export async function fuzzAssets(t: AssetFuzzTarget, options: { runs: number; seed: number }): Promise<AssetFuzzOutcome> {
+  plant(t);
+  const outcome: AssetFuzzOutcome = { requests: 0, by_status: {}, attacks: { sent: 0, refused: 0 }, registered: 0, violations: [] };
+  const p = probe(t, outcome);
   await fc.assert(
-    fc.asyncProperty(action, async (a) => {
-      if (a.kind === 'swap') {
-        // the registered ok.txt becomes a symlink out (or a file again) between reads
-        const file = join(t.root, 'ok.txt');
-        rmSync(file, { force: true });
-        if (a.to === 'file') writeFileSync(file, 'an ordinary asset');
-        else
-          symlinkSync(a.to === 'link-out' ? join(t.outside, 'secret.txt') : a.to === 'link-auth' ? join(t.dataDir, 'auth.json') : '/proc/self/environ', file);
-        return;
-      }
+    fc.asyncProperty(assetActions(t), async (a) => {
+      if (a.kind === 'swap') return swap(t, a.to);
+      if (a.kind === 'register') return register(t, p, outcome, a);
+      if (a.kind === 'upload') return upload(t, p, a);
       const before = t.head();
-      if (a.kind === 'register') {
-        const request = { id: a.id, path: a.path, description: 'fuzzed asset', namespace: a.ns };
-        const may = allowed(t, a.path, a.ns);
-        const r = await send('POST', '/v1/assets', request);
-        common(request, r);
-        if (!may) {
-          outcome.attacks.sent += 1;
-          if (r.status >= 400 && r.status < 500) outcome.attacks.refused += 1;
-          else check(false, 'an attack path is refused', request, r);
-        } else check(r.status >= 200 && r.status < 300, 'a file under the root is accepted', request, r);
-        if (r.status >= 200 && r.status < 300) outcome.registered += 1;
-        else check(t.head() === before, 'a refusal appends nothing', request, r);
-        return;
-      }
-      if (a.kind === 'get') {
-        const r = await send('GET', `/v1/assets/${a.id}?include_content=1&namespace=${a.ns}`);
-        common(a, r);
-        check(t.head() === before, 'reading an asset appends nothing', a, r);
-        return;
-      }
-      const request = { id: 'u1', content: a.content, name: a.name, description: 'fuzzed upload', namespace: a.ns };
-      const r = await send('POST', '/v1/assets', request);
-      common(request, r);
-      if (r.status >= 200 && r.status < 300) {
-        const got = await send('GET', `/v1/assets/u1?include_content=1&namespace=${a.ns}`);
-        common(request, got);
-        const stored = String(got.json['path'] ?? '');
-        check(inside(stored, join(realpathSync(t.dataDir), 'assets', a.ns)), "an upload stays in its namespace's uploads folder", request, got);
-      } else check(t.head() === before, 'a refusal appends nothing', request, r);
+      const r = await p.send('GET', `/v1/assets/${a.id}?include_content=1&namespace=${a.ns}`);
+      p.common(a, r);
+      p.check(t.head() === before, 'reading an asset appends nothing', a, r);
     }),
     { numRuns: options.runs, seed: options.seed, endOnFailure: true },
   );
