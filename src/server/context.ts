@@ -1,7 +1,6 @@
 // Per-request context: who is calling (from the token), which namespace they may use,
 // and the checks every route shares.
 import type { FastifyRequest } from 'fastify';
-import { KiokuError } from '../errors.js';
 import { principalSeesService, resolveAccess, SCOPES, type Access, type Principal, type Scope } from '../access.js';
 
 declare module 'fastify' {
@@ -29,17 +28,4 @@ const ALL_SCOPES: ReadonlySet<Scope> = new Set(SCOPES);
 export function callerAccess(req: FastifyRequest): Access {
   const p = req.principal;
   return p.anonymous ? {} : { namespaces: [p.namespace], actor: `http:${p.name}`, ...(principalSeesService(p) ? { service: true } : {}) };
-}
-
-/** Split `namespace` off a body for core commands that call it `ns`. */
-export function withoutNamespace(body: unknown): { namespace: string | undefined; rest: Record<string, unknown> } {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
-    throw new KiokuError('KIOKU_INPUT_INVALID', 'the request body must be a JSON object', { details: { field: '(body)' } });
-  }
-  const { namespace, ...rest } = body as Record<string, unknown>;
-  if (namespace !== undefined && typeof namespace !== 'string')
-    // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
-    throw new KiokuError('KIOKU_INPUT_INVALID', 'namespace must be a string', { details: { field: 'namespace' } });
-  return { namespace: namespace as string | undefined, rest };
 }

@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { KiokuError } from '../../errors.js';
 import { callerAccess, requireScope } from '../context.js';
 import type { ServerState } from '../state.js';
+import { described } from '../edge.js';
 import { doc, plugin, ready } from './common.js';
 import { z } from 'zod';
 
@@ -34,19 +35,34 @@ function integer(req: FastifyRequest, field: string): number | undefined {
 
 export const operationRoutes = (state: ServerState) =>
   plugin((app) => {
-    app.post('/v1/log/verify', doc('verify the hash chain up to the head now, and the signed anchors (service:read); write_anchor signs that head', verifyBody, ['operations']), async (req) => {
-      const access = operator(req);
-      const body = verifyBody.safeParse(req.body ?? {});
-      if (!body.success) throw new KiokuError('KIOKU_INPUT_INVALID', `verify: ${body.error.issues[0]?.message}`, { details: { field: String(body.error.issues[0]?.path[0] ?? '(body)') } });
-      if (body.data.write_anchor) requireScope(req, 'memory:write');
-      return ready(state).kioku.verifyLog(body.data, access);
-    });
+    app.post(
+      '/v1/log/verify',
+      {
+        schema: { ...described('verify the hash chain up to the head now, and the signed anchors (service:read); write_anchor signs that head', ['operations']), body: verifyBody },
+        preValidation: async (req) => {
+          operator(req); // before the body is read
+          req.body ??= {};
+        },
+        // fastify's validator, with the verify answer's own wording
+        validatorCompiler: () => (data) => {
+          const body = verifyBody.safeParse(data);
+          if (body.success) return { value: body.data };
+          const issue = body.error.issues[0];
+          return { error: new KiokuError('KIOKU_INPUT_INVALID', `verify: ${issue?.message}`, { details: { field: String(issue?.path[0] ?? '(body)') } }) };
+        },
+      },
+      async (req) => {
+        const body = req.body as z.output<typeof verifyBody>;
+        if (body.write_anchor) requireScope(req, 'memory:write');
+        return ready(state).kioku.verifyLog(body, operator(req));
+      },
+    );
 
-    app.get('/v1/log/stats', doc('event counts and stored bytes per type and namespace, and the head they stand at (service:read)', undefined, ['operations']), async (req) =>
+    app.get('/v1/log/stats', doc('event counts and stored bytes per type and namespace, and the head they stand at (service:read)', ['operations']), async (req) =>
       ready(state).kioku.logStats(operator(req)),
     );
 
-    app.get<{ Params: { seq: string } }>('/v1/log/records/:seq', doc('one log record, decoded (service:read and log:read)', undefined, ['operations']), async (req) => {
+    app.get<{ Params: { seq: string } }>('/v1/log/records/:seq', doc('one log record, decoded (service:read and log:read)', ['operations']), async (req) => {
       const access = contentReader(req);
       const seq = /^\d{1,15}$/.test(req.params.seq) ? Number(req.params.seq) : Number.NaN;
       return ready(state).kioku.logRecord(seq, access);
@@ -54,7 +70,7 @@ export const operationRoutes = (state: ServerState) =>
 
     app.get(
       '/v1/log/frames',
-      doc('stored frames from ?from=, byte for byte (base64), at most ?limit= (5,000), up to ?to= or the head (service:read and log:read): kioku log export and backup', undefined, ['operations']),
+      doc('stored frames from ?from=, byte for byte (base64), at most ?limit= (5,000), up to ?to= or the head (service:read and log:read): kioku log export and backup', ['operations']),
       async (req) => {
         const access = contentReader(req);
         const to = integer(req, 'to');
@@ -65,7 +81,7 @@ export const operationRoutes = (state: ServerState) =>
 
     app.get(
       '/v1/log/backup-point',
-      doc('a head every projection stands at, with their digests there (service:read and log:read): what a restored backup must reproduce', undefined, ['operations']),
+      doc('a head every projection stands at, with their digests there (service:read and log:read): what a restored backup must reproduce', ['operations']),
       async (req) => ready(state).kioku.backupPoint(contentReader(req)),
     );
   });

@@ -4,9 +4,8 @@ import type { ServerState } from '../state.js';
 import { callerAccess, namespaceFor, requireScope } from '../context.js';
 import { seesService } from '../../access.js';
 import { visibleTurn } from '../../recall/index.js';
-import { wire } from '../schemas.js';
-import type { JobEventInput } from '../../wire.js';
-import { doc, plugin, ready, scopedBody, unvalidated } from './common.js';
+import { bodyRoute } from '../edge.js';
+import { doc, plugin, ready } from './common.js';
 
 const STATUSES = new Set(['queued', 'running', 'succeeded', 'failed', 'cancelled']);
 
@@ -14,7 +13,7 @@ export const pipelineRoutes = (state: ServerState) =>
   plugin((app) => {
     const nsOf = (req: Parameters<typeof namespaceFor>[0]): string => namespaceFor(req, (req.query as { namespace?: string }).namespace);
 
-    app.get('/v1/ingest/status', doc('what is indexed, what waits for vectors, the last embedding job', undefined, ['pipeline']), async (req) => {
+    app.get('/v1/ingest/status', doc('what is indexed, what waits for vectors, the last embedding job', ['pipeline']), async (req) => {
       requireScope(req, 'memory:read');
       const { store, core } = ready(state);
       const status = core.indexer.status();
@@ -36,7 +35,7 @@ export const pipelineRoutes = (state: ServerState) =>
       };
     });
 
-    app.get('/v1/pipeline/snapshot', doc('job events of the last N days, by stage and status', undefined, ['pipeline']), async (req) => {
+    app.get('/v1/pipeline/snapshot', doc('job events of the last N days, by stage and status', ['pipeline']), async (req) => {
       requireScope(req, 'memory:read');
       const days = Number((req.query as { days?: string }).days ?? 7);
       if (!Number.isFinite(days) || days <= 0 || days > 3650)
@@ -44,7 +43,7 @@ export const pipelineRoutes = (state: ServerState) =>
       return { days, ...ready(state).store.projections.views.jobs.summary(nsOf(req), days) };
     });
 
-    app.get('/v1/pipeline/jobs', doc('jobs, newest first, filtered by stage and status', undefined, ['pipeline']), async (req) => {
+    app.get('/v1/pipeline/jobs', doc('jobs, newest first, filtered by stage and status', ['pipeline']), async (req) => {
       requireScope(req, 'memory:read');
       const q = req.query as { stage?: string; status?: string; limit?: string };
       const limit = q.limit === undefined ? 50 : Number(q.limit);
@@ -62,14 +61,15 @@ export const pipelineRoutes = (state: ServerState) =>
       };
     });
 
-    app.post('/v1/pipeline/jobs/events', doc('record a job event (stored, never executed)', wire.jobEvent, ['pipeline']), async (req) => {
-      const { ns, rest, context } = scopedBody(req, 'memory:write', 'required');
-      return ready(state).kioku.recordJobEvent(unvalidated<JobEventInput>({ ...rest, namespace: ns }), { ...context, actor: 'http' });
-    });
+    bodyRoute(
+      app,
+      { url: '/v1/pipeline/jobs/events', method: 'recordJobEvent', scope: 'memory:write', summary: 'record a job event (stored, never executed)', required: true, tags: ['pipeline'] },
+      (input, caller) => ready(state).kioku.recordJobEvent(input, { ...caller, actor: 'http' }),
+    );
 
     app.get<{ Params: { trace_id: string } }>(
       '/v1/artifacts/:trace_id',
-      doc('everything recorded for one turn: start, recall, verdicts, delivery, completion', undefined, ['pipeline']),
+      doc('everything recorded for one turn: start, recall, verdicts, delivery, completion', ['pipeline']),
       async (req) => {
         requireScope(req, 'memory:read');
         const { store } = ready(state);

@@ -1,26 +1,23 @@
 import type { ServerState } from '../state.js';
-import { wire } from '../schemas.js';
-import type { CompleteTurnInput, OpenSessionInput, StartTurnInput } from '../../wire.js';
-import { doc, plugin, ready, scopedBody, unvalidated } from './common.js';
+import { bodyRoute } from '../edge.js';
+import { plugin, ready } from './common.js';
 
 export const turnRoutes = (state: ServerState) =>
   plugin((app) => {
-    app.post('/v1/sessions/open', doc('open (or resume) a session', wire.openSession, ['turns']), async (req) => {
-      const { ns, rest, context } = scopedBody(req, 'memory:write');
-      return ready(state).kioku.openSession(unvalidated<OpenSessionInput>({ ...rest, namespace: ns }), context);
-    });
+    const tags = ['turns'];
+    bodyRoute(app, { url: '/v1/sessions/open', method: 'openSession', scope: 'memory:write', summary: 'open (or resume) a session', tags }, (input, caller) =>
+      ready(state).kioku.openSession(input, caller),
+    );
 
-    app.post('/v1/turns/start', doc('capture a turn and recall once; the client must not search again for it', wire.startTurn, ['turns']), async (req) => {
-      const { ns, rest, context } = scopedBody(req, 'memory:write');
-      return ready(state).kioku.startTurn(unvalidated<StartTurnInput>({ ...rest, namespace: ns }), context);
-    });
+    bodyRoute(
+      app,
+      { url: '/v1/turns/start', method: 'startTurn', scope: 'memory:write', summary: 'capture a turn and recall once; the client must not search again for it', tags },
+      (input, caller) => ready(state).kioku.startTurn(input, caller),
+    );
 
-    app.post<{ Params: { turn_id: string } }>(
-      '/v1/turns/:turn_id/complete',
-      doc('complete a turn: the answer and delivery outcomes (idempotent for the same body)', wire.completeTurn, ['turns']),
-      async (req) => {
-        const { ns, rest, context } = scopedBody(req, 'memory:write');
-        return ready(state).kioku.completeTurn(req.params.turn_id, unvalidated<CompleteTurnInput>(rest), context);
-      },
+    bodyRoute<'completeTurn', { turn_id: string }>(
+      app,
+      { url: '/v1/turns/:turn_id/complete', method: 'completeTurn', scope: 'memory:write', summary: 'complete a turn: the answer and delivery outcomes (idempotent for the same body)', tags },
+      (input, caller, req) => ready(state).kioku.completeTurn(req.params.turn_id, input, caller),
     );
   });
