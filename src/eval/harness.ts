@@ -173,18 +173,145 @@ async function checkService(url: string, token: string | undefined): Promise<voi
     throw new KiokuError('KIOKU_UNAUTHORIZED', `the service at ${url} requires a token: set KIOKU_TOKEN to a token for the namespace the cases use`);
 }
 
+/** Where one case runs: the running service (--url), a fresh server process on the case's copy of the library, or the core in process. */
+interface CaseTarget {
+  /** warm the model up with a read-only query (records nothing), so latency is a turn's, not a cold start's */
+  warmUp(ns: string): Promise<void>;
+  /** open a session and start the case's turn in it */
+  startTurn(turn: CaseTurn): Promise<RecallPacket>;
+  close(): Promise<void>;
+  /** in process: the embedder and judge the core runs with */
+  ids?: { embedder: string | undefined; judge: string };
+}
+
+interface CaseTurn {
+  query: string;
+  conversation?: EvalCase['conversation'];
+  namespace: string;
+}
+
+/** What every case of one run shares. */
+interface EvalRun {
+  options: EvalOptions;
+  libraryData: string;
+  /** the evaluated server's or core's settings (embedder, judge) */
+  env: Record<string, string>;
+  token: string | undefined;
+}
+
+/** A service over HTTP; `fresh` is the server process started for this case (warmed up first, stopped after). */
+function httpTarget(base: string, token: string | undefined, fresh: ChildProcess | undefined): CaseTarget {
+  return {
+    warmUp: async (ns) => {
+      if (fresh) await requestKioku(base, '/v1/candidates/query', { method: 'POST', body: { query: 'warm up', namespace: ns } });
+    },
+    startTurn: async (turn) => {
+      const { session_id } = await requestKioku<{ session_id: string }>(base, '/v1/sessions/open', {
+        method: 'POST',
+        body: { agent: 'eval', namespace: turn.namespace },
+        token,
+      });
+      return requestKioku<RecallPacket>(base, '/v1/turns/start', { method: 'POST', body: { ...turn, session_id }, token });
+    },
+    close: async () => {
+      if (!fresh) return;
+      const exited = new Promise((r) => fresh.once('exit', r));
+      fresh.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** The core in process over the case's copy of the library. */
+async function inprocTarget(caseData: string, run: EvalRun, now: string | undefined): Promise<CaseTarget> {
+  const store = await openKioku({ data: caseData });
+  const core = createRecallCore(store, {
+    embedder: createEmbedder(run.options.embedder ? { kind: run.options.embedder } : {}),
+    judge: judgeFromEnv(run.env),
+    ...(now ? { now: () => new Date(now) } : {}),
+  });
+  // in process the figure must not depend on machine load: no latency deadlines
+  core.config = measurementConfig();
+  return {
+    warmUp: async (ns) => {
+      await recall(core, { query: 'warm up', namespace: ns }, { readOnly: true, namespaces: [ns] });
+    },
+    startTurn: async (turn) => {
+      const { session_id } = await openSession(core, { agent: 'eval', namespace: turn.namespace });
+      return startTurn(core, { ...turn, session_id });
+    },
+    close: async () => (await core.close(), await store.close()),
+    ids: { embedder: core.embedder?.id, judge: core.judge.id },
+  };
+}
+
+/** The case's target: the running service, else a copy of the freshly loaded library served over HTTP or opened in process. */
+async function openTarget(c: EvalCase, caseData: string, run: EvalRun): Promise<CaseTarget> {
+  const { options } = run;
+  if (options.url) return httpTarget(options.url, run.token, undefined);
+  cpSync(run.libraryData, caseData, { recursive: true });
+  if (options.transport !== 'http') return inprocTarget(caseData, run, c.now);
+  const started = await startChildServer(options.serveCommand ?? [process.execPath, ...process.execArgv, process.argv[1] as string], caseData, {
+    ...run.env,
+    ...(c.now ? { KIOKU_CLOCK: c.now } : {}),
+  });
+  return httpTarget(started.url, undefined, started.child);
+}
+
+/** A case whose turn never came back: a failure, never an empty success. */
+function transportFailure(c: EvalCase, err: unknown): CaseResult {
+  return {
+    id: c.id,
+    pass: false,
+    failures: [`transport: ${(err as Error).message}`],
+    expected_found: 0,
+    expected_total: c.expected_ids.length + c.expected_any_ids.length,
+    delivered: [],
+    delivered_allowed: 0,
+    records: [],
+    judged: [],
+    duplicates: 0,
+    retrieval_mode: 'error',
+    judge_status: 'error',
+    latency_ms: 0,
+    error: (err as Error).message,
+  };
+}
+
+/** One case on its own target, scored; and the in-process core's embedder and judge when it ran there. */
+async function runCase(c: EvalCase, caseData: string, run: EvalRun): Promise<{ result: CaseResult; ids?: CaseTarget['ids'] }> {
+  let target: CaseTarget | undefined;
+  try {
+    target = await openTarget(c, caseData, run);
+    const ns = c.namespace ?? 'private';
+    await target.warmUp(ns);
+    const started = performance.now();
+    const packet = await target.startTurn({ query: c.query, ...(c.conversation ? { conversation: c.conversation } : {}), namespace: ns });
+    return { result: scoreCase(c, packet, performance.now() - started), ids: target.ids };
+  } catch (err) {
+    return { result: transportFailure(c, err), ids: target?.ids };
+  } finally {
+    await target?.close();
+    rmSync(caseData, { recursive: true, force: true });
+  }
+}
+
+/** The cases of the files, or only those `only` names (each must exist). */
+function selectCases(options: EvalOptions): EvalCase[] {
+  const all = loadCases(options.caseFiles);
+  const unknown = options.only?.filter((id) => !all.some((c) => c.id === id)) ?? [];
+  if (unknown.length) throw new KiokuError('KIOKU_USAGE', `no case with id ${unknown.join(', ')} in ${options.caseFiles.join(', ')}`);
+  return options.only ? all.filter((c) => options.only?.includes(c.id)) : all;
+}
+
 /**
  * Run every case. Each case gets its own copy of the freshly loaded library (and, over
  * HTTP, its own server process): a case's captured turns, verdicts and usage counts must
  * not leak into the next case's recall.
  */
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
-  const all = loadCases(options.caseFiles);
-  const unknown = options.only?.filter((id) => !all.some((c) => c.id === id)) ?? [];
-  if (unknown.length) throw new KiokuError('KIOKU_USAGE', `no case with id ${unknown.join(', ')} in ${options.caseFiles.join(', ')}`);
-  const cases = options.only ? all.filter((c) => options.only?.includes(c.id)) : all;
+  const cases = selectCases(options);
   const work = mkdtempSync(join(tmpdir(), 'kioku-eval-'));
-  const libraryData = join(work, 'library');
   const env: Record<string, string> = {
     ...(options.embedder ? { KIOKU_EMBEDDER: options.embedder } : {}),
     ...(options.judge ? { KIOKU_JUDGE: options.judge, ...options.judgeEnv } : {}),
@@ -192,88 +319,15 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   // a misconfigured judge is a usage error before anything starts, not 45 failed cases
   if (!options.url) judgeFromEnv(env);
   else await checkService(options.url, options.token);
-  const token = options.url ? options.token : undefined;
+  const run: EvalRun = { options, libraryData: join(work, 'library'), env, token: options.url ? options.token : undefined };
   const results: CaseResult[] = [];
   let embedderId = options.embedder ?? 'use-lite-512';
   let judgeId = options.judge ?? 'local';
   try {
-    if (!options.url) await loadLibrary(libraryData, options.libraryDir, options.embedder);
+    if (!options.url) await loadLibrary(run.libraryData, options.libraryDir, options.embedder);
     for (const [n, c] of cases.entries()) {
-      let result: CaseResult;
-      let child: ChildProcess | undefined;
-      let inproc: { core: ReturnType<typeof createRecallCore>; close: () => Promise<void> } | undefined;
-      const caseData = join(work, `case-${n}`);
-      try {
-        let base = options.url ?? ''; // set below for a fresh server; unused in-process
-        if (!options.url) {
-          cpSync(libraryData, caseData, { recursive: true });
-          if (options.transport === 'http') {
-            const started = await startChildServer(options.serveCommand ?? [process.execPath, ...process.execArgv, process.argv[1] as string], caseData, {
-              ...env,
-              ...(c.now ? { KIOKU_CLOCK: c.now } : {}),
-            });
-            child = started.child;
-            base = started.url;
-          } else {
-            const store = await openKioku({ data: caseData });
-            const core = createRecallCore(store, {
-              embedder: createEmbedder(options.embedder ? { kind: options.embedder } : {}),
-              judge: judgeFromEnv(env),
-              ...(c.now ? { now: () => new Date(c.now as string) } : {}),
-            });
-            // in process the figure must not depend on machine load: no latency deadlines
-            core.config = measurementConfig();
-            inproc = { core, close: async () => (await core.close(), await store.close()) };
-            embedderId = core.embedder?.id ?? embedderId;
-            judgeId = core.judge.id;
-          }
-        }
-        const ns = c.namespace ?? 'private';
-        // warm the model up with a read-only query (records nothing), so latency is a turn's, not a cold start's
-        if (inproc) await recall(inproc.core, { query: 'warm up', namespace: ns }, { readOnly: true, namespaces: [ns] });
-        else if (!options.url) await requestKioku(base, '/v1/candidates/query', { method: 'POST', body: { query: 'warm up', namespace: ns } });
-        const started = performance.now();
-        const turn = { query: c.query, ...(c.conversation ? { conversation: c.conversation } : {}), namespace: ns };
-        let packet: RecallPacket;
-        if (inproc) {
-          const { session_id } = await openSession(inproc.core, { agent: 'eval', namespace: ns });
-          packet = await startTurn(inproc.core, { ...turn, session_id });
-        } else {
-          const { session_id } = await requestKioku<{ session_id: string }>(base, '/v1/sessions/open', {
-            method: 'POST',
-            body: { agent: 'eval', namespace: ns },
-            token,
-          });
-          packet = await requestKioku<RecallPacket>(base, '/v1/turns/start', { method: 'POST', body: { ...turn, session_id }, token });
-        }
-        result = scoreCase(c, packet, performance.now() - started);
-      } catch (err) {
-        // a transport failure is a failure, never an empty success
-        result = {
-          id: c.id,
-          pass: false,
-          failures: [`transport: ${(err as Error).message}`],
-          expected_found: 0,
-          expected_total: c.expected_ids.length + c.expected_any_ids.length,
-          delivered: [],
-          delivered_allowed: 0,
-          records: [],
-          judged: [],
-          duplicates: 0,
-          retrieval_mode: 'error',
-          judge_status: 'error',
-          latency_ms: 0,
-          error: (err as Error).message,
-        };
-      } finally {
-        if (child) {
-          const exited = new Promise((r) => child?.once('exit', r));
-          child.kill('SIGTERM');
-          await exited;
-        }
-        await inproc?.close();
-        rmSync(caseData, { recursive: true, force: true });
-      }
+      const { result, ids } = await runCase(c, join(work, `case-${n}`), run);
+      if (ids) [embedderId, judgeId] = [ids.embedder ?? embedderId, ids.judge];
       results.push(result);
       options.onCase?.(result);
     }
