@@ -74,10 +74,25 @@ export function hostOutput(event: 'UserPromptSubmit' | 'SessionStart', text: str
   return text ? JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }) : '';
 }
 
+/** One hook call's settings and files, decided once from the options and the environment. */
+interface HookCall {
+  options: HookOptions;
+  input: HookInput;
+  hookDir: string;
+  /** the turn this session's prompt started, for its Stop */
+  stateFile: string;
+  /** captures that could not be sent, sent with the next successful call */
+  spool: string;
+  sessionId: string;
+  timeout: number;
+  recallTimeout: number;
+  maxChars: number;
+  log: (line: string) => void;
+}
+
 export async function runHook(raw: string, options: HookOptions): Promise<HookResult> {
   const env = options.env ?? process.env;
-  const dataDir = resolvePaths(options).dataDir;
-  const hookDir = join(dataDir, 'hook');
+  const hookDir = join(resolvePaths(options).dataDir, 'hook');
   const log = (line: string): void => {
     try {
       mkdirSync(hookDir, { recursive: true });
@@ -96,108 +111,137 @@ export async function runHook(raw: string, options: HookOptions): Promise<HookRe
   }
   // scheduled, unattended runs neither recall nor capture
   if (env['CLAUDE_CODE_SESSION_ATTENDED'] === '0') return { stdout: '' };
-  const recallTimeout = Number(env['KIOKU_HOOK_RECALL_TIMEOUT'] ?? env['KIOKU_HOOK_TIMEOUT'] ?? 40_000);
-  const timeout = Number(env['KIOKU_HOOK_TIMEOUT'] ?? 6_000);
-  const maxChars = Number(env['KIOKU_HOOK_MAX_CHARS'] ?? DEFAULT_MAX_CHARS);
-  // the hook starts no service unless KIOKU_AUTOSTART=1, and never one the user stopped (src/connect.ts)
-  const kioku = options.kioku ?? (async () => (await connect({ ...options, env, client: 'hook', startTimeoutMs: timeout })).kioku);
   const sessionId = `${options.host}-${input.session_id}`.slice(0, 512);
-  const stateFile = join(hookDir, `${sessionId.replace(/[^A-Za-z0-9._-]/g, '_')}.turn`);
-  const spool = join(hookDir, 'spool.jsonl');
-  const tail = (): TranscriptTail => {
-    try {
-      return input.transcript_path && existsSync(input.transcript_path) ? readTranscriptTail(input.transcript_path) : { dialogue: [] };
-    } catch {
-      return { dialogue: [] };
-    }
+  const call: HookCall = {
+    options,
+    input,
+    hookDir,
+    stateFile: join(hookDir, `${sessionId.replace(/[^A-Za-z0-9._-]/g, '_')}.turn`),
+    spool: join(hookDir, 'spool.jsonl'),
+    sessionId,
+    recallTimeout: Number(env['KIOKU_HOOK_RECALL_TIMEOUT'] ?? env['KIOKU_HOOK_TIMEOUT'] ?? 40_000),
+    timeout: Number(env['KIOKU_HOOK_TIMEOUT'] ?? 6_000),
+    maxChars: Number(env['KIOKU_HOOK_MAX_CHARS'] ?? DEFAULT_MAX_CHARS),
+    log,
   };
-  const flushSpool = async (k: Kioku): Promise<void> => {
-    if (!existsSync(spool)) return;
-    const pending = readFileSync(spool, 'utf8').split('\n').filter(Boolean);
-    const left: string[] = [];
-    for (const line of pending) {
-      try {
-        const { turn_id, answer } = JSON.parse(line) as { turn_id: string; answer: string };
-        await withTimeout(k.completeTurn(turn_id, { answer }), timeout, 'a spooled capture');
-      } catch {
-        left.push(line);
-      }
-    }
-    if (left.length) writeFileSync(`${spool}.tmp`, `${left.join('\n')}\n`);
-    if (left.length) renameSync(`${spool}.tmp`, spool);
-    else rmSync(spool, { force: true });
-  };
-
+  // the hook starts no service unless KIOKU_AUTOSTART=1, and never one the user stopped (src/connect.ts)
+  const kioku = options.kioku ?? (async () => (await connect({ ...options, env, client: 'hook', startTimeoutMs: call.timeout })).kioku);
   try {
-    const k = await withTimeout(kioku(), timeout, 'finding the Kioku service');
+    const k = await withTimeout(kioku(), call.timeout, 'finding the Kioku service');
     rmSync(join(hookDir, DOWN_NOTICE), { force: true }); // up again: the next outage is told again
-    await flushSpool(k).catch(() => undefined);
-    const event = input.hook_event_name;
-    if (event === 'UserPromptSubmit') {
-      const prompt = input.prompt ?? '';
-      if (!prompt.trim()) return { stdout: '' };
-      const t = tail();
-      // no compaction found within the scan's bounds: the whole session counts as visible (nothing re-sent)
-      if (t.compaction_scan)
-        log(`no compaction in the last ${Math.round(t.compaction_scan.scanned_bytes / 1048576)} MB before the tail (stopped by ${t.compaction_scan.stopped}); the whole session counts as visible`);
-      await withTimeout(k.openSession({ agent: options.host === 'claude' ? 'claude-code' : 'codex', session_id: sessionId }), timeout, 'opening the session');
-      const packet = await withTimeout(
-        k.startTurn({
-          session_id: sessionId,
-          query: prompt.slice(0, 20_000),
-          ...(t.dialogue.length ? { conversation: t.dialogue } : {}),
-          ...(t.context_since ? { context_since: t.context_since } : {}),
-        }),
-        recallTimeout,
-        'recall',
-      );
-      mkdirSync(hookDir, { recursive: true });
-      writeFileSync(stateFile, packet.turn_id);
-      return { stdout: hostOutput('UserPromptSubmit', renderDelivery(packet, maxChars)) };
-    }
-    if (event === 'Stop') {
-      if (!existsSync(stateFile)) return { stdout: '' };
-      const turnId = readFileSync(stateFile, 'utf8').trim();
-      const answer = input.last_assistant_message?.trim() ? input.last_assistant_message : tail().last_answer;
-      if (!answer) return { stdout: '' };
-      try {
-        await withTimeout(k.completeTurn(turnId, { answer: answer.slice(0, 1_000_000) }), timeout, 'capturing the answer');
-      } catch (err) {
-        appendFileSync(spool, `${JSON.stringify({ turn_id: turnId, answer })}\n`);
-        throw err;
-      }
-      rmSync(stateFile, { force: true });
-      return { stdout: '' };
-    }
-    if (event === 'SessionStart') {
-      const [directives, constraints] = await Promise.all([
-        withTimeout(k.items({ layers: ['memory'], kinds: ['directive', 'preference'], limit: 30 }), timeout, 'directives'),
-        withTimeout(k.items({ layers: ['memory'], kinds: ['constraint'], limit: 30 }), timeout, 'constraints'),
-      ]);
-      const view = (a: typeof directives) => a.items.map((e) => ({ evidence_key: e.key, text: e.text }));
-      const now = (options.now ?? (() => new Date()))();
-      return { stdout: hostOutput('SessionStart', renderStanding(now, view(directives), view(constraints), Math.min(maxChars, 4_000))) };
-    }
+    await flushSpool(call, k).catch(() => undefined);
+    if (input.hook_event_name === 'UserPromptSubmit') return await onPrompt(call, k);
+    if (input.hook_event_name === 'Stop') return await onStop(call, k);
+    if (input.hook_event_name === 'SessionStart') return await onSessionStart(call, k);
     // PreCompact, PostCompact and anything else: nothing to do (context_since covers compaction)
     return { stdout: '' };
   } catch (err) {
-    const problem = `kioku hook: ${input.hook_event_name} for ${options.host}: ${(err as Error).message.slice(0, 300)} (the prompt goes on without Kioku)`;
-    const notRunning = (err as { code?: unknown }).code === 'KIOKU_SERVICE_NOT_RUNNING';
-    // a service that is down is told to the user once per outage (not on every prompt), then only on stderr
-    const firstTold = notRunning && tellOnce(join(hookDir, DOWN_NOTICE), (err as Error).message);
-    if (!notRunning || firstTold) log(problem);
-    if (input.hook_event_name === 'Stop' && existsSync(stateFile)) {
-      // the turn's answer was spooled above when the capture itself failed; when the service was not reachable at all, spool it here
-      const answer = tail().last_answer;
-      const turnId = readFileSync(stateFile, 'utf8').trim();
-      const spooled = existsSync(spool) && readFileSync(spool, 'utf8').includes(`"turn_id":${JSON.stringify(turnId)}`);
-      if (answer && !spooled) appendFileSync(spool, `${JSON.stringify({ turn_id: turnId, answer })}\n`);
-      rmSync(stateFile, { force: true });
-    }
-    // Claude Code shows a hook's systemMessage to the user; Codex gets the line on stderr only
-    const tell = firstTold && options.host === 'claude' && input.hook_event_name !== 'Stop';
-    return { stdout: tell ? JSON.stringify({ systemMessage: `Kioku memory is off: ${(err as Error).message}` }) : '', problem };
+    return failOpen(call, err);
   }
+}
+
+/** UserPromptSubmit: start a turn (recall once) and inject its delivery. */
+async function onPrompt(call: HookCall, k: Kioku): Promise<HookResult> {
+  const { input, options, timeout } = call;
+  const prompt = input.prompt ?? '';
+  if (!prompt.trim()) return { stdout: '' };
+  const t = tail(input);
+  // no compaction found within the scan's bounds: the whole session counts as visible (nothing re-sent)
+  if (t.compaction_scan)
+    call.log(
+      `no compaction in the last ${Math.round(t.compaction_scan.scanned_bytes / 1048576)} MB before the tail (stopped by ${t.compaction_scan.stopped}); the whole session counts as visible`,
+    );
+  await withTimeout(k.openSession({ agent: options.host === 'claude' ? 'claude-code' : 'codex', session_id: call.sessionId }), timeout, 'opening the session');
+  const packet = await withTimeout(
+    k.startTurn({
+      session_id: call.sessionId,
+      query: prompt.slice(0, 20_000),
+      ...(t.dialogue.length ? { conversation: t.dialogue } : {}),
+      ...(t.context_since ? { context_since: t.context_since } : {}),
+    }),
+    call.recallTimeout,
+    'recall',
+  );
+  mkdirSync(call.hookDir, { recursive: true });
+  writeFileSync(call.stateFile, packet.turn_id);
+  return { stdout: hostOutput('UserPromptSubmit', renderDelivery(packet, call.maxChars)) };
+}
+
+/** Stop: complete the turn with the final answer (it becomes evidence); spooled when that fails. */
+async function onStop(call: HookCall, k: Kioku): Promise<HookResult> {
+  if (!existsSync(call.stateFile)) return { stdout: '' };
+  const turnId = readFileSync(call.stateFile, 'utf8').trim();
+  const last = call.input.last_assistant_message;
+  const answer = last?.trim() ? last : tail(call.input).last_answer;
+  if (!answer) return { stdout: '' };
+  try {
+    await withTimeout(k.completeTurn(turnId, { answer: answer.slice(0, 1_000_000) }), call.timeout, 'capturing the answer');
+  } catch (err) {
+    appendFileSync(call.spool, `${JSON.stringify({ turn_id: turnId, answer })}\n`);
+    throw err;
+  }
+  rmSync(call.stateFile, { force: true });
+  return { stdout: '' };
+}
+
+/** SessionStart: the standing directives and constraints, and the time. */
+async function onSessionStart(call: HookCall, k: Kioku): Promise<HookResult> {
+  const [directives, constraints] = await Promise.all([
+    withTimeout(k.items({ layers: ['memory'], kinds: ['directive', 'preference'], limit: 30 }), call.timeout, 'directives'),
+    withTimeout(k.items({ layers: ['memory'], kinds: ['constraint'], limit: 30 }), call.timeout, 'constraints'),
+  ]);
+  const view = (a: typeof directives) => a.items.map((e) => ({ evidence_key: e.key, text: e.text }));
+  const now = (call.options.now ?? (() => new Date()))();
+  return { stdout: hostOutput('SessionStart', renderStanding(now, view(directives), view(constraints), Math.min(call.maxChars, 4_000))) };
+}
+
+/** Whatever went wrong, the prompt goes on: one line on stderr and in the log, a down service told once, a Stop's answer spooled. */
+function failOpen(call: HookCall, err: unknown): HookResult {
+  const { input, options, stateFile, spool } = call;
+  const problem = `kioku hook: ${input.hook_event_name} for ${options.host}: ${(err as Error).message.slice(0, 300)} (the prompt goes on without Kioku)`;
+  const notRunning = (err as { code?: unknown }).code === 'KIOKU_SERVICE_NOT_RUNNING';
+  // a service that is down is told to the user once per outage (not on every prompt), then only on stderr
+  const firstTold = notRunning && tellOnce(join(call.hookDir, DOWN_NOTICE), (err as Error).message);
+  if (!notRunning || firstTold) call.log(problem);
+  if (input.hook_event_name === 'Stop' && existsSync(stateFile)) {
+    // the turn's answer was spooled above when the capture itself failed; when the service was not reachable at all, spool it here
+    const answer = tail(input).last_answer;
+    const turnId = readFileSync(stateFile, 'utf8').trim();
+    const spooled = existsSync(spool) && readFileSync(spool, 'utf8').includes(`"turn_id":${JSON.stringify(turnId)}`);
+    if (answer && !spooled) appendFileSync(spool, `${JSON.stringify({ turn_id: turnId, answer })}\n`);
+    rmSync(stateFile, { force: true });
+  }
+  // Claude Code shows a hook's systemMessage to the user; Codex gets the line on stderr only
+  const tell = firstTold && options.host === 'claude' && input.hook_event_name !== 'Stop';
+  return { stdout: tell ? JSON.stringify({ systemMessage: `Kioku memory is off: ${(err as Error).message}` }) : '', problem };
+}
+
+/** The dialogue at the end of the host's transcript (none when it cannot be read). */
+function tail(input: HookInput): TranscriptTail {
+  try {
+    return input.transcript_path && existsSync(input.transcript_path) ? readTranscriptTail(input.transcript_path) : { dialogue: [] };
+  } catch {
+    return { dialogue: [] };
+  }
+}
+
+/** Send the captures spooled while the service was unreachable; keep those that fail again. */
+async function flushSpool(call: HookCall, k: Kioku): Promise<void> {
+  const { spool } = call;
+  if (!existsSync(spool)) return;
+  const pending = readFileSync(spool, 'utf8').split('\n').filter(Boolean);
+  const left: string[] = [];
+  for (const line of pending) {
+    try {
+      const { turn_id, answer } = JSON.parse(line) as { turn_id: string; answer: string };
+      await withTimeout(k.completeTurn(turn_id, { answer }), call.timeout, 'a spooled capture');
+    } catch {
+      left.push(line);
+    }
+  }
+  if (left.length) writeFileSync(`${spool}.tmp`, `${left.join('\n')}\n`);
+  if (left.length) renameSync(`${spool}.tmp`, spool);
+  else rmSync(spool, { force: true });
 }
 
 const DOWN_NOTICE = 'service-down.notice';
