@@ -20,7 +20,6 @@ export const MAX_LINES = 100;
  */
 export const ALLOWED: readonly string[] = [
   'src/server/serve.ts#startServer',
-  'src/recall/replay.ts#replay',
 ];
 
 export interface FunctionSpan {

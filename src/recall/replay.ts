@@ -109,6 +109,16 @@ export async function seqAtTime(log: EventStore, t: number): Promise<number> {
   return lo;
 }
 
+/** Per session: each delivered item's key → when it was delivered and with which fingerprint (a replay's own deliveries, turn by turn). */
+type Delivered = Map<string, Map<string, { ts: number; fp: string | null }[]>>;
+
+interface ReplayContext {
+  records: ProjectionRunner['views']['records'];
+  core: RecallCore | undefined;
+  rules: DeliveryRules;
+  retrieve: boolean;
+}
+
 export async function replay(
   store: { log: EventStore; projections: ProjectionRunner },
   core: RecallCore | undefined,
@@ -124,12 +134,28 @@ export async function replay(
     if (options.ns !== undefined && r.ns !== options.ns) continue;
     collect(r, turns, order);
   }
-  const records = store.projections.views.records;
-  const delivered = new Map<string, Map<string, { ts: number; fp: string | null }[]>>();
+  const context: ReplayContext = { records: store.projections.views.records, core, rules, retrieve: options.retrieve ?? false };
+  const delivered: Delivered = new Map();
   const out: ReplayedTurn[] = [];
-  for (const id of order) {
-    const t = turns.get(id) as TurnRecord;
-    let candidates: { key: string; layer: string; fingerprint?: string; meta: boolean }[] = t.candidates
+  for (const id of order) out.push(await replayTurn(turns.get(id) as TurnRecord, context, delivered));
+  return {
+    from: options.from.toISOString(),
+    to: options.to.toISOString(),
+    rules,
+    turns: out,
+    totals: totalsOf(out),
+    retrieval: options.retrieve
+      ? "retrieval re-run against today's projections (recorded verdicts reused; new candidates unjudged)"
+      : 'recorded candidates and verdicts',
+    log_head: { before: headBefore, after: store.log.head().seq },
+  };
+}
+
+/** The turn's candidates: those recorded with a verdict, or (retrieve) today's retrieval for its query, read-only and unjudged. */
+async function turnCandidates(t: TurnRecord, context: ReplayContext): Promise<{ key: string; layer: string; fingerprint?: string; meta: boolean }[]> {
+  const { core, records } = context;
+  if (!context.retrieve || !core)
+    return t.candidates
       .filter((c) => c.flags.judged || t.verdicts.has(c.evidence_key))
       .map((c) => ({
         key: c.evidence_key,
@@ -137,95 +163,92 @@ export async function replay(
         ...(c.fingerprint ? { fingerprint: c.fingerprint } : {}),
         meta: c.flags.meta,
       }));
-    if (options.retrieve && core) {
-      const packet = await recall(
-        { ...core, judge: new DisabledJudge() },
-        { query: t.query, namespace: t.ns, session_id: t.session_id, ...(t.context_since ? { context_since: t.context_since } : {}) },
-        { readOnly: true, namespaces: [t.ns] },
-      );
-      candidates = packet.records.map((r) => ({
-        key: r.evidence_key,
-        layer: r.layer,
-        meta: records.get(r.evidence_key)?.meta ?? false,
-        ...(records.get(r.evidence_key)?.fingerprint ? { fingerprint: records.get(r.evidence_key)?.fingerprint as string } : {}),
-      }));
-    }
-    const since = t.context_since ? Date.parse(t.context_since) : -Infinity;
-    const sessionDelivered = new Map<string, (string | null)[]>();
-    for (const [key, list] of delivered.get(t.session_id) ?? []) {
-      const fps = list.filter((d) => d.ts >= since).map((d) => d.fp);
-      if (fps.length) sessionDelivered.set(key, fps);
-    }
-    const deliveryCandidates: DeliveryCandidate[] = candidates.map((c, rank) => {
-      const e = records.get(c.key);
-      return {
-        key: c.key,
-        kind: KNOWLEDGE_LAYERS.has(c.layer as Layer) ? 'knowledge' : 'history',
-        layer: c.layer,
-        verdict: t.verdicts.get(c.key) ?? null,
-        fingerprint: c.fingerprint,
-        title: e?.title ?? c.key,
-        text: e?.text ?? '',
-        ...(e ? { match_text: matchText(e) } : {}),
-        meta: c.meta,
-        session_id: e?.session_id,
-        occurred_at: e?.occurred_at ?? new Date(t.ts).toISOString(),
-        rank,
-      };
-    });
-    const result = deliver(
-      deliveryCandidates,
-      {
-        session_id: t.session_id,
-        context_since: t.context_since,
-        delivered: sessionDelivered,
-        assistant_texts: t.conversation.filter((m) => m.role === 'assistant').map((m) => m.text),
-        query_terms: turnQueryTerms(t.query, new Date(t.ts)),
-      },
-      rules,
-    );
-    const mine = delivered.get(t.session_id) ?? new Map<string, { ts: number; fp: string | null }[]>();
-    for (const item of result.items) mine.set(item.key, [...(mine.get(item.key) ?? []), { ts: t.ts, fp: item.fingerprint ?? null }]);
-    delivered.set(t.session_id, mine);
-    out.push({
-      turn_id: t.turn_id,
-      session_id: t.session_id,
-      ns: t.ns,
-      at: new Date(t.ts).toISOString(),
-      query: t.query.slice(0, 200),
-      before: t.delivered,
-      after: result.items.map((i) => i.key),
-      unjudged: deliveryCandidates.filter((c) => c.verdict === null).length,
-      retrieval: options.retrieve ? 'rerun' : 'recorded',
-      accounting: accountingOf(t),
-    });
+  const packet = await recall(
+    { ...core, judge: new DisabledJudge() },
+    { query: t.query, namespace: t.ns, session_id: t.session_id, ...(t.context_since ? { context_since: t.context_since } : {}) },
+    { readOnly: true, namespaces: [t.ns] },
+  );
+  return packet.records.map((r) => ({
+    key: r.evidence_key,
+    layer: r.layer,
+    meta: records.get(r.evidence_key)?.meta ?? false,
+    ...(records.get(r.evidence_key)?.fingerprint ? { fingerprint: records.get(r.evidence_key)?.fingerprint as string } : {}),
+  }));
+}
+
+/** One recorded turn through the rules, against what this replay delivered earlier in its session (since its context start). */
+async function replayTurn(t: TurnRecord, context: ReplayContext, delivered: Delivered): Promise<ReplayedTurn> {
+  const { records } = context;
+  const candidates = await turnCandidates(t, context);
+  const since = t.context_since ? Date.parse(t.context_since) : -Infinity;
+  const sessionDelivered = new Map<string, (string | null)[]>();
+  for (const [key, list] of delivered.get(t.session_id) ?? []) {
+    const fps = list.filter((d) => d.ts >= since).map((d) => d.fp);
+    if (fps.length) sessionDelivered.set(key, fps);
   }
+  const deliveryCandidates: DeliveryCandidate[] = candidates.map((c, rank) => {
+    const e = records.get(c.key);
+    return {
+      key: c.key,
+      kind: KNOWLEDGE_LAYERS.has(c.layer as Layer) ? 'knowledge' : 'history',
+      layer: c.layer,
+      verdict: t.verdicts.get(c.key) ?? null,
+      fingerprint: c.fingerprint,
+      title: e?.title ?? c.key,
+      text: e?.text ?? '',
+      ...(e ? { match_text: matchText(e) } : {}),
+      meta: c.meta,
+      session_id: e?.session_id,
+      occurred_at: e?.occurred_at ?? new Date(t.ts).toISOString(),
+      rank,
+    };
+  });
+  const result = deliver(
+    deliveryCandidates,
+    {
+      session_id: t.session_id,
+      context_since: t.context_since,
+      delivered: sessionDelivered,
+      assistant_texts: t.conversation.filter((m) => m.role === 'assistant').map((m) => m.text),
+      query_terms: turnQueryTerms(t.query, new Date(t.ts)),
+    },
+    context.rules,
+  );
+  const mine = delivered.get(t.session_id) ?? new Map<string, { ts: number; fp: string | null }[]>();
+  for (const item of result.items) mine.set(item.key, [...(mine.get(item.key) ?? []), { ts: t.ts, fp: item.fingerprint ?? null }]);
+  delivered.set(t.session_id, mine);
+  return {
+    turn_id: t.turn_id,
+    session_id: t.session_id,
+    ns: t.ns,
+    at: new Date(t.ts).toISOString(),
+    query: t.query.slice(0, 200),
+    before: t.delivered,
+    after: result.items.map((i) => i.key),
+    unjudged: deliveryCandidates.filter((c) => c.verdict === null).length,
+    retrieval: context.retrieve ? 'rerun' : 'recorded',
+    accounting: accountingOf(t),
+  };
+}
+
+/** Items delivered before and after, per layer kind and per turn; changed turns; usage accounting summed. */
+function totalsOf(out: ReplayedTurn[]): ReplayReport['totals'] {
   const tally = (pick: (t: ReplayedTurn) => string[]): ReplayReport['totals']['before'] => {
     const keys = out.flatMap(pick);
     const knowledge = keys.filter((k) => KNOWLEDGE_LAYERS.has(parseEvidenceKey(k)?.layer as Layer)).length;
     return { items: keys.length, knowledge, history: keys.length - knowledge, per_turn: out.length ? Math.round((keys.length / out.length) * 100) / 100 : 0 };
   };
   return {
-    from: options.from.toISOString(),
-    to: options.to.toISOString(),
-    rules,
-    turns: out,
-    totals: {
-      turns: out.length,
-      before: tally((t) => t.before),
-      after: tally((t) => t.after),
-      changed_turns: out.filter((t) => t.before.join() !== t.after.join()).length,
-      accounting: {
-        demoted_candidates: out.reduce((n, t) => n + t.accounting.demoted.length, 0),
-        demoted_in_top10: out.reduce((n, t) => n + t.accounting.demoted.filter((d) => d.rank <= 10).length, 0),
-        negatives_counted: out.reduce((n, t) => n + t.accounting.negatives_counted.length, 0),
-        negatives_ignored: out.reduce((n, t) => n + t.accounting.negatives_ignored, 0),
-      },
+    turns: out.length,
+    before: tally((t) => t.before),
+    after: tally((t) => t.after),
+    changed_turns: out.filter((t) => t.before.join() !== t.after.join()).length,
+    accounting: {
+      demoted_candidates: out.reduce((n, t) => n + t.accounting.demoted.length, 0),
+      demoted_in_top10: out.reduce((n, t) => n + t.accounting.demoted.filter((d) => d.rank <= 10).length, 0),
+      negatives_counted: out.reduce((n, t) => n + t.accounting.negatives_counted.length, 0),
+      negatives_ignored: out.reduce((n, t) => n + t.accounting.negatives_ignored, 0),
     },
-    retrieval: options.retrieve
-      ? "retrieval re-run against today's projections (recorded verdicts reused; new candidates unjudged)"
-      : 'recorded candidates and verdicts',
-    log_head: { before: headBefore, after: store.log.head().seq },
   };
 }
 
