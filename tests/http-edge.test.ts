@@ -4,10 +4,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { apiCounters, inputSchemas, type MethodWithInput } from '../src/api/index.js';
-import { buildApp, loadAuth } from '../src/server/index.js';
+import { join } from 'node:path';
+import { HashedEmbedder } from '../src/embed/index.js';
+import { openKioku } from '../src/kioku.js';
+import { LocalJudge } from '../src/recall/index.js';
+import { buildApp, loadAuth, startServer } from '../src/server/index.js';
 import { jsonSchema } from '../src/server/openapi.js';
 import { LIST_QUERY_FIELDS } from '../src/server/routes/items.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
+import { tempDir } from './helpers.js';
 
 describe('one resolution and one parse per request, over a real loopback port', () => {
   let s: TestServer;
@@ -108,5 +113,31 @@ describe('routes declare only what the facade knows, and OpenAPI shows it', () =
     expect(Object.keys(body('/v1/turns/start')?.properties ?? {})).toEqual(expect.arrayContaining(['session_id', 'query', 'namespace']));
     expect(Object.keys(body('/v1/recall')?.properties ?? {})).toEqual(expect.arrayContaining(['query', 'namespace']));
     expect(body('/v1/memories')?.required).toContain('memories');
+  });
+});
+
+describe('startServer serves a library opened through the one assembly path', () => {
+  it('takes an opened Kioku (openKioku), answers through it, and closes it with the server', async () => {
+    const dir = tempDir();
+    try {
+      const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), judge: new LocalJudge(), backgroundIndexing: false, actor: 'http' });
+      const server = await startServer({ kioku, port: 0, authFile: join(dir.path, 'none.json') });
+      await server.ready;
+      expect(server.state.kioku).toBe(kioku);
+      const res = await fetch(`${server.url}/v1/memories`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ memories: [{ id: 'm1', kind: 'fact', text: 'Served from an opened library.' }] }),
+      });
+      expect(res.status).toBe(200);
+      expect(kioku.log.head().seq).toBeGreaterThan(0);
+      await server.close();
+      // the store was closed with the server: a new one opens the same data dir (LevelDB's lock released) and sees the write
+      const again = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), backgroundIndexing: false });
+      expect((await again.evidence('ev1:private:memory:m1')).text).toBe('Served from an opened library.');
+      await again.close();
+    } finally {
+      dir.cleanup();
+    }
   });
 });

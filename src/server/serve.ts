@@ -1,22 +1,27 @@
-// Starting and stopping the service. Start-up: open the log, listen (health answers,
-// other routes 503), load snapshots and catch projections up, then serve. Shutdown:
-// stop accepting, finish in-flight requests and appends, snapshot, close LevelDB.
+// Starting and stopping the service. Start-up: open the log, listen (health answers, other routes
+// 503), catch the projections up, then serve. Shutdown: stop accepting, finish in-flight requests
+// and appends, snapshot, close the log. The library comes from the one assembly path
+// (src/store.ts beginStore → ready, the facade over it), or is handed in opened (openKioku).
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { defaultProjections, ProjectionRunner } from '../../projections/index.js';
-import { resolvePaths } from '../config.js';
+import { resolvePaths, type KiokuPaths } from '../config.js';
 import type { Embedder } from '../embed/index.js';
 import { KiokuError } from '../errors.js';
-import { openEventStore } from '../log/index.js';
 import { defaultAssetPolicy, LocalKioku } from '../kioku.js';
 import type { AssetRoots } from '../knowledge/asset-policy.js';
 import { clearStopMarker, removeRunFile, writeRunFile, type StartedBy } from '../run-file.js';
 import type { Judge } from '../recall/index.js';
+import { beginStore } from '../store.js';
 import { buildApp, type ServerState } from './app.js';
 import { loadAuth, type AuthConfig } from './auth.js';
 
 export interface ServeOptions {
+  /**
+   * A library opened already (openKioku): served as it is, and closed with the server. Without it
+   * the server opens the library of `data`/`store` itself, listening while its projections catch up.
+   */
+  kioku?: LocalKioku;
   data?: string | undefined;
   /** the event store (default $KIOKU_STORE or the LevelDB log under the data dir) */
   store?: string | undefined;
@@ -70,50 +75,82 @@ export function isLoopback(host: string): boolean {
   return false;
 }
 
-export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
-  const paths = resolvePaths({ data: options.data, store: options.store });
-  const auth = loadAuth(options.authFile ?? process.env['KIOKU_AUTH_FILE'] ?? join(paths.dataDir, 'auth.json'));
-  // a bad asset root stops the start, as a broken auth file does; the auth file is never content
-  const assets = defaultAssetPolicy(paths, [auth.file], options.assetRoots);
+/** Where to listen: loopback, or another address only when allowed and tokens are required. */
+function bindAddress(options: ServeOptions, auth: AuthConfig): { host: string; port: number } {
   const host = options.host ?? process.env['KIOKU_HOST'] ?? '127.0.0.1';
   const port = options.port ?? portFromEnv(process.env['KIOKU_PORT']);
-  if (!isLoopback(host)) {
-    const allowed = options.allowNonLoopback ?? process.env['KIOKU_ALLOW_NON_LOOPBACK'] === '1';
-    if (!allowed || !auth.required) {
-      throw new KiokuError(
-        'KIOKU_BIND_REFUSED',
-        `refusing to listen on ${host}: a non-loopback address needs KIOKU_ALLOW_NON_LOOPBACK=1 and tokens in ${auth.file} (or use an SSH tunnel)`,
-        { details: { host } },
-      );
-    }
+  if (isLoopback(host)) return { host, port };
+  const allowed = options.allowNonLoopback ?? process.env['KIOKU_ALLOW_NON_LOOPBACK'] === '1';
+  if (!allowed || !auth.required)
+    throw new KiokuError(
+      'KIOKU_BIND_REFUSED',
+      `refusing to listen on ${host}: a non-loopback address needs KIOKU_ALLOW_NON_LOOPBACK=1 and tokens in ${auth.file} (or use an SSH tunnel)`,
+      { details: { host } },
+    );
+  return { host, port };
+}
+
+/** The library being served: its log and projections (closed last), and the facade once caught up. */
+interface ServedLibrary {
+  paths: KiokuPaths;
+  log: LocalKioku['log'];
+  projections: LocalKioku['projections'];
+  kioku(onProgress: (done: number, total: number) => void): Promise<LocalKioku>;
+  /** a start given up before listening: what was opened for it is closed */
+  abandon(): Promise<void>;
+}
+
+/** The library of the options through the one assembly path: the log opened now, the projections caught up by `kioku()`. */
+async function openLibrary(options: ServeOptions, paths: KiokuPaths, auth: AuthConfig): Promise<ServedLibrary> {
+  if (options.kioku) {
+    const kioku = options.kioku;
+    return { paths, log: kioku.log, projections: kioku.projections, kioku: async () => kioku, abandon: () => kioku.close() };
   }
-  const log = await openEventStore(paths, { onWarning: (m) => process.stderr.write(`kioku: ${m}\n`) });
-  const state: ServerState = { ready: false, startedAt: Date.now() };
-  let app: FastifyInstance;
+  // a bad asset root stops the start, as a broken auth file does; the auth file is never content
+  const assets = defaultAssetPolicy(paths, [auth.file], options.assetRoots);
+  const opening = await beginStore({
+    data: options.data,
+    store: options.store,
+    // the HNSW graphs finish reading after the service is ready: a turn that needs them waits for them, as it waits for the model
+    restoreFilesInBackground: true,
+    // a snapshot discarded and rebuilt, a projection stopped: said on stderr, not only with --log-requests
+    onWarning: (m) => process.stderr.write(`kioku: warning: ${m}\n`),
+  });
+  const kiokuOptions = {
+    ...(options.embedder ? { embedder: options.embedder } : {}),
+    ...(options.judge ? { judge: options.judge } : {}),
+    backgroundIndexing: options.backgroundIndexing ?? true,
+    actor: 'http',
+    assets,
+  };
+  return {
+    paths,
+    log: opening.log,
+    projections: opening.projections,
+    kioku: async (onProgress) => new LocalKioku(await opening.ready(onProgress), kiokuOptions),
+    abandon: () => opening.log.close(),
+  };
+}
+
+/** Build the app and listen; an auto-started service takes another port when the configured one is taken. */
+async function listen(options: ServeOptions, auth: AuthConfig, state: ServerState, at: { host: string; port: number }): Promise<FastifyInstance> {
+  const app = await buildApp({
+    auth,
+    state,
+    logger: options.logger ?? false,
+    ...(options.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}),
+  });
   try {
-    app = await buildApp({
-      auth,
-      state,
-      logger: options.logger ?? false,
-      ...(options.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}),
-    });
-    try {
-      await app.listen({ host, port });
-    } catch (err) {
-      // an auto-started service prefers the configured port and takes another only when it is taken
-      if (!options.portFallback || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0) throw err;
-      await app.listen({ host, port: 0 });
-    }
+    await app.listen(at);
   } catch (err) {
-    await log.close();
-    throw err;
+    if (!options.portFallback || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || at.port === 0) throw err;
+    await app.listen({ host: at.host, port: 0 });
   }
-  let lastRequest = Date.now();
-  app.server.on('request', () => (lastRequest = Date.now()));
-  const address = app.server.address();
-  const actualPort = typeof address === 'object' && address ? address.port : port;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
-  // clients (CLI, MCP, hook) find the service that owns this library through the run file
+  return app;
+}
+
+/** Clients (CLI, MCP, hook) find the service that owns this library through the run file. */
+function announce(paths: KiokuPaths, url: string, state: ServerState, options: ServeOptions): void {
   writeRunFile(paths.dataDir, {
     url,
     pid: process.pid,
@@ -125,70 +162,63 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   });
   // a service running again: whatever stop the user asked for earlier is over
   clearStopMarker(paths.dataDir);
+}
 
-  // the HNSW graphs finish reading after the service is ready (see restoreFilesInBackground): a turn
-  // that needs them waits for them, as it waits for the model, which loads meanwhile
-  const runner = new ProjectionRunner(log, defaultProjections(), {
-    snapshotDir: paths.projectionsDir,
-    restoreFilesInBackground: true,
-    // a snapshot discarded and rebuilt, a projection stopped: said on stderr like the log's warnings, not only with --log-requests
-    onWarning: (m) => process.stderr.write(`kioku: warning: ${m}\n`),
-  });
-  const readyPromise = (async () => {
-    await runner.open((done, total) => (state.progress = { done, total }));
-    // the server closes the log and runner itself (after the port), so the facade's store close is a no-op
-    const store = { paths, log, projections: runner, close: async () => undefined };
-    const kioku = new LocalKioku(store, {
-      ...(options.embedder ? { embedder: options.embedder } : {}),
-      ...(options.judge ? { judge: options.judge } : {}),
-      backgroundIndexing: options.backgroundIndexing ?? true,
-      actor: 'http',
-      assets,
-    });
-    state.store = store;
+export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
+  const paths = options.kioku?.paths ?? resolvePaths({ data: options.data, store: options.store });
+  const auth = loadAuth(options.authFile ?? process.env['KIOKU_AUTH_FILE'] ?? join(paths.dataDir, 'auth.json'));
+  const at = bindAddress(options, auth);
+  const library = await openLibrary(options, paths, auth);
+  const state: ServerState = { ready: false, startedAt: Date.now() };
+  let app: FastifyInstance;
+  try {
+    app = await listen(options, auth, state, at);
+  } catch (err) {
+    await library.abandon();
+    throw err;
+  }
+  let lastRequest = Date.now();
+  app.server.on('request', () => (lastRequest = Date.now()));
+  const address = app.server.address();
+  const url = `http://${at.host.includes(':') ? `[${at.host}]` : at.host}:${typeof address === 'object' && address ? address.port : at.port}`;
+  announce(paths, url, state, options);
+  const ready = library.kioku((done, total) => (state.progress = { done, total })).then((kioku) => {
+    state.store = kioku.store;
     state.core = kioku.core;
     state.knowledge = kioku.knowledge;
     state.kioku = kioku;
     state.ready = true;
-  })();
-  readyPromise.catch((err: unknown) => app.log.error({ err }, 'store failed to open'));
+  });
+  ready.catch((err: unknown) => app.log.error({ err }, 'store failed to open'));
+  return { app, url, auth, state, lastRequestAt: () => lastRequest, ready, close: closer(app, state, ready, library) };
+}
 
+/** Stop once (a second call waits for the first): each step runs even when one before it failed (a full disk); the log is always closed. */
+function closer(app: FastifyInstance, state: ServerState, ready: Promise<void>, library: ServedLibrary): () => Promise<void> {
   let closing: Promise<void> | undefined;
-  return {
-    app,
-    url,
-    auth,
-    state,
-    lastRequestAt: () => lastRequest,
-    ready: readyPromise,
-    close() {
-      closing ??= (async () => {
-        state.closing = true;
-        // the embedding job stops first (its model call abandoned): a write waiting for its vectors answers now
-        void state.core?.indexer.stop().catch(() => undefined);
-        // Stop accepting; in-flight requests (and their appends) finish. Keep-alive sockets
-        // that turn idle while we wait are closed as they do (otherwise close() would wait
-        // for their keep-alive timeout).
-        const sweeper = setInterval(() => app.server.closeIdleConnections(), 50);
-        try {
-          await app.close();
-        } finally {
-          clearInterval(sweeper);
-        }
-        await readyPromise.catch(() => undefined);
-        // every step runs even when one before it failed (a full disk): the log is always closed, the first failure reported
-        let failure: unknown;
-        const step = (task: () => Promise<void> | undefined) =>
-          Promise.resolve()
-            .then(task)
-            .catch((err: unknown) => void (failure ??= err));
-        await step(() => state.core?.close());
-        await step(() => runner.close()); // snapshots
-        await step(() => log.close()); // waits for queued appends, closes LevelDB
-        removeRunFile(paths.dataDir);
-        if (failure !== undefined) throw failure;
-      })();
-      return closing;
-    },
-  };
+  return () =>
+    (closing ??= (async () => {
+      state.closing = true;
+      // the embedding job stops first (its model call abandoned): a write waiting for its vectors answers now
+      void state.core?.indexer.stop().catch(() => undefined);
+      // Stop accepting; in-flight requests (and their appends) finish. Keep-alive sockets that turn
+      // idle while we wait are closed as they do (otherwise close() would wait for their keep-alive timeout).
+      const sweeper = setInterval(() => app.server.closeIdleConnections(), 50);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(sweeper);
+      }
+      await ready.catch(() => undefined);
+      let failure: unknown;
+      const step = (task: () => Promise<void> | undefined) =>
+        Promise.resolve()
+          .then(task)
+          .catch((err: unknown) => void (failure ??= err));
+      await step(() => state.core?.close());
+      await step(() => library.projections.close()); // snapshots
+      await step(() => library.log.close()); // waits for queued appends, closes the store
+      removeRunFile(library.paths.dataDir);
+      if (failure !== undefined) throw failure;
+    })());
 }

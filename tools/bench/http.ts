@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { HashedEmbedder, UseLiteEmbedder, type Embedder } from '../../src/embed/index.js';
 import { EmbeddingIndexer } from '../../src/indexer/embedding-job.js';
+import { openKioku } from '../../src/kioku.js';
 import { LocalJudge } from '../../src/recall/index.js';
 import { startServer } from '../../src/server/index.js';
 import { Synthetic } from './synthetic.js';
@@ -32,14 +33,16 @@ if (![RECORDS, SECONDS, CONNECTIONS].every((n) => Number.isSafeInteger(n) && n >
 }
 const dir = mkdtempSync(join(tmpdir(), 'kioku-bench-http-'));
 const embedder: Embedder = values.model ? new UseLiteEmbedder() : new HashedEmbedder(64);
-const server = await startServer({ data: dir, port: 0, authFile: join(dir, 'none.json'), embedder, judge: new LocalJudge(), backgroundIndexing: false });
+// the one assembly path: the library opened with openKioku, then served
+const kioku = await openKioku({ data: dir, embedder, judge: new LocalJudge(), backgroundIndexing: false, actor: 'http' });
+const server = await startServer({ kioku, port: 0, authFile: join(dir, 'none.json') });
 await server.ready;
 const syn = new Synthetic(11);
-const knowledge = server.state.knowledge!;
+const knowledge = kioku.knowledge;
 for (let i = 0; i < RECORDS; i += 500) {
   await knowledge.writeMemories({ memories: Array.from({ length: Math.min(500, RECORDS - i) }, (_, j) => ({ kind: 'fact' as const, text: syn.text(i + j) })) });
 }
-if (!values.model) await new EmbeddingIndexer(server.state.store!, embedder).run();
+if (!values.model) await new EmbeddingIndexer(kioku.store, embedder).run();
 const open = (await (
   await fetch(`${server.url}/v1/sessions/open`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'bench' }) })
 ).json()) as { session_id: string };
@@ -53,7 +56,7 @@ const result = await autocannon({
   headers: { 'content-type': 'application/json' },
   requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ session_id: open.session_id, query: queries[q++ % queries.length] }) }) }],
 });
-const head = server.state.store!.log.head().seq;
+const head = kioku.log.head().seq;
 await server.close();
 await embedder.close();
 rmSync(dir, { recursive: true, force: true });
