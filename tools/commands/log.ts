@@ -3,29 +3,22 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { KiokuError } from '../../src/errors.js';
 import type { PathOverrides } from '../../src/config.js';
 import { resolvePaths } from '../../src/config.js';
-import { openKioku } from '../../src/kioku.js';
 import { openChainSource, openEventStore, verifySource } from '../../src/log/index.js';
 import { exportChainToFile, readChainFile } from '../../src/log/transfer.js';
 import { EXIT, emit, jsonReplacer, shortHash, type OutputOptions } from '../cli-util.js';
 import type { LogStatsAnswer } from '../../src/operations.js';
 import { writeVerifiedChain } from './chain-pages.js';
-import { storeOrService } from './connection.js';
+import { connectKioku, storeOrService } from './connection.js';
 
 export type LogFlags = OutputOptions & PathOverrides;
 
 export async function logStatsCommand(flags: LogFlags): Promise<number> {
-  return storeOrService(
-    flags,
-    async () => {
-      const store = await openKioku({ ...flags, createIfMissing: false });
-      try {
-        return printStats(flags, { head: store.log.head(), ...store.projections.views.stats.current() }, 'the store');
-      } finally {
-        await store.close();
-      }
-    },
-    async ({ kioku, via }) => printStats(flags, await kioku.logStats(), via),
-  );
+  const { kioku, via } = await connectKioku(flags);
+  try {
+    return printStats(flags, await kioku.logStats(), via);
+  } finally {
+    await kioku.close();
+  }
 }
 
 function printStats(flags: LogFlags, { head, ...stats }: LogStatsAnswer, via: string): number {
