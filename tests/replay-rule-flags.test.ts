@@ -1,6 +1,6 @@
 // kioku replay's flags for the issue-30 delivery rules: each names the rule it changes, a bad value is a usage error.
 import { expect, it } from 'vitest';
-import { replayRuleChanges } from '../tools/commands/recall.js';
+import { replayRuleChanges } from '../tools/commands/report.js';
 import { rulesWith } from '../src/recall/index.js';
 
 it('--partial-of and --knowledge-first change exactly their rules', () => {

@@ -2,7 +2,8 @@
 // deliveries went, and how they would go under other rules or on the labelled cases.
 import type { AskFlags } from '../ask.js';
 import type { EvalFlags } from '../eval.js';
-import type { ColdFlags, DeliveryReportFlags, RecallFlags, ReplayFlags } from '../recall.js';
+import type { RecallFlags } from '../recall.js';
+import type { ColdFlags, DeliveryReportFlags, ReplayFlags } from '../report.js';
 import { action, jsonOption, onStore, type Define } from './options.js';
 
 export const recall: Define = (program) =>
@@ -36,11 +37,11 @@ export const report: Define = (program) => {
   onStore(report.command('cold').description('evidence considered at least N times and never judged relevant'))
     .option('--ns <namespace>', 'namespace', 'private')
     .option('--min-considered <n>', 'minimum times considered', '5')
-    .action(action((flags: ColdFlags) => import('../recall.js').then((m) => m.coldReportCommand(flags))));
+    .action(action((flags: ColdFlags) => import('../report.js').then((m) => m.coldReportCommand(flags))));
   onStore(report.command('delivery').description('delivery outcomes of the last N days and the least-used repeated items (a lexical proxy)'))
     .option('--days <n>', 'days back', '7')
     .option('--ns <namespace>', 'only this namespace')
-    .action(action((flags: DeliveryReportFlags) => import('../recall.js').then((m) => m.deliveryReportCommand(flags))));
+    .action(action((flags: DeliveryReportFlags) => import('../report.js').then((m) => m.deliveryReportCommand(flags))));
 };
 
 export const replay: Define = (program) =>
@@ -58,7 +59,7 @@ export const replay: Define = (program) =>
     .option('--keep-partial-matches', 'try without the rule that holds an item matching only part of what a delivered one matches')
     .option('--partial-of <rule>', 'what a partial match is held behind: any_better_match (before issue 30), complete_match, higher_ranked_match (default)')
     .option('--knowledge-first', 'try without the rule that lets a history item above the best knowledge item keep a slot')
-    .action(action((flags: ReplayFlags) => import('../recall.js').then((m) => m.replayCommand(flags))));
+    .action(action((flags: ReplayFlags) => import('../report.js').then((m) => m.replayCommand(flags))));
 
 export const evaluate: Define = (program) =>
   program
