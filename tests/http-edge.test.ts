@@ -114,6 +114,15 @@ describe('routes declare only what the facade knows, and OpenAPI shows it', () =
     expect(Object.keys(body('/v1/recall')?.properties ?? {})).toEqual(expect.arrayContaining(['query', 'namespace']));
     expect(body('/v1/memories')?.required).toContain('memories');
   });
+
+  it('shows the response bodies of turns/start, recall and memories, field for field with the facade’s answers', () => {
+    type WithResponses = Operation & { responses?: Record<string, { content?: Record<string, { schema: JsonObject }> }> };
+    const answer = (path: string) =>
+      Object.keys((operations.find((o) => o.path === path && o.method === 'post')?.op as WithResponses | undefined)?.responses?.['200']?.content?.['application/json']?.schema.properties ?? {});
+    expect(answer('/v1/turns/start')).toEqual(expect.arrayContaining(['turn_id', 'records', 'delivery', 'retrieval_mode', 'judge', 'warnings', 'degraded']));
+    expect(answer('/v1/recall')).toEqual(expect.arrayContaining(['recall_id', 'records', 'delivery']));
+    expect(answer('/v1/memories')).toEqual(expect.arrayContaining(['ids', 'written', 'supersede_candidates']));
+  });
 });
 
 describe('startServer serves a library opened through the one assembly path', () => {

@@ -2,6 +2,7 @@
 // a call of the facade with the body parsed and the caller resolved at the edge (edge.ts).
 import type { ServerState } from '../state.js';
 import { bodyRoute } from '../edge.js';
+import { memoryWriteAnswerSchema } from '../responses.js';
 import { plugin, ready } from './common.js';
 
 type ById = { id: string };
@@ -11,7 +12,7 @@ export const memoryRoutes = (state: ServerState) =>
     const write = { scope: 'memory:write', tags: ['memories'] } as const;
     bodyRoute(
       app,
-      { url: '/v1/memories', method: 'writeMemories', summary: 'write memories (batch); a client id makes the write idempotent', required: true, ...write },
+      { url: '/v1/memories', method: 'writeMemories', summary: 'write memories (batch); a client id makes the write idempotent', required: true, response: memoryWriteAnswerSchema, ...write },
       (input, caller) => ready(state).kioku.writeMemories(input, caller),
     );
 
