@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { inputSchemas } from '../../api/index.js';
 import { LAYER_OPTIONS } from '../../recall/request.js';
-import { LAYERS } from '../../knowledge/evidence.js';
+import { LAYERS } from '../../events/index.js';
 import { renderPacket } from '../render.js';
 import { kiokuTool } from '../tool.js';
 
