@@ -1,7 +1,8 @@
-// Per-request context: who is calling (from the token), which namespace they may use,
-// and the checks every route shares.
+// Per-request context: who is calling (from the token) and the checks the routes without a
+// namespace share (the routes with one resolve their Caller at the edge, edge.ts).
 import type { FastifyRequest } from 'fastify';
-import { principalSeesService, resolveAccess, SCOPES, type Access, type Principal, type Scope } from '../access.js';
+import { checkScope } from '../api/index.js';
+import { principalSeesService, type Access, type Principal, type Scope } from '../access.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -9,17 +10,10 @@ declare module 'fastify' {
   }
 }
 
-/** The scope check of the one access policy (src/access.ts), for routes without a namespace. */
+/** The scope check of the one access policy, for routes without a namespace (no namespace resolved). */
 export function requireScope(req: FastifyRequest, scope: Scope): void {
-  resolveAccess(req.principal, undefined, scope);
+  checkScope(req.principal, scope);
 }
-
-/** The namespace a request acts in (src/access.ts); the scope was checked already. */
-export function namespaceFor(req: FastifyRequest, requested: string | undefined): string {
-  return resolveAccess({ ...req.principal, scopes: ALL_SCOPES }, requested, 'memory:read').namespace;
-}
-
-const ALL_SCOPES: ReadonlySet<Scope> = new Set(SCOPES);
 
 /**
  * What a request that names no namespace may see: a token its own namespace; the anonymous
