@@ -39,6 +39,12 @@ describe('one resolution and one parse per request, over a real loopback port', 
     expect(start.counts).toEqual({ parses: 1, resolutions: 1 });
   });
 
+  it('GET /v1/items: the query turned into the list input is parsed once, the caller resolved once', async () => {
+    const list = await apiCounters.during(() => s.call('GET', '/v1/items?layer=memory&limit=5'));
+    expect(list.result.status).toBe(200);
+    expect(list.counts).toEqual({ parses: 1, resolutions: 1 });
+  });
+
   it('a refused body is parsed once and named by the facade’s own label and field', async () => {
     const bad = await apiCounters.during(() => s.call('POST', '/v1/turns/start', { session_id: 's', query: 'q', colour: 'red' }));
     expect(bad.result).toMatchObject({ status: 400, body: { error: { code: 'KIOKU_INPUT_INVALID', details: { field: 'colour' } } } });

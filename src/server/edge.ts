@@ -10,7 +10,7 @@
 // namespace as settled, so nothing below parses or resolves again.
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, FastifySchemaCompiler, RouteShorthandOptions } from 'fastify';
 import { z } from 'zod';
-import { checkScope, inputSchemas, parseInput, resolveCaller, type Caller, type MethodWithInput, type Scope } from '../api/index.js';
+import { checkScope, inputSchemas, parseInput, parsedWith, resolveCaller, type Caller, type MethodWithInput, type Scope } from '../api/index.js';
 import { KiokuError } from '../errors.js';
 
 declare module 'fastify' {
@@ -155,4 +155,10 @@ export function queryRoute<P = Record<string, string>>(
     },
   };
   app.get(route.url, options, async (req, reply) => handle(req.caller, req as FastifyRequest & { params: P; query: Record<string, unknown> }, reply));
+}
+
+/** A query route's input as fastify's validator parsed it with the method's schema (checked, not assumed). */
+export function parsedQuery<M extends MethodWithInput>(req: FastifyRequest, method: M): Input<M> {
+  if (!parsedWith(inputSchemas[method], req.query)) throw new Error(`the query of ${req.url.split('?')[0]} was not parsed as ${method}'s input`);
+  return req.query as Input<M>;
 }

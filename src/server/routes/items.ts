@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { KiokuError } from '../../errors.js';
 import { wire, type ListInput } from '../../wire.js';
 import type { ServerState } from '../state.js';
-import { bodyRoute, queryRoute } from '../edge.js';
+import { bodyRoute, parsedQuery, queryRoute } from '../edge.js';
 import { plugin, ready } from './common.js';
 
 /** Query parameters named otherwise than the list input's fields (the rest keep their names). */
@@ -62,7 +62,7 @@ export const itemRoutes = (state: ServerState) =>
         tags: ['knowledge'],
         query: { method: 'list', schema: listQuerySchema, toInput: listInputOf },
       },
-      async (caller, req) => ready(state).kioku.list(req.query as z.output<typeof wire.list>, caller),
+      async (caller, req) => ready(state).kioku.list(parsedQuery(req, 'list'), caller),
     );
 
     bodyRoute(
