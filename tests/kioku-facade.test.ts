@@ -6,7 +6,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HashedEmbedder } from '../src/embed/index.js';
-import { isKiokuError } from '../src/errors.js';
+import { isKiokuError, KiokuError } from '../src/errors.js';
 import { openKioku, type Kioku, type LocalKioku } from '../src/kioku.js';
 import { MemoryChain, MemoryEventLog } from '../src/log/index.js';
 import { LocalJudge } from '../src/recall/index.js';
@@ -181,6 +181,143 @@ describe('two processes writing through one server', () => {
       expect(written).toBe(120);
     } finally {
       await server.stop();
+    }
+  }, 60_000);
+});
+
+// Every method of the Kioku interface, through LocalKioku and through RemoteKioku against a real
+// server, in one sequence over two fresh libraries: each answer must be the same. `calls` is typed
+// with a key for every method of the interface (a method without one does not compile), and the
+// test checks at run time that every public method of both implementations is called here.
+type Methods = { [M in keyof Kioku as Kioku[M] extends (...args: never[]) => unknown ? M : never]: (k: Kioku, seen: Seen) => Promise<unknown> };
+interface Seen {
+  turn?: string;
+}
+
+/** Members of RemoteKioku that are not Kioku methods (its transport). */
+const REMOTE_HELPERS = new Set(['constructor', 'url', 'send', 'call', 'echoed']);
+/** Members of LocalKioku that are not Kioku methods (what the server and the CLI reach past the facade). */
+const LOCAL_HELPERS = new Set(['constructor', 'paths', 'log', 'projections', 'core', 'knowledge', 'records', 'now']);
+
+const CARD = '---\ntitle: Billing runbook\nrelations: [ledger]\n---\n# Billing runbook\n\n## Rollback\n\nRun scripts/rollback.sh billing, then check the ledger.\n';
+const LEDGER = '---\ntitle: Ledger\n---\n# Ledger\n\nThe ledger records every invoice.\n';
+
+/** In call order: a call may use what an earlier one wrote (the turn, the memories, the cards). */
+const calls: Methods = {
+  writeMemories: (k) =>
+    k.writeMemories({
+      memories: [
+        { id: 'owner', kind: 'fact', text: 'Mina owns the billing migration.', entities: ['Mina'] },
+        { id: 'owner-2', kind: 'fact', text: 'Mina and Joe own the billing migration.', entities: ['Mina'] },
+        { id: 'lunch', kind: 'note', text: 'The team lunch is on Fridays.' },
+        { id: 'rule', kind: 'directive', text: 'Always check the ledger after a rollback.', tags: ['billing'] },
+      ],
+    }),
+  openSession: (k) => k.openSession({ agent: 'parity', session_id: 'parity-s1' }),
+  startTurn: async (k, seen) => {
+    const turn = await k.startTurn({ session_id: 'parity-s1', query: 'How do we roll back billing?' });
+    seen.turn = turn.turn_id;
+    return turn;
+  },
+  completeTurn: (k, seen) => k.completeTurn(seen.turn as string, { answer: 'Run the rollback script, then check the ledger.' }),
+  recall: (k) => k.recall({ query: 'who owns the billing migration?' }),
+  context: (k) => k.context({ query: 'team lunch' }),
+  candidates: (k) => k.candidates({ query: 'ledger rollback' }),
+  supersede: (k) => k.supersede('owner-2', { superseded_ids: ['owner'], reason: 'Joe joined' }),
+  forget: (k) => k.forget('lunch', { reason: 'not knowledge' }),
+  setAudience: (k) => k.setAudience('rule', { audience: ['me'] }),
+  evidence: (k) => k.evidence('ev1:private:memory:owner'),
+  related: (k) => k.related('ev1:private:memory:owner', { limit: 10 }),
+  importDocuments: (k) =>
+    k.importDocuments({
+      kind: 'cards',
+      root: '/parity/cards',
+      files: [
+        { path: '/parity/cards/billing.md', markdown: CARD },
+        { path: '/parity/cards/ledger.md', markdown: LEDGER },
+      ],
+    }),
+  document: (k) => k.document('card', 'billing', {}),
+  source: (k) => k.source('ledger', {}),
+  relations: (k) => k.relations('billing', {}),
+  items: (k) => k.items({ layers: ['memory'], include_retired: true }),
+  list: (k) => k.list({ layers: ['card', 'memory'], limit: 10 }),
+  logEpisode: (k) => k.logEpisode({ episode_id: 'ep-1', messages: [{ role: 'user', text: 'We moved the billing cutover to May.' }] }),
+  registerAsset: (k) => k.registerAsset({ id: 'runbook-pdf', content: 'rollback steps', name: 'runbook.txt', description: 'The billing rollback runbook' }),
+  asset: (k) => k.asset('runbook-pdf', { include_content: true }),
+  stats: (k) => k.stats({}),
+  recordJobEvent: (k) => k.recordJobEvent({ job_id: 'job-1', stage: 'embed', status: 'running', detail: 'parity' }),
+  pipelineSnapshot: (k) => k.pipelineSnapshot({ days: 7 }),
+  pipelineJobs: (k) => k.pipelineJobs({ stage: 'embed', limit: 5 }),
+  ingestStatus: (k) => k.ingestStatus(),
+  artifacts: (k, seen) => k.artifacts(seen.turn as string),
+  importItems: (k) => k.importItems({ items: [{ type: 'memory', id: 'imported', kind: 'fact', text: 'Imported facts keep their ids.' }] }),
+  cold: (k) => k.cold({ min_considered: 1 }),
+  deliveryReport: (k) => k.deliveryReport({ days: 7 }),
+  replay: (k) => k.replay({}),
+  verifyLog: (k) => k.verifyLog({}),
+  logStats: (k) => k.logStats(),
+  logRecord: (k) => k.logRecord(1),
+  logFrames: (k) => k.logFrames({ from: 1, limit: 2 }),
+  backupPoint: (k) => k.backupPoint(),
+  close: (k) => k.close(),
+};
+
+/**
+ * What may differ between two libraries given the same calls, replaced by a placeholder: random ids
+ * (turns `t-…`, recalls `r-…`, jobs of the indexer), times and durations (the clock moves between the
+ * two runs), hashes (the chain hashes the times; digests fold them), the data dirs (an uploaded asset
+ * lives under its library's dir), stored frames and byte counts (records hold the times, and the
+ * actor: a write through the server is recorded as `http`, an in-process one as `kioku`). Everything else — ids the
+ * caller chose, texts, counts, statuses, scores, order — must be equal.
+ */
+function normalise(value: unknown, dirs: readonly string[]): unknown {
+  if (typeof value === 'string') {
+    let s = value;
+    for (const d of dirs) s = s.split(d).join('<dir>');
+    return s
+      .replace(/\b[rt]-[0-9a-z]{6,}-[0-9a-f]{8,10}\b/g, '<id>')
+      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')
+      .replace(/\b[0-9a-f]{64}\b/g, '<hash>');
+  }
+  if (Array.isArray(value)) return value.map((v) => normalise(v, dirs));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (/(^|_)(ms|ts|seconds|bytes)$|^timings$|^started_at$|^actor$/.test(k)) out[k] = typeof v;
+      else if (k === 'frames') out[k] = (v as unknown[]).length;
+      else out[k] = normalise(v, dirs);
+    }
+    return out;
+  }
+  return value;
+}
+
+describe('every facade method, local and remote', () => {
+  it('gives the same answer to every method of Kioku through LocalKioku and RemoteKioku (a method not called here fails)', async () => {
+    const server = await startTestServer();
+    const dir = tempDir();
+    const local = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), judge: new LocalJudge() });
+    const remote = new RemoteKioku(server.url);
+    try {
+      // every public method of both implementations is a key of `calls`, and every key is called
+      const publicOf = (proto: object, helpers: Set<string>) => Object.getOwnPropertyNames(proto).filter((m) => !helpers.has(m));
+      expect(publicOf(RemoteKioku.prototype, REMOTE_HELPERS).sort()).toEqual(Object.keys(calls).sort());
+      expect(publicOf(Object.getPrototypeOf(local) as object, LOCAL_HELPERS).sort()).toEqual(Object.keys(calls).sort());
+      const dirs = [dir.path, server.dir];
+      const seenHere: Seen = {};
+      const seenThere: Seen = {};
+      for (const [method, call] of Object.entries(calls) as [keyof Methods, Methods[keyof Methods]][]) {
+        // a refusal compares by its code and message (a remote one also names the url and status it came from)
+        const refused = (e: unknown) => ({ error: e instanceof KiokuError ? { code: e.code, message: e.message } : String(e) });
+        const here = await call(local, seenHere).catch(refused);
+        const there = await call(remote, seenThere).catch(refused);
+        expect({ method, answer: normalise(there, dirs) }).toEqual({ method, answer: normalise(here, dirs) });
+        expect({ method, failed: (here as { error?: unknown } | undefined)?.error }).toEqual({ method, failed: undefined });
+      }
+    } finally {
+      await server.stop();
+      dir.cleanup();
     }
   }, 60_000);
 });
