@@ -95,6 +95,25 @@ describe('delivery rules', () => {
     expect(both.held.get(decision.key)).toBe('no_slot');
   });
 
+  it('behind_best: an item far behind the best of its kind is held, history measured against history', () => {
+    const best = cand({ verdict: 0.95, rank: 0 });
+    const near = cand({ verdict: 0.7, rank: 1 });
+    const far = cand({ verdict: 0.6, rank: 2 });
+    const rules = { ...DEFAULT_DELIVERY_RULES, behind_best: 0.3 };
+    const r = deliver([best, near, far], empty, rules);
+    expect(keys(r)).toEqual([best.key, near.key]);
+    expect(r.held.get(far.key)).toBe('behind_best');
+    // off: all three
+    expect(keys(deliver([best, near, far], empty, { ...rules, behind_best: undefined }))).toHaveLength(3);
+    // a history item is not measured against knowledge (knowledge first stays), nor knowledge against history
+    const hist = cand({ kind: 'history', layer: 'trace', verdict: 0.99, rank: 10 });
+    const low = [cand({ verdict: 0.6 }), cand({ verdict: 0.6 })];
+    expect(keys(deliver([hist, ...low], empty, rules))).toEqual([...low.map((k) => k.key), hist.key]);
+    // an item held by another rule sets no bar
+    const quotedBest = cand({ verdict: 0.99, rank: 0, meta: true });
+    expect(keys(deliver([quotedBest, far], empty, rules))).toEqual([far.key]);
+  });
+
   it('nothing delivered in this session since context_since is delivered again', () => {
     const c = cand({ fingerprint: 'a'.repeat(64) });
     const state: DeliveryState = { ...empty, session_id: 's', delivered: new Map([[c.key, ['a'.repeat(64)]]]) };

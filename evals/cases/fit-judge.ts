@@ -44,6 +44,8 @@ const SELECTED_NOW = [
   'issue 30: documentation dev rows weighted 0.05 per row (1 and 0.3 dropped: the judge then delivered almost nothing on docs and lost offline cases)',
   'issue 30: delivery partial_of higher_ranked_match and history_may_lead (replay: evals/replay/delivery-rules.ts)',
   "issue 30: the unanswerable doc questions' rows weighted x5 / x20 for quiet (dropped: offline leave-one-case-out 38 -> 36 / 34; at x20 Vue's answer 0.89 -> 0.61)",
+  'issue 30 (G): the judge reads the passage delivery would hand over (passageFor), not the first excerpt of a long section (164 of 2,016 doc rows changed; offline 38/38 and docs dev 76/76 in-sample and leave-one-out, unchanged)',
+  'issue 30 (G): delivery behind_best 0.3 (replay; 0.2 loses a Vitest dev answer, 0.25-0.4 none; Vitest dev items 2.13 -> 1.93 on the cached rows)',
 ];
 
 const { values } = parseArgs({

@@ -38,6 +38,11 @@ export const VARIANTS: Record<string, Partial<DeliveryRules>> = {
   keep_partial_matches: { hold_partial_matches: false },
   partial_of_complete_match: { partial_of: 'complete_match' },
   history_may_lead_by_0_05: { history_lead: 0.05 },
+  behind_best_off: { behind_best: undefined },
+  behind_best_0_4: { behind_best: 0.4 },
+  behind_best_0_3: { behind_best: 0.3 },
+  behind_best_0_25: { behind_best: 0.25 },
+  behind_best_0_2: { behind_best: 0.2 },
 };
 
 type Scorer = (delivered: readonly string[]) => boolean;

@@ -9,6 +9,7 @@ import { matchedTerms } from './terms.js';
 export const HOLD_REASONS = [
   'unjudged',
   'below_floor',
+  'behind_best',
   'history_floor',
   'already_delivered',
   'own_session',
@@ -80,6 +81,12 @@ export interface DeliveryRules {
   history_may_lead?: boolean | undefined;
   /** default 0 */
   history_lead?: number | undefined;
+  /**
+   * An item whose verdict is more than this below the best verdict among the items of its kind
+   * (knowledge or history) that may be delivered is held (`behind_best`): a third item far behind
+   * the first adds reading, rarely the answer. Absent = off.
+   */
+  behind_best?: number | undefined;
 }
 
 export const PARTIAL_OF = ['any_better_match', 'complete_match', 'higher_ranked_match'] as const;
@@ -95,6 +102,8 @@ export const DEFAULT_DELIVERY_RULES: DeliveryRules = {
   partial_of: 'higher_ranked_match',
   history_may_lead: true,
   history_lead: 0,
+  // chosen with replay on the documentation dev questions and the offline cases (evals/replay/delivery-rules.ts)
+  behind_best: 0.3,
 };
 
 /** Today's delivery rules with some changed (replay's "what if"); a history cap above the item cap is refused. */
@@ -137,6 +146,15 @@ export function deliver(candidates: readonly DeliveryCandidate[], state: Deliver
     const reason = holdReason(c, state, rules, since, assistant);
     if (reason) held.set(c.key, reason);
     else eligible.push(c);
+  }
+  if (rules.behind_best !== undefined) {
+    // behind the best of its own kind: knowledge-first and the history slot stay as they are
+    const top = (kind: DeliveryCandidate['kind']): number => Math.max(...eligible.filter((c) => c.kind === kind).map((c) => c.verdict as number));
+    const tops = { knowledge: top('knowledge'), history: top('history') };
+    for (const c of eligible.filter((c) => (c.verdict as number) < tops[c.kind] - (rules.behind_best as number))) {
+      held.set(c.key, 'behind_best');
+      eligible.splice(eligible.indexOf(c), 1);
+    }
   }
   // knowledge first, then by verdict, then by fused rank (deterministic)
   const order = (a: DeliveryCandidate, b: DeliveryCandidate): number =>

@@ -7,7 +7,7 @@ import { tokenize } from '../text/index.js';
 import type { RecallConfig } from './config.js';
 import { inRange, type TimeRange } from './cues.js';
 import type { boundConversation } from './conversation.js';
-import { excerpt } from './delivery.js';
+import { passageFor } from '../text/passage.js';
 import type { JudgeResult } from './judge/index.js';
 import type { RecallCore } from './core.js';
 import type { ParsedRecallRequest } from './request.js';
@@ -71,7 +71,9 @@ export async function runJudge(core: RecallCore, config: RecallConfig, input: Ju
           title: s.entry.title,
           ...(s.entry.heading ? { heading: s.entry.heading } : {}),
           rank,
-          text: excerpt(searchableText(s.entry), config.delivery.excerpt_chars).text,
+          // the passage delivery would hand over (the one matching what was asked), not the section's opening:
+          // an answer deep in a long page is judged on the text that holds it
+          text: passageFor(searchableText(s.entry), config.delivery.excerpt_chars, request.query).text,
           ...(known !== undefined ? { cosine: known } : { vector: lane?.vectorOf(s.entry.key) }),
           ...(range && inRange(s.entry.occurred_at, range) ? { inTimeRange: true } : {}),
         };

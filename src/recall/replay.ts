@@ -32,6 +32,8 @@ export const replayRequestSchema = z.strictObject({
       hold_partial_matches: z.boolean().optional(),
       partial_of: z.enum(PARTIAL_OF).optional(),
       history_may_lead: z.boolean().optional(),
+      /** 1 = off (no verdict is more than 1 behind another) */
+      behind_best: z.number().min(0).max(1).optional(),
     })
     .optional(),
 });
