@@ -5,7 +5,7 @@
 // who sees the service) and validated input.
 import { z } from 'zod';
 import { KiokuError } from '../errors.js';
-import { namespaceSchema, readableEventData, type EventData } from '../events/index.js';
+import { eventSchemas, namespaceSchema, readableEventData, type EventData } from '../events/index.js';
 import type { JobSummary } from '../indexer/embedding-job.js';
 import type { Head } from '../log/index.js';
 import type { JobState } from '../../projections/jobs.js';
@@ -15,7 +15,8 @@ import type { Access } from '../access.js';
 import type { KiokuStore } from '../store.js';
 import type { createRecallCore } from '../recall/index.js';
 
-export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const satisfies readonly EventData<'job.event'>['status'][];
+/** The statuses a job event may carry: the event catalog's own list. */
+export const JOB_STATUSES: readonly EventData<'job.event'>['status'][] = eventSchemas['job.event'].shape.status.options;
 
 // The schemas document the queries (OpenAPI); the values are checked by hand below, with the
 // messages the routes always gave.
