@@ -4,6 +4,24 @@
 // so a door never declares a field the facade does not know.
 import { z } from 'zod';
 import { wire } from '../wire.js';
+import {
+  artifactsAnswerSchema,
+  assetRegisteredSchema,
+  audienceAnswerSchema,
+  completeTurnAnswerSchema,
+  contextAnswerSchema,
+  episodeAnswerSchema,
+  forgetAnswerSchema,
+  jobEventAnswerSchema,
+  memoryWriteAnswerSchema,
+  pipelineSnapshotAnswerSchema,
+  recallPacketSchema,
+  relationsAnswerSchema,
+  sessionAnswerSchema,
+  statsAnswerSchema,
+  supersedeAnswerSchema,
+  turnAnswerSchema,
+} from './outputs.js';
 
 /** What a method's input is when a door has nothing but a namespace to send (GET routes, lookups by id). */
 export const namespaceOnly = z.strictObject({ namespace: wire.recall.shape.namespace });
@@ -35,3 +53,28 @@ export const inputSchemas = {
 } as const satisfies Record<string, z.ZodType>;
 
 export type MethodWithInput = keyof typeof inputSchemas;
+
+/**
+ * The output schema of the facade methods whose answers are documented field by field (each checked
+ * against the method's answer type at compile time, src/api/outputs.ts); the rest answer their
+ * TypeScript types (src/kioku.ts) and are documented as objects.
+ */
+export const outputSchemas = {
+  openSession: sessionAnswerSchema,
+  startTurn: turnAnswerSchema,
+  completeTurn: completeTurnAnswerSchema,
+  recall: recallPacketSchema,
+  context: contextAnswerSchema,
+  candidates: recallPacketSchema,
+  writeMemories: memoryWriteAnswerSchema,
+  forget: forgetAnswerSchema,
+  supersede: supersedeAnswerSchema,
+  setAudience: audienceAnswerSchema,
+  registerAsset: assetRegisteredSchema,
+  logEpisode: episodeAnswerSchema,
+  recordJobEvent: jobEventAnswerSchema,
+  relations: relationsAnswerSchema,
+  stats: statsAnswerSchema,
+  pipelineSnapshot: pipelineSnapshotAnswerSchema,
+  artifacts: artifactsAnswerSchema,
+} as const satisfies Record<string, z.ZodType>;

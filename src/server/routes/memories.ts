@@ -2,7 +2,7 @@
 // a call of the facade with the body parsed and the caller resolved at the edge (edge.ts).
 import type { ServerState } from '../state.js';
 import { bodyRoute } from '../edge.js';
-import { memoryWriteAnswerSchema } from '../responses.js';
+import { memoryWriteAnswerSchema } from '../../api/outputs.js';
 import { plugin, ready } from './common.js';
 
 type ById = { id: string };

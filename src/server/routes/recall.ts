@@ -1,6 +1,6 @@
 import type { ServerState } from '../state.js';
 import { bodyRoute } from '../edge.js';
-import { contextAnswerSchema, recallPacketSchema } from '../responses.js';
+import { contextAnswerSchema, recallPacketSchema } from '../../api/outputs.js';
 import { plugin, ready } from './common.js';
 
 export const recallRoutes = (state: ServerState) =>

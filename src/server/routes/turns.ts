@@ -1,6 +1,6 @@
 import type { ServerState } from '../state.js';
 import { bodyRoute } from '../edge.js';
-import { completeTurnAnswerSchema, sessionAnswerSchema, turnAnswerSchema } from '../responses.js';
+import { completeTurnAnswerSchema, sessionAnswerSchema, turnAnswerSchema } from '../../api/outputs.js';
 import { plugin, ready } from './common.js';
 
 export const turnRoutes = (state: ServerState) =>

@@ -1,10 +1,24 @@
-// What the main routes answer, for the OpenAPI document. The facade's answers are TypeScript types
+// What the facade's methods answer, as schemas (the HTTP door's OpenAPI document shows them; first
+// written by the HTTP door as src/server/responses.ts, here so every door takes them from one place,
+// beside the input schemas: src/api/operations.ts). The facade's answers are TypeScript types
 // (src/kioku.ts, src/recall/packet.ts); each schema here names exactly their fields — `answer<T>()`
 // does not compile when one is missing or one is extra — so the document cannot drift from what
 // the facade returns. Diagnostics nested deeper are documented as objects.
 import { z } from 'zod';
 import { LAYERS, RETRIEVAL_MODES } from '../events/index.js';
-import type { CompleteTurnAnswer, MemoryWriteAnswer, SessionAnswer } from '../kioku.js';
+import type {
+  ArtifactsAnswer,
+  AssetRegisteredAnswer,
+  AudienceAnswer,
+  CompleteTurnAnswer,
+  ForgetAnswer,
+  MemoryWriteAnswer,
+  PipelineSnapshot,
+  RelationsAnswer,
+  SessionAnswer,
+  StatsAnswer,
+  SupersedeAnswer,
+} from '../kioku.js';
 import type { RecallPacket } from '../recall/index.js';
 
 type PacketRecord = RecallPacket['records'][number];
@@ -78,4 +92,35 @@ export const memoryWriteAnswerSchema = answer<MemoryWriteAnswer>()({
   written: z.array(z.string()).describe('ids actually appended (a repeat of an identical write appends nothing)'),
   supersede_candidates: z.record(z.string(), z.array(z.object({ id: z.string(), overlap: z.number() }))),
   vectors: z.object({ waiting: z.number(), timed_out: z.boolean() }).optional(),
+});
+
+export const forgetAnswerSchema = answer<ForgetAnswer>()({ id: z.string(), forgotten: z.boolean().describe('false: it was forgotten already (nothing appended)') });
+export const supersedeAnswerSchema = answer<SupersedeAnswer>()({ head_id: z.string(), superseded_ids: z.array(z.string()) });
+export const audienceAnswerSchema = answer<AudienceAnswer>()({ id: z.string(), audience: z.array(z.string()) });
+export const assetRegisteredSchema = answer<AssetRegisteredAnswer>()({ id: z.string(), changed: z.boolean(), size: z.number(), sha256: z.string() });
+export const episodeAnswerSchema = z.object({ episode_id: z.string() });
+export const jobEventAnswerSchema = z.object({ seq: z.number(), hash: z.string() });
+export const relationsAnswerSchema = answer<RelationsAnswer>()({
+  id: z.string(),
+  relations: z.array(z.object({ id: z.string(), exists: z.boolean() })),
+  related_from: z.array(z.string()),
+});
+export const statsAnswerSchema = answer<StatsAnswer>()({
+  namespace: z.string(),
+  items: z.object({ total: z.number(), active: z.number(), by_layer: counts }),
+  events: z.number(),
+  head: z.object({ seq: z.number(), hash: z.string() }).optional(),
+});
+export const pipelineSnapshotAnswerSchema = answer<PipelineSnapshot>()({
+  days: z.number(),
+  since: z.string(),
+  by_stage: z.record(z.string(), counts),
+  total: z.number(),
+});
+export const artifactsAnswerSchema = answer<ArtifactsAnswer>()({
+  trace_id: z.string(),
+  session_id: z.string(),
+  namespace: z.string(),
+  completed: z.boolean(),
+  events: z.array(z.object({ seq: z.number(), ts: z.string(), type: z.string(), hash: z.string(), data: z.unknown() })),
 });
