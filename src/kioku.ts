@@ -84,6 +84,13 @@ import {
   type StartTurnInput,
   type SupersedeInput,
   type WriteMemoriesInput,
+  type AssetQueryInput,
+  type ColdInput,
+  type DeliveryReportInput,
+  type InNamespaceInput,
+  type LogFramesInput,
+  type RelatedInput,
+  type VerifyLogInput,
 } from './wire.js';
 
 export type { KiokuStore } from './store.js';
@@ -168,17 +175,17 @@ export interface Kioku {
   evidence(key: string, access?: Access): Promise<EvidenceAnswer>;
   /** markdown documents the caller read (kioku import), in batches; `final` on the last */
   importDocuments(input: ImportInput, access?: Access): Promise<ImportSummary>;
-  cold(input: { namespace?: string; min_considered?: number }, access?: Access): Promise<ColdAnswer>;
-  deliveryReport(input: { namespace?: string; days?: number }, access?: Access): Promise<DeliveryReport>;
+  cold(input: ColdInput, access?: Access): Promise<ColdAnswer>;
+  deliveryReport(input: DeliveryReportInput, access?: Access): Promise<DeliveryReport>;
   /** re-run recorded turns through (changed) delivery rules; appends nothing */
   replay(input: ReplayInput, access?: Access): Promise<ReplayReport>;
   setAudience(id: string, input: AudienceInput, access?: Access): Promise<AudienceAnswer>;
   /** a card or wiki topic and its active sections */
-  document(layer: 'card' | 'wiki', id: string, input: { namespace?: string }, access?: Access): Promise<DocumentAnswer>;
+  document(layer: 'card' | 'wiki', id: string, input: InNamespaceInput, access?: Access): Promise<DocumentAnswer>;
   /** a source document by id, whatever its layer */
-  source(id: string, input: { namespace?: string }, access?: Access): Promise<DocumentAnswer>;
+  source(id: string, input: InNamespaceInput, access?: Access): Promise<DocumentAnswer>;
   /** the card ids a card relates to, and the cards relating to it */
-  relations(cardId: string, input: { namespace?: string }, access?: Access): Promise<RelationsAnswer>;
+  relations(cardId: string, input: InNamespaceInput, access?: Access): Promise<RelationsAnswer>;
   /** items by what they are (kinds, tags, entity, time range, session), newest first; superseded ones marked */
   items(input: ItemsInput, access?: Access): Promise<ItemsAnswer>;
   /** keep a dialogue verbatim (cold: recalled only on request) */
@@ -186,11 +193,11 @@ export interface Kioku {
   /** register a file by reference: its description is its only search text */
   registerAsset(input: AssetInput, access?: Access): Promise<AssetRegisteredAnswer>;
   /** an asset's claim ticket, its status checked against the file now, and its content inline on request (within a cap) */
-  asset(id: string, input: { namespace?: string; include_content?: boolean; max_bytes?: number }, access?: Access): Promise<AssetAnswer>;
+  asset(id: string, input: AssetQueryInput, access?: Access): Promise<AssetAnswer>;
   /** what the library holds: items by layer, the log head */
-  stats(input: { namespace?: string }, access?: Access): Promise<StatsAnswer>;
+  stats(input: InNamespaceInput, access?: Access): Promise<StatsAnswer>;
   /** what an item is connected to: supersede edges, card references, session neighbours, shared entities */
-  related(key: string, input: { limit?: number }, access?: Access): Promise<RelatedAnswer>;
+  related(key: string, input: RelatedInput, access?: Access): Promise<RelatedAnswer>;
   /** record a job event (stored, never executed) */
   recordJobEvent(input: JobEventInput, access?: Access): Promise<{ seq: number; hash: string }>;
   /** job events of the last N days, by stage and status */
@@ -207,13 +214,13 @@ export interface Kioku {
   importItems(input: ImportItemsInput, access?: Access): Promise<ImportItemsAnswer>;
   // The library as a whole (the service:read scope): these run where the store is owned, so they work while a service runs.
   /** verify the chain up to the head now, with the anchors; optionally sign that head */
-  verifyLog(input: { write_anchor?: boolean }, access?: Access): Promise<VerifyReport>;
+  verifyLog(input: VerifyLogInput, access?: Access): Promise<VerifyReport>;
   /** event counts and bytes per type and namespace */
   logStats(access?: Access): Promise<LogStatsAnswer>;
   /** one record, decoded */
   logRecord(seq: number, access?: Access): Promise<LogRecord>;
   /** stored frames, byte for byte, a page at a time (an export, a backup) */
-  logFrames(input: { from: number; to?: number; limit?: number }, access?: Access): Promise<LogFramesAnswer>;
+  logFrames(input: LogFramesInput, access?: Access): Promise<LogFramesAnswer>;
   /** a head every projection stands at, with their digests there (what a restore must reproduce) */
   backupPoint(access?: Access): Promise<BackupPoint>;
   close(): Promise<void>;
@@ -341,7 +348,7 @@ export class LocalKioku implements Kioku {
     });
   }
 
-  async cold(input: { namespace?: string; min_considered?: number }, access: Access = {}): Promise<ColdAnswer> {
+  async cold(input: ColdInput, access: Access = {}): Promise<ColdAnswer> {
     const min = input.min_considered ?? 5;
     if (!Number.isSafeInteger(min) || min < 1 || min > 1_000_000)
       throw new KiokuError('KIOKU_INPUT_INVALID', 'min_considered must be a positive integer', { details: { field: 'min_considered' } });
@@ -354,7 +361,7 @@ export class LocalKioku implements Kioku {
     };
   }
 
-  deliveryReport(input: { namespace?: string; days?: number }, access: Access = {}): Promise<DeliveryReport> {
+  deliveryReport(input: DeliveryReportInput, access: Access = {}): Promise<DeliveryReport> {
     const days = input.days ?? 7;
     if (!Number.isFinite(days) || days <= 0 || days > 3650)
       throw new KiokuError('KIOKU_INPUT_INVALID', 'days must be a number above 0 and at most 3650', { details: { field: 'days' } });
@@ -385,15 +392,15 @@ export class LocalKioku implements Kioku {
     return this.knowledge.setAudienceParsed({ ...rest, id: pathId(id, 'id', 'set audience'), ns: namespaceOf(namespace, access) });
   }
 
-  async document(layer: 'card' | 'wiki', id: string, input: { namespace?: string }, access: Access = {}): Promise<DocumentAnswer> {
+  async document(layer: 'card' | 'wiki', id: string, input: InNamespaceInput, access: Access = {}): Promise<DocumentAnswer> {
     return documentOf(this.records, namespaceOf(input.namespace, access), layer, id);
   }
 
-  async source(id: string, input: { namespace?: string }, access: Access = {}): Promise<DocumentAnswer> {
+  async source(id: string, input: InNamespaceInput, access: Access = {}): Promise<DocumentAnswer> {
     return sourceOf(this.records, namespaceOf(input.namespace, access), id);
   }
 
-  async relations(cardId: string, input: { namespace?: string }, access: Access = {}): Promise<RelationsAnswer> {
+  async relations(cardId: string, input: InNamespaceInput, access: Access = {}): Promise<RelationsAnswer> {
     return relationsOf(this.records, namespaceOf(input.namespace, access), cardId);
   }
 
@@ -431,17 +438,17 @@ export class LocalKioku implements Kioku {
     return this.knowledge.registerAssetParsed({ ...rest, ns: namespaceOf(namespace, access) });
   }
 
-  async asset(id: string, input: { namespace?: string; include_content?: boolean; max_bytes?: number }, access: Access = {}): Promise<AssetAnswer> {
+  async asset(id: string, input: AssetQueryInput, access: Access = {}): Promise<AssetAnswer> {
     return assetOf(this.records, this.knowledge.assets, namespaceOf(input.namespace, access), id, input);
   }
 
-  async stats(input: { namespace?: string }, access: Access = {}): Promise<StatsAnswer> {
+  async stats(input: InNamespaceInput, access: Access = {}): Promise<StatsAnswer> {
     const ns = namespaceOf(input.namespace, access);
     const events = this.store.projections.views.stats.current().by_namespace[ns]?.count ?? 0;
     return { namespace: ns, items: this.records.counts(ns), events, ...(seesService(access) ? { head: this.store.log.head() } : {}) };
   }
 
-  async related(key: string, input: { limit?: number }, access: Access = {}): Promise<RelatedAnswer> {
+  async related(key: string, input: RelatedInput, access: Access = {}): Promise<RelatedAnswer> {
     const ns = namespaceOf(keyNamespace(key), access);
     return relatedOf(this.records, ns, key, Math.min(Math.max(input.limit ?? 20, 1), 100));
   }
@@ -505,7 +512,7 @@ export class LocalKioku implements Kioku {
     );
   }
 
-  async verifyLog(input: { write_anchor?: boolean }, access: Access = {}): Promise<VerifyReport> {
+  async verifyLog(input: VerifyLogInput, access: Access = {}): Promise<VerifyReport> {
     serviceOnly(access, 'verify');
     return verifyLive(this.store, { writeAnchor: input?.write_anchor === true });
   }
@@ -520,7 +527,7 @@ export class LocalKioku implements Kioku {
     return logRecord(this.store, seq);
   }
 
-  async logFrames(input: { from: number; to?: number; limit?: number }, access: Access = {}): Promise<LogFramesAnswer> {
+  async logFrames(input: LogFramesInput, access: Access = {}): Promise<LogFramesAnswer> {
     serviceOnly(access, 'log frames');
     return logFrames(this.store, input);
   }

@@ -58,6 +58,13 @@ import type {
   StartTurnInput,
   SupersedeInput,
   WriteMemoriesInput,
+  AssetQueryInput,
+  ColdInput,
+  DeliveryReportInput,
+  InNamespaceInput,
+  LogFramesInput,
+  RelatedInput,
+  VerifyLogInput,
 } from './wire.js';
 
 export interface RemoteOptions {
@@ -208,10 +215,10 @@ export class RemoteKioku implements Kioku {
   importDocuments(input: ImportInput, _access?: Access) {
     return this.call<ImportSummary>('POST', '/v1/import', input, 'idempotent');
   }
-  cold(input: { namespace?: string; min_considered?: number }, _access?: Access) {
+  cold(input: ColdInput, _access?: Access) {
     return this.call<ColdAnswer>('GET', `/v1/knowledge/cold${query({ namespace: input.namespace, min_considered: input.min_considered })}`);
   }
-  deliveryReport(input: { namespace?: string; days?: number }, _access?: Access) {
+  deliveryReport(input: DeliveryReportInput, _access?: Access) {
     return this.call<DeliveryReport>('GET', `/v1/reports/delivery${query({ namespace: input.namespace, days: input.days })}`);
   }
   replay(input: ReplayInput, _access?: Access) {
@@ -220,13 +227,13 @@ export class RemoteKioku implements Kioku {
   setAudience(id: string, input: AudienceInput, _access?: Access) {
     return this.call<AudienceAnswer>('POST', `/v1/memories/${path(id)}/audience`, input);
   }
-  document(layer: 'card' | 'wiki', id: string, input: { namespace?: string }, _access?: Access) {
+  document(layer: 'card' | 'wiki', id: string, input: InNamespaceInput, _access?: Access) {
     return this.call<DocumentAnswer>('GET', `/v1/${layer === 'card' ? 'cards' : 'wiki/topics'}/${path(id)}${query({ namespace: input.namespace })}`);
   }
-  source(id: string, input: { namespace?: string }, _access?: Access) {
+  source(id: string, input: InNamespaceInput, _access?: Access) {
     return this.call<DocumentAnswer>('GET', `/v1/sources/${path(id)}${query({ namespace: input.namespace })}`);
   }
-  relations(cardId: string, input: { namespace?: string }, _access?: Access) {
+  relations(cardId: string, input: InNamespaceInput, _access?: Access) {
     return this.call<RelationsAnswer>('GET', `/v1/cards/${path(cardId)}/relations${query({ namespace: input.namespace })}`);
   }
   items(input: ItemsInput, _access?: Access) {
@@ -238,16 +245,16 @@ export class RemoteKioku implements Kioku {
   registerAsset(input: AssetInput, _access?: Access) {
     return this.call<AssetRegisteredAnswer>('POST', '/v1/assets', input);
   }
-  asset(id: string, input: { namespace?: string; include_content?: boolean; max_bytes?: number }, _access?: Access) {
+  asset(id: string, input: AssetQueryInput, _access?: Access) {
     return this.call<AssetAnswer>(
       'GET',
       `/v1/assets/${path(id)}${query({ namespace: input.namespace, include_content: input.include_content ? 1 : undefined, max_bytes: input.max_bytes })}`,
     );
   }
-  stats(input: { namespace?: string }, _access?: Access) {
+  stats(input: InNamespaceInput, _access?: Access) {
     return this.call<StatsAnswer>('GET', `/v1/stats${query({ namespace: input.namespace })}`);
   }
-  related(key: string, input: { limit?: number }, _access?: Access) {
+  related(key: string, input: RelatedInput, _access?: Access) {
     return this.call<RelatedAnswer>('GET', `/v1/evidence/${path(key)}/related${query({ limit: input.limit })}`);
   }
   recordJobEvent(input: JobEventInput, _access?: Access) {
@@ -291,7 +298,7 @@ export class RemoteKioku implements Kioku {
   importItems(input: ImportItemsInput, _access?: Access) {
     return this.call<ImportItemsAnswer>('POST', '/v1/import/items', input, 'idempotent');
   }
-  verifyLog(input: { write_anchor?: boolean }, _access?: Access) {
+  verifyLog(input: VerifyLogInput, _access?: Access) {
     return this.call<VerifyReport>('POST', '/v1/log/verify', input, input.write_anchor ? 'write' : 'read');
   }
   logStats(_access?: Access) {
@@ -300,7 +307,7 @@ export class RemoteKioku implements Kioku {
   logRecord(seq: number, _access?: Access) {
     return this.call<LogRecord>('GET', `/v1/log/records/${seq}`);
   }
-  logFrames(input: { from: number; to?: number; limit?: number }, _access?: Access) {
+  logFrames(input: LogFramesInput, _access?: Access) {
     return this.call<LogFramesAnswer>('GET', `/v1/log/frames${query({ from: input.from, to: input.to, limit: input.limit })}`);
   }
   backupPoint(_access?: Access) {

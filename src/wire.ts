@@ -13,6 +13,7 @@ import { replayRequestSchema } from './recall/replay.js';
 import { completeTurnSchema, openSessionSchema, startTurnSchema } from './recall/turns.js';
 import { itemsQuerySchema } from '../projections/records/queries.js';
 import { listRequestSchema } from '../projections/records/listing.js';
+import { pipelineJobsSchema, pipelineSnapshotSchema } from './api/pipeline.js';
 
 /** `wait_for_vectors` (memory writes, HTTP and MCP): answer once the written memories have vectors, true (up to 60 s) or a timeout in ms. */
 export const waitForVectorsSchema = z
@@ -46,6 +47,18 @@ export const wire = {
   // the catalog's own schema: the wire cannot drift from what the log accepts
   jobEvent: eventSchemas['job.event'].extend(namespace),
   replay: replayRequestSchema,
+  // Queries of the GET routes: documented (and typed) here; the facade checks their values by hand,
+  // with the messages a query string's bad value always got (a NaN from `?days=x` included)
+  /** a lookup in a namespace: document, source, relations, stats */
+  inNamespace: z.strictObject(namespace),
+  cold: z.strictObject({ ...namespace, min_considered: z.number().optional() }),
+  deliveryReport: z.strictObject({ ...namespace, days: z.number().optional() }),
+  assetQuery: z.strictObject({ ...namespace, include_content: z.boolean().optional(), max_bytes: z.number().optional() }),
+  related: z.strictObject({ limit: z.number().optional() }),
+  pipelineSnapshot: pipelineSnapshotSchema,
+  pipelineJobs: pipelineJobsSchema,
+  verifyLog: z.strictObject({ write_anchor: z.boolean().optional() }),
+  logFrames: z.strictObject({ from: z.number(), to: z.number().optional(), limit: z.number().optional() }),
 };
 
 export type OpenSessionInput = z.input<typeof wire.openSession>;
@@ -64,3 +77,10 @@ export type ListInput = z.input<typeof wire.list>;
 export type ImportItemsInput = z.input<typeof wire.importItems>;
 export type EpisodeInput = z.input<typeof wire.episode>;
 export type AssetInput = z.input<typeof wire.asset>;
+export type InNamespaceInput = z.input<typeof wire.inNamespace>;
+export type ColdInput = z.input<typeof wire.cold>;
+export type DeliveryReportInput = z.input<typeof wire.deliveryReport>;
+export type AssetQueryInput = z.input<typeof wire.assetQuery>;
+export type RelatedInput = z.input<typeof wire.related>;
+export type VerifyLogInput = z.input<typeof wire.verifyLog>;
+export type LogFramesInput = z.input<typeof wire.logFrames>;

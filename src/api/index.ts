@@ -25,7 +25,7 @@
 // of each for turns/start, recall and memories over HTTP and MCP (tests assert it).
 export { resolveCaller, checkScope, isCaller, type Caller } from './caller.js';
 export { apiCounters, type ApiCounts } from './counters.js';
-export { inputSchemas, namespaceOnly, outputSchemas, type MethodWithInput } from './operations.js';
+export { inputSchemas, namespaceOnly, outputSchemas, querySchemas, type MethodWithInput } from './operations.js';
 export * from './outputs.js';
 export { parseInput, parsedWith } from '../knowledge/validate.js';
 export { ANONYMOUS, SCOPES, type Principal, type Scope } from '../access.js';

@@ -24,12 +24,12 @@ import {
 } from './outputs.js';
 
 /** What a method's input is when a door has nothing but a namespace to send (GET routes, lookups by id). */
-export const namespaceOnly = z.strictObject({ namespace: wire.recall.shape.namespace });
+export const namespaceOnly = wire.inNamespace;
 
 /**
  * The input schema of every Kioku method that takes a body or query, by method name. A method with
  * a path id (`forget(id, input)`) lists the schema of its `input`; methods that take only an id or
- * nothing (evidence, logStats, logRecord, backupPoint, close) have none.
+ * nothing (evidence, artifacts, ingestStatus, logStats, logRecord, backupPoint, close) have none.
  */
 export const inputSchemas = {
   openSession: wire.openSession,
@@ -53,6 +53,26 @@ export const inputSchemas = {
 } as const satisfies Record<string, z.ZodType>;
 
 export type MethodWithInput = keyof typeof inputSchemas;
+
+/**
+ * The input schema of the methods a door calls from a query string (GET routes): they document and
+ * type the query; the facade checks the values by hand with the messages these always gave (a query's
+ * `?days=x` is a NaN, named as a bad days, not as a type error), so these are not parsed at the edge.
+ */
+export const querySchemas = {
+  cold: wire.cold,
+  deliveryReport: wire.deliveryReport,
+  document: wire.inNamespace,
+  source: wire.inNamespace,
+  relations: wire.inNamespace,
+  stats: wire.inNamespace,
+  asset: wire.assetQuery,
+  related: wire.related,
+  pipelineSnapshot: wire.pipelineSnapshot,
+  pipelineJobs: wire.pipelineJobs,
+  verifyLog: wire.verifyLog,
+  logFrames: wire.logFrames,
+} as const satisfies Record<string, z.ZodType>;
 
 /**
  * The output schema of the facade methods whose answers are documented field by field (each checked
