@@ -102,6 +102,12 @@ describe('without tokens (anonymous, loopback)', () => {
     expect((await s.call('POST', '/v1/pipeline/jobs/events', { job_id: 'j1', stage: 'distill', status: 'running' })).status).toBe(200);
     expect((await s.call('POST', '/v1/pipeline/jobs/events', { job_id: 'j1', stage: 'distill', status: 'exploded' })).status).toBe(400);
     expect((await s.call('GET', '/v1/pipeline/jobs?stage=distill')).body).toMatchObject({ jobs: [{ job_id: 'j1', status: 'running' }] });
+    // a filter given twice is refused, never dropped (a dropped filter would answer every job)
+    for (const q of ['stage=distill&stage=x', 'status=running&status=queued']) {
+      const r = await s.call('GET', `/v1/pipeline/jobs?${q}`);
+      expect(r.status, q).toBe(400);
+      expect(r.body).toMatchObject({ error: { code: 'KIOKU_INPUT_INVALID', details: { field: q.split('=')[0] } } });
+    }
     expect((await s.call('GET', '/v1/pipeline/snapshot?days=7')).body).toMatchObject({ days: 7, by_stage: { distill: { running: 1 } } });
   });
 

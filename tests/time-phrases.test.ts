@@ -1,11 +1,9 @@
 // Time phrases in English and Chinese → date ranges against a pinned clock: the one parser
 // behind the temporal cue and recall_timeline. A table of phrases with their ranges, near
 // misses that must not read as time, and recall_timeline's own example through the HTTP door.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recallTimeline } from '../src/mcp/tools/browse.js';
 import { parseTimeRange } from '../src/recall/index.js';
-import { REPO } from './helpers.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
 
 // a Sunday: this week began Monday 2026-11-23
@@ -192,8 +190,7 @@ describe("recall_timeline's own examples, through the HTTP door with the authori
   };
 
   it('accepts every phrase its MCP description gives as an example, "九月那阵子" among them', async () => {
-    const source = readFileSync(join(REPO, 'src/mcp/server.ts'), 'utf8');
-    const description = /'recall_timeline',\s*\{\s*description:\s*'([^']+)'/.exec(source)?.[1] ?? '';
+    const description = recallTimeline.description;
     const examples = [...description.matchAll(/"([^"]+)"/g)].map((m) => m[1] as string);
     expect(examples).toContain('九月那阵子');
     for (const example of examples) expect(parseTimeRange(example, NOW), example).toBeDefined();

@@ -1,5 +1,6 @@
 // The pipeline: what is indexed, job events by stage and status, everything recorded for one turn,
 // and recording a job event. Each one call of the facade (src/api/pipeline.ts answers them).
+import { KiokuError } from '../../errors.js';
 import type { ServerState } from '../state.js';
 import { callerAccess, requireScope } from '../context.js';
 import { bodyRoute, queryRoute } from '../edge.js';
@@ -7,8 +8,11 @@ import { doc, plugin, ready } from './common.js';
 
 /** A query value handed on as a number when present (the facade names a bad one). */
 const numberOf = (field: string, v: unknown): Record<string, number> => (v === undefined ? {} : { [field]: Number(v) });
-/** A query value handed on as a string when present and not empty. */
-const textOf = (field: string, v: unknown): Record<string, string> => (typeof v === 'string' && v !== '' ? { [field]: v } : {});
+/** A query value handed on as a string when present and not empty; a repeated one is refused, never dropped (a dropped filter would answer every job). */
+const textOf = (field: string, v: unknown): Record<string, string> => {
+  if (Array.isArray(v)) throw new KiokuError('KIOKU_INPUT_INVALID', `${field}: give it once`, { details: { field } });
+  return typeof v === 'string' && v !== '' ? { [field]: v } : {};
+};
 
 export const pipelineRoutes = (state: ServerState) =>
   plugin((app) => {
