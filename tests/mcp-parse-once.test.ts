@@ -65,6 +65,14 @@ describe('one parse and one resolution per MCP call, counted in process', () => 
     expect(bad.counts).toEqual({ parses: 1, resolutions: 0 });
   });
 
+  it('a refused argument is named as the tool calls it, not by the facade field it becomes (recall: message, not query)', async () => {
+    const client = await connect();
+    const bad = await call(client, 'recall', { message: 42 });
+    expect(bad.result).toMatchObject({ isError: true, structuredContent: { error: { code: 'KIOKU_INPUT_INVALID' } } });
+    expect(bad.result.content[0]?.text).toMatch(/^KIOKU_INPUT_INVALID: recall: message: /);
+    expect(bad.result.content[0]?.text).not.toContain('query');
+  });
+
   it('a turn started by the hook: one parse and one resolution per facade call (open the session, start the turn)', async () => {
     const prompt = JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 'count-1', prompt: 'how do I roll back billing?' });
     const turn = await apiCounters.during(() => runHook(prompt, { data: data.path, host: 'claude', env: {}, kioku: async () => kioku }));

@@ -94,7 +94,7 @@ export function kiokuTool<S extends z.ZodObject, E extends z.ZodRawShape>(def: K
         const body: Record<string, unknown> = def.fold ? { ...def.fold(extra) } : {};
         for (const [arg, field] of Object.entries(def.fields)) if (raw[arg] !== undefined) body[field] = raw[arg];
         if (context.namespace !== undefined) body['namespace'] = context.namespace; // sent on: a remote service resolves it against the token
-        const input = parseInput(def.input, body, def.name);
+        const input = inArgumentTerms(() => parseInput(def.input, body, def.name), def.name, def.fields);
         const caller = resolveCaller(ANONYMOUS, context.namespace, def.scope, 'mcp');
         return def.call(await kioku(), input, caller, extra, context);
       }),
@@ -119,6 +119,25 @@ export function plainTool<S extends z.ZodRawShape>(def: {
     arguments: args,
     run: (raw, kioku, context) => answer(async () => def.call(kioku, parseInput(args, raw, def.name), context)),
   };
+}
+
+/**
+ * A refusal names what the agent sent: a facade field the tool calls by another name (recall's
+ * `message` is the facade's `query`) is renamed back to the tool's argument in the message and details.
+ */
+function inArgumentTerms<T>(parse: () => T, tool: string, fields: Record<string, string>): T {
+  try {
+    return parse();
+  } catch (err) {
+    const field = isKiokuError(err) && err.code === 'KIOKU_INPUT_INVALID' ? err.details?.['field'] : undefined;
+    if (!isKiokuError(err) || typeof field !== 'string') throw err;
+    const [head = '', ...rest] = field.split('.');
+    const arg = Object.entries(fields).find(([a, f]) => f === head && a !== f)?.[0];
+    if (arg === undefined) throw err;
+    const named = [arg, ...rest].join('.');
+    const message = err.message.replace(`${tool}: ${field}`, `${tool}: ${named}`);
+    throw new KiokuError(err.code, message, { details: { ...err.details, field: named }, cause: err });
+  }
 }
 
 function pick(raw: Record<string, unknown>, keys: string[]): Record<string, unknown> {
