@@ -449,8 +449,9 @@ export class LocalKioku implements Kioku {
   }
 
   async related(key: string, input: RelatedInput, access: Access = {}): Promise<RelatedAnswer> {
+    const { limit } = parseInput(wire.related, input, 'related');
     const ns = namespaceOf(keyNamespace(key), access);
-    return relatedOf(this.records, ns, key, Math.min(Math.max(input.limit ?? 20, 1), 100));
+    return relatedOf(this.records, ns, key, Math.min(Math.max(limit ?? 20, 1), 100));
   }
 
   async recordJobEvent(input: JobEventInput, access: Access = {}): Promise<{ seq: number; hash: string }> {

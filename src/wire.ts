@@ -54,7 +54,8 @@ export const wire = {
   cold: z.strictObject({ ...namespace, min_considered: z.number().optional() }),
   deliveryReport: z.strictObject({ ...namespace, days: z.number().optional() }),
   assetQuery: z.strictObject({ ...namespace, include_content: z.boolean().optional(), max_bytes: z.number().optional() }),
-  related: z.strictObject({ limit: z.number().optional() }),
+  // a whole number; out-of-range values are clamped to 1–100 by the facade, as always
+  related: z.strictObject({ limit: z.number().int().optional() }),
   pipelineSnapshot: pipelineSnapshotSchema,
   pipelineJobs: pipelineJobsSchema,
   verifyLog: z.strictObject({ write_anchor: z.boolean().optional() }),

@@ -102,6 +102,12 @@ describe('without tokens (anonymous, loopback)', () => {
     expect((await s.call('POST', '/v1/pipeline/jobs/events', { job_id: 'j1', stage: 'distill', status: 'running' })).status).toBe(200);
     expect((await s.call('POST', '/v1/pipeline/jobs/events', { job_id: 'j1', stage: 'distill', status: 'exploded' })).status).toBe(400);
     expect((await s.call('GET', '/v1/pipeline/jobs?stage=distill')).body).toMatchObject({ jobs: [{ job_id: 'j1', status: 'running' }] });
+    // a limit that is not a whole number is refused, never handed on as NaN (found by the outside attack)
+    for (const limit of ['abc', '1.5']) {
+      const r = await s.call('GET', `/v1/evidence/ev1:private:memory:nothing/related?limit=${limit}`);
+      expect(r.status, limit).toBe(400);
+      expect(r.body).toMatchObject({ error: { code: 'KIOKU_INPUT_INVALID', details: { field: 'limit' } } });
+    }
     // a filter given twice is refused, never dropped (a dropped filter would answer every job)
     for (const q of ['stage=distill&stage=x', 'status=running&status=queued']) {
       const r = await s.call('GET', `/v1/pipeline/jobs?${q}`);
