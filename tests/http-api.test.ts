@@ -102,6 +102,10 @@ describe('without tokens (anonymous, loopback)', () => {
     expect((await s.call('POST', '/v1/pipeline/jobs/events', { job_id: 'j1', stage: 'distill', status: 'running' })).status).toBe(200);
     expect((await s.call('POST', '/v1/pipeline/jobs/events', { job_id: 'j1', stage: 'distill', status: 'exploded' })).status).toBe(400);
     expect((await s.call('GET', '/v1/pipeline/jobs?stage=distill')).body).toMatchObject({ jobs: [{ job_id: 'j1', status: 'running' }] });
+    // a POST names its namespace in the body: ?namespace= is refused, never silently ignored
+    const q = await s.call('POST', '/v1/recall?namespace=other', { query: 'anything' });
+    expect(q.status).toBe(400);
+    expect(q.body).toMatchObject({ error: { code: 'KIOKU_INPUT_INVALID', details: { field: 'namespace' } } });
     // a limit that is not a whole number is refused, never handed on as NaN (found by the outside attack)
     for (const limit of ['abc', '1.5']) {
       const r = await s.call('GET', `/v1/evidence/ev1:private:memory:nothing/related?limit=${limit}`);

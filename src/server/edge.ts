@@ -117,6 +117,10 @@ function bodyCaller(req: FastifyRequest, scope: Scope, required: boolean, inputH
     req.body = {};
   }
   const body = req.body as Record<string, unknown>; // the JSON parser (json-body.ts) hands on objects only
+  // a POST names its namespace in the body; a ?namespace= beside it would be ignored, a silent switch
+  if ((req.query as Record<string, unknown> | undefined)?.['namespace'] !== undefined)
+    // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
+    throw new KiokuError('KIOKU_INPUT_INVALID', 'namespace: name it in the request body, not as ?namespace= on a POST', { details: { field: 'namespace' } });
   const namespace = body['namespace'];
   if (namespace !== undefined && typeof namespace !== 'string')
     // Stryker disable next-line StringLiteral: the message's wording; the code and details are the API and are tested
