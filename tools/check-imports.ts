@@ -11,7 +11,7 @@ const SCANNED = ['src', 'projections'];
 
 /** Lower layers first; a file may import only from its own layer or one listed before it. */
 export const LAYERS: readonly [string, RegExp][] = [
-  ['foundation', /^src\/(errors|config|package-root|access|client|run-file|library|text\/.*|events\/.*|llm\/.*)\.ts$/],
+  ['foundation', /^src\/(errors|config|package-root|access|client|run-file|library|text\/.*|events\/.*|llm\/.*|privacy\/.*)\.ts$/],
   ['log', /^src\/log\//],
   ['embed', /^src\/embed\//],
   ['knowledge', /^src\/knowledge\//],
@@ -22,7 +22,7 @@ export const LAYERS: readonly [string, RegExp][] = [
   ['store', /^src\/store\.ts$/],
   ['core', /^src\/((wire|kioku|remote|operations|connect)\.ts|api\/.*)$/],
   ['eval', /^src\/eval\//],
-  ['adapters', /^src\/(server|mcp|hook)\//],
+  ['adapters', /^src\/(server|mcp|hook|ui)\//],
 ];
 
 function files(dir: string): string[] {
