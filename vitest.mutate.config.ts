@@ -27,6 +27,7 @@ export default defineConfig({
       'tests/keyword-search.test.ts',
       'tests/local-judge.test.ts',
       'tests/access.test.ts',
+      'tests/api-caller.test.ts',
     ],
     testTimeout: 60_000,
     hookTimeout: 60_000,
