@@ -13,8 +13,10 @@ export { ANONYMOUS, SCOPES, type Principal, type Scope } from '../access.js';
 
 // The schemas are built per load (once at start-up), not at import, so that every rule in them
 // runs as ordinary code: a mutation tester can then switch each one on and off (stryker-js #6209).
-const tokenEntrySchema = () =>
-  z
+// Declared functions, not arrow constants: an arrow assigned at load is a mutant Stryker's per-test
+// coverage cannot attribute to a test (it was a false survivor), a function body is covered by its calls.
+function tokenEntrySchema() {
+  return z
     .strictObject({
       name: z.string().min(1).max(200),
       /** the token itself (≥ 16 characters) — prefer token_sha256 */
@@ -32,12 +34,14 @@ const tokenEntrySchema = () =>
       scopes: z.array(z.enum(SCOPES)).min(1),
     })
     .refine((t) => (t.token === undefined) !== (t.token_sha256 === undefined), 'give exactly one of token or token_sha256');
+}
 
-export const authFileSchema = () =>
-  z.strictObject({
+export function authFileSchema() {
+  return z.strictObject({
     // an empty list would silently mean "anonymous": delete the file for that, say so with no tokens at all
     tokens: z.array(tokenEntrySchema()).min(1, 'the list is empty: that would start anonymous; remove the file to run without tokens').max(1_000),
   });
+}
 
 export interface AuthConfig {
   required: boolean;
@@ -49,7 +53,9 @@ export interface AuthConfig {
   isToken?(value: string): boolean;
 }
 
-const hash = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
+function hash(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
 
 /** Load the auth file. Missing = no tokens. Anything malformed stops start-up with a clear message. */
 export function loadAuth(file: string): AuthConfig {
