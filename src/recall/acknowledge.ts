@@ -113,7 +113,10 @@ const ACK_PHRASES = [
   '拜拜',
   '再见',
 ];
-const ACKS = new Set(ACK_PHRASES);
+// A sequence of acknowledgement phrases, one space between them ("ok thank you", "got it thanks a lot").
+// Phrases hold no separator, so a match starts and ends on whole parts of the split text.
+const ACK_PHRASE = `(?:${ACK_PHRASES.join('|')})`;
+const ACK_SEQUENCE = new RegExp(`^${ACK_PHRASE}(?: ${ACK_PHRASE})*$`, 'u');
 
 // Separators between the parts of a compound acknowledgement ("好,收到", "ok, thanks!").
 const SPLIT = /[\s,，。.!！?？~～、;；:：…]+/u;
@@ -122,30 +125,14 @@ const EMOJI_ONLY = /^[\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Emoji_Compon
 /** True for a pure acknowledgement or greeting, in English or Chinese, punctuated or not. */
 export function isAcknowledgement(text: string): boolean {
   const t = text.normalize('NFKC').trim().toLowerCase();
-  if (t.length === 0) return true;
   if (t.length > 40) return false;
-  if (isPureEmoji(t)) return true;
-  if (ACKS.has(t.replace(/[\s,，。.!！?？~～、;；:：…]+$/u, ''))) return true;
-  // every part is itself an acknowledgement: "好,收到", "ok thanks", "thanks!! 👍"
+  // every part (emoji dropped) belongs to an acknowledgement phrase: "好,收到", "ok thanks", "thanks!! 👍";
+  // nothing left (empty, only emoji or punctuation) says nothing either
   const parts = t.split(SPLIT).filter((p) => p && !isPureEmoji(p));
-  if (parts.length === 0) return true;
-  if (parts.every((p) => ACKS.has(p))) return true;
-  // multi-word English phrases split by spaces: try greedy joins ("sounds good", "thank you")
-  return coversWithPhrases(parts);
+  return parts.length === 0 || ACK_SEQUENCE.test(parts.join(' '));
 }
 
 /** Emoji and nothing else — but a keycap ("1️⃣", "#️⃣") answers something: digits, # and * are emoji components too. */
 function isPureEmoji(text: string): boolean {
   return EMOJI_ONLY.test(text) && !/[0-9#*]/.test(text);
-}
-
-function coversWithPhrases(parts: string[]): boolean {
-  const n = parts.length;
-  const ok: boolean[] = new Array(n + 1).fill(false);
-  ok[0] = true;
-  for (let i = 0; i < n; i++) {
-    if (!ok[i]) continue;
-    for (let j = i + 1; j <= Math.min(n, i + 4); j++) if (ACKS.has(parts.slice(i, j).join(' '))) ok[j] = true;
-  }
-  return ok[n] === true;
 }
