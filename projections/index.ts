@@ -8,6 +8,8 @@ export { DeliveredProjection } from './delivered.js';
 export { JobsProjection, type JobState } from './jobs.js';
 export { TurnsProjection, completionHash, type TurnState, type SessionState } from './turns.js';
 export { UsageProjection, isDemoted, DEMOTION_MIN_JUDGED, type UsageCounters } from './usage.js';
+export { AccessProjection, type AccessCounts } from './access.js';
+export { LifecycleProjection, type LifecycleEntry } from './lifecycle.js';
 export { VectorProjection, VectorLane, laneId, type VectorHit, type VectorSearchOptions } from './vector/index.js';
 export { VECTOR_INDEX, type VectorIndexInfo } from './vector/graph.js';
 import type { Projection } from './projection.js';
@@ -19,6 +21,8 @@ import { DeliveredProjection } from './delivered.js';
 import { UsageProjection } from './usage.js';
 import { TurnsProjection } from './turns.js';
 import { JobsProjection } from './jobs.js';
+import { AccessProjection } from './access.js';
+import { LifecycleProjection } from './lifecycle.js';
 
 /** Every projection a Kioku store runs. Later capabilities add theirs here. */
 export function defaultProjections(): Projection[] {
@@ -31,5 +35,7 @@ export function defaultProjections(): Projection[] {
     new DeliveredProjection(),
     new TurnsProjection(),
     new JobsProjection(),
+    new AccessProjection(),
+    new LifecycleProjection(),
   ];
 }

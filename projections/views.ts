@@ -1,7 +1,9 @@
 // The read models by name, typed: `runner.views.records` instead of a string lookup and a cast.
+import type { AccessProjection } from './access.js';
 import type { DeliveredProjection } from './delivered.js';
 import type { JobsProjection } from './jobs.js';
 import type { KeywordProjection } from './keyword/index.js';
+import type { LifecycleProjection } from './lifecycle.js';
 import type { RecordsProjection } from './records/index.js';
 import type { StatsProjection } from './stats.js';
 import type { TurnsProjection } from './turns.js';
@@ -17,6 +19,8 @@ export interface Views {
   delivered: DeliveredProjection;
   turns: TurnsProjection;
   jobs: JobsProjection;
+  access: AccessProjection;
+  lifecycle: LifecycleProjection;
 }
 
-export const VIEW_NAMES: readonly (keyof Views)[] = ['stats', 'records', 'keyword', 'vector', 'usage', 'delivered', 'turns', 'jobs'];
+export const VIEW_NAMES: readonly (keyof Views)[] = ['stats', 'records', 'keyword', 'vector', 'usage', 'delivered', 'turns', 'jobs', 'access', 'lifecycle'];

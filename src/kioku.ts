@@ -331,8 +331,11 @@ export class LocalKioku implements Kioku {
   }
 
   async evidence(key: string, access: Access = {}): Promise<EvidenceAnswer> {
-    namespaceOf(keyNamespace(key), access);
-    return evidenceOf(this.records, key);
+    const ns = namespaceOf(keyNamespace(key), access);
+    const answer = evidenceOf(this.records, key);
+    // a fetch by key is a use (projections/access.ts): it feeds the ACT-R re-rank and brings an archived item back
+    await this.store.log.append({ type: 'evidence.fetched', ns, actor: access.actor ?? this.options.actor ?? 'kioku', data: { evidence_keys: [answer.key] } });
+    return answer;
   }
 
   importDocuments(input: ImportInput, access: Access = {}): Promise<ImportSummary> {

@@ -36,6 +36,7 @@ const examples: Record<string, AppendInput['data']> = {
   'embedding.computed': { evidence_key: key, model: 'use-lite', lane: 'text', dim: 2, vector: new Uint8Array(8) },
   'job.event': { job_id: 'j1', stage: 'embed', status: 'succeeded', progress: { done: 3, total: 3 } },
   'lifecycle.transitioned': { evidence_key: key, from: 'active', to: 'archived', reason: 'confidence below 0.2' },
+  'evidence.fetched': { evidence_keys: [key] },
 };
 
 describe('event catalog', () => {

@@ -182,6 +182,8 @@ export const eventSchemas = {
     detail: z.string().max(10_000).optional(),
     progress: z.strictObject({ done: z.number().int().nonnegative(), total: z.number().int().nonnegative() }).optional(),
   }),
+  // an item read whole by its key (get_memory, GET /v1/evidence/{key}): an access the ACT-R re-rank and the lifecycle count
+  'evidence.fetched': z.strictObject({ evidence_keys: z.array(evidenceKey).min(1).max(100) }),
   'lifecycle.transitioned': z.strictObject({
     evidence_key: evidenceKey,
     from: z.enum(['candidate', 'active', 'archived', 'tombstoned']),

@@ -1,5 +1,6 @@
 // Recall configuration. Defaults were chosen on the LoCoMo development split
 // (evals/locomo/run.ts; figures in evals/README.md), never on held-out data.
+import { DEFAULT_AGING, type AgingConfig } from './aging.js';
 import { DEFAULT_DELIVERY_RULES, type DeliveryRules } from './delivery.js';
 import type { FusionMethod } from './fusion.js';
 
@@ -42,6 +43,8 @@ export interface RecallConfig {
   embed_timeout_ms: number;
   judge_timeout_ms: number;
   delivery: DeliveryRules;
+  /** ACT-R re-rank, per-kind decay and the lifecycle states (seed 004; src/recall/aging.ts) */
+  aging: AgingConfig;
 }
 
 export const DEFAULT_RECALL_CONFIG: RecallConfig = {
@@ -65,6 +68,7 @@ export const DEFAULT_RECALL_CONFIG: RecallConfig = {
   embed_timeout_ms: 3_000,
   judge_timeout_ms: 8_000,
   delivery: DEFAULT_DELIVERY_RULES,
+  aging: DEFAULT_AGING,
 };
 
 /** The weight of lane `<channel>:<query kind>`. */
@@ -84,4 +88,12 @@ export function laneWeights(config: RecallConfig, lanes: Iterable<string>): Reco
  */
 export function measurementConfig(config: RecallConfig = DEFAULT_RECALL_CONFIG): RecallConfig {
   return { ...config, embed_timeout_ms: 600_000, judge_timeout_ms: 600_000 };
+}
+
+/** The default configuration with the environment's switches: KIOKU_ACTR=1 turns the ACT-R re-rank on (src/recall/aging.ts). */
+export function recallConfigFromEnv(env: NodeJS.ProcessEnv = process.env): RecallConfig {
+  const actr = env['KIOKU_ACTR'];
+  if (actr === undefined || actr === '') return DEFAULT_RECALL_CONFIG;
+  const enabled = actr === '1' || actr.toLowerCase() === 'on' || actr.toLowerCase() === 'true';
+  return { ...DEFAULT_RECALL_CONFIG, aging: { ...DEFAULT_RECALL_CONFIG.aging, actr: { ...DEFAULT_RECALL_CONFIG.aging.actr, enabled } } };
 }

@@ -41,3 +41,4 @@ export { clockFromEnv, createRecallCore, judgeFromEnv, type CoreOptions } from '
 export { deliveryReport, OVERLAP_BUCKETS, type DeliveryReport } from './reports.js';
 export { replay, seqAtTime, type ReplayOptions, type ReplayReport, type ReplayedTurn } from './replay.js';
 export { renderContext } from './render.js';
+export { DEFAULT_AGING, activation, activationBoost, decayClass, nextState, strength, type AgingConfig, type DecayClass, type LifecycleState } from './aging.js';

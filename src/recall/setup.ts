@@ -2,6 +2,7 @@
 // the judge (KIOKU_JUDGE = local | llm | disabled). HTTP, MCP, the hook and the CLI
 // all build their core here.
 import { clockFromEnv } from './clock.js';
+import { recallConfigFromEnv, type RecallConfig } from './config.js';
 import { createEmbedder, embedderConfigFromEnv, type Embedder } from '../embed/index.js';
 import { KiokuError } from '../errors.js';
 import { EmbeddingIndexer } from '../indexer/embedding-job.js';
@@ -37,6 +38,8 @@ export interface CoreOptions {
   backgroundIndexing?: boolean;
   /** a fixed clock for time phrases (default: KIOKU_CLOCK, else the system clock) */
   now?: () => Date;
+  /** recall configuration (default: DEFAULT_RECALL_CONFIG with the environment's switches, recallConfigFromEnv) */
+  config?: RecallConfig;
 }
 
 /** The recall core over an open store's log and projections, plus its indexer; close() stops both. */
@@ -52,6 +55,7 @@ export function createRecallCore(store: RecallStore, options: CoreOptions = {}):
     embedder,
     judge: options.judge ?? judgeFromEnv(),
     cache: new EmbeddingCache(),
+    config: options.config ?? recallConfigFromEnv(),
     ...(now ? { now } : {}),
     // Planning what waits for vectors walks every item (~5 µs each): recompute only when
     // items or vectors changed, and while a job churns through a backlog at most once a second.

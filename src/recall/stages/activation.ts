@@ -1,0 +1,42 @@
+// After fusion, how age and use move a candidate (seed 004): the ACT-R activation of its use
+// history adds a bounded boost (when enabled), and an archived item sinks by a bounded share —
+// unless it was used after it was archived, which brings it back at once (the lifecycle job
+// records the return as an event at its next run).
+import type { Views } from '../../../projections/views.js';
+import type { RecordEntry } from '../../knowledge/item.js';
+import { activation, activationBoost, decayClass, strength, type AgingConfig } from '../aging.js';
+
+export interface AgingAdjustment {
+  /** what ACT-R activation adds (absent: re-rank off or the item does not age) */
+  actr?: number;
+  /** the item is archived and unused since: its score is multiplied by `archived_factor` */
+  archived?: boolean;
+}
+
+/** The adjustment of each candidate that has one, by evidence key. */
+export function agingAdjustments(
+  views: Pick<Views, 'access' | 'lifecycle'>,
+  config: AgingConfig,
+  ns: string,
+  now: Date,
+  entries: Iterable<RecordEntry>,
+): Map<string, AgingAdjustment> {
+  const out = new Map<string, AgingAdjustment>();
+  const t = now.getTime();
+  for (const e of entries) {
+    const cls = decayClass(config, e);
+    if (cls === undefined) continue;
+    const used = views.access.get(ns, e.key);
+    const adjust: AgingAdjustment = {};
+    const life = views.lifecycle.get(ns, e.key);
+    if (life?.state === 'archived' && !(used && used.last > life.at)) adjust.archived = true;
+    if (config.actr.enabled) {
+      // age since the last use, or since it was written when never used (seed: last_accessed_at, else created)
+      const since = Math.max(used?.last ?? 0, views.access.writtenAt(e.seq) ?? 0);
+      const age = since > 0 ? t - since : Date.parse(e.occurred_at) > 0 ? t - Date.parse(e.occurred_at) : 0;
+      adjust.actr = activationBoost(config.actr, activation(config.actr, age, used?.count ?? 0, strength(config, cls, age)));
+    }
+    if (adjust.actr !== undefined || adjust.archived) out.set(e.key, adjust);
+  }
+  return out;
+}
