@@ -1,0 +1,129 @@
+// Finding secrets in a text and replacing them with placeholders (issue 33). Pure: the id of a
+// placeholder comes from a function the caller hands in (the vault's keyed hash of namespace and
+// value), so the same secret always becomes the same placeholder and a text redacted twice is
+// redacted once (placeholders already present are never matched again).
+import { assignedValue, SECRET_RULES, SECRET_KINDS, type SecretKind } from './rules.js';
+
+export interface SecretFinding {
+  kind: SecretKind;
+  /** offsets of the secret in the text searched */
+  start: number;
+  end: number;
+  value: string;
+}
+
+/** ⟦secret:<kind>:<id>⟧ — brackets no text or code uses, so a placeholder is never taken for anything else */
+export const PLACEHOLDER_PATTERN = /⟦secret:([a-z0-9-]{1,40}):([a-z0-9]{4,40})⟧/g;
+
+export function placeholder(kind: SecretKind, id: string): string {
+  return `⟦secret:${kind}:${id}⟧`;
+}
+
+/** The placeholders in a text, in order (each once). */
+export function placeholdersIn(text: string): { kind: string; id: string; text: string }[] {
+  const seen = new Set<string>();
+  const out: { kind: string; id: string; text: string }[] = [];
+  for (const m of text.matchAll(PLACEHOLDER_PATTERN)) {
+    if (seen.has(m[0])) continue;
+    seen.add(m[0]);
+    out.push({ kind: m[1] as string, id: m[2] as string, text: m[0] });
+  }
+  return out;
+}
+
+export function isSecretKind(kind: string): kind is SecretKind {
+  return (SECRET_KINDS as readonly string[]).includes(kind);
+}
+
+
+/** Every rule's hints in one case-insensitive expression: a text matching none (most of them) is done in one scan. */
+const ANY_HINT = new RegExp(
+  [...new Set(SECRET_RULES.flatMap((r) => r.hints.map((h) => h.toLowerCase())))].map((h) => h.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
+  'i',
+);
+
+/** Spans that are never secrets whatever a rule says: placeholders, data URIs (images), and what lies inside them. */
+function protectedSpans(text: string): [number, number][] {
+  const spans: [number, number][] = [];
+  for (const m of text.matchAll(PLACEHOLDER_PATTERN)) spans.push([m.index, m.index + m[0].length]);
+  for (const m of text.matchAll(/data:[\w/+.-]{1,100}(?:;[\w=.-]{1,100})*;base64,[A-Za-z0-9+/=]+/g)) spans.push([m.index, m.index + m[0].length]);
+  return spans;
+}
+
+function overlaps(a: [number, number], spans: readonly [number, number][]): boolean {
+  return spans.some(([s, e]) => a[0] < e && s < a[1]);
+}
+
+/** Where a rule's match puts its secret: the `value`/`sig` group, an assignment's value, or the whole match. */
+function secretOf(m: RegExpExecArray): { start: number; value: string } | undefined {
+  const groups = m.indices?.groups ?? {};
+  for (const name of ['value', 'sig'] as const) {
+    const at = groups[name];
+    if (at) return { start: at[0], value: m.groups?.[name] as string };
+  }
+  for (const name of ['dq', 'sq', 'bq', 'bare'] as const) {
+    const at = groups[name];
+    if (!at) continue;
+    const assigned = assignedValue(m);
+    return assigned ? { start: at[0], value: assigned.value } : undefined;
+  }
+  return { start: m.index, value: m[0] };
+}
+
+/** Every secret the rules find, left to right, none overlapping (the more specific rule wins a tie). */
+export function findSecrets(text: string): SecretFinding[] {
+  if (text.length < 8 || !ANY_HINT.test(text)) return [];
+  let lower: string | undefined;
+  let shielded: [number, number][] | undefined;
+  const taken: [number, number][] = [];
+  const found: SecretFinding[] = [];
+  for (const rule of SECRET_RULES) {
+    // most texts hold none of a rule's hints and never run its expression
+    const haystack = rule.lowerCase ? (lower ??= text.toLowerCase()) : text;
+    if (!rule.hints.some((h) => haystack.includes(h))) continue;
+    shielded ??= protectedSpans(text);
+    const pattern = rule.pattern;
+    pattern.lastIndex = 0;
+    // exec, not matchAll: matchAll copies the expression on every call (most of the cost on short texts)
+    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+      const secret = secretOf(m);
+      if (!secret || secret.value.length === 0) continue;
+      const span: [number, number] = [secret.start, secret.start + secret.value.length];
+      if (overlaps(span, shielded) || overlaps(span, taken)) continue;
+      if (rule.accept && !rule.accept(secret.value, m)) continue;
+      taken.push(span);
+      found.push({ kind: rule.kindOf ? rule.kindOf(m) : rule.kind, start: span[0], end: span[1], value: secret.value });
+    }
+  }
+  return found.sort((a, b) => a.start - b.start);
+}
+
+export interface Redaction {
+  text: string;
+  /** each distinct secret once, with its placeholder id */
+  findings: (SecretFinding & { id: string; placeholder: string })[];
+}
+
+/**
+ * Replace every secret of `text` by its placeholder. `idOf(value)` names a value (the vault's
+ * keyed hash); a text without secrets comes back as the same string.
+ */
+export function redactText(text: string, idOf: (value: string) => string): Redaction {
+  const found = findSecrets(text);
+  if (found.length === 0) return { text, findings: [] };
+  let out = '';
+  let at = 0;
+  const findings: Redaction['findings'] = [];
+  const seen = new Set<string>();
+  for (const f of found) {
+    const id = idOf(f.value);
+    const ph = placeholder(f.kind, id);
+    out += text.slice(at, f.start) + ph;
+    at = f.end;
+    if (!seen.has(ph)) {
+      seen.add(ph);
+      findings.push({ ...f, id, placeholder: ph });
+    }
+  }
+  return { text: out + text.slice(at), findings };
+}

@@ -1,0 +1,4 @@
+// Privacy (issue 33): finding secrets and replacing them with placeholders before an event is
+// built, and the local vault that keeps the values. Sealing and erasure live beside them.
+export { findSecrets, placeholder, placeholdersIn, redactText, isSecretKind, PLACEHOLDER_PATTERN, type Redaction, type SecretFinding } from './detect.js';
+export { SECRET_KINDS, SECRET_RULES, isTemplate, type SecretKind, type SecretRule } from './rules.js';

@@ -1,0 +1,219 @@
+// The secret rules (issue 33): common credential formats, each a regular expression whose
+// `value` group is the part replaced by a placeholder. A rule set rather than a library: no npm
+// detector fits (secretlint is a lint framework built around files and config; gitleaks and
+// detect-secrets are Go and Python), these run offline in microseconds on every event, and they
+// know Kioku's own placeholders and Chinese labels. Every rule is linear (no nested quantifiers),
+// so a 1 MB imported document costs a few milliseconds. The corpus in evals/privacy/ measures them
+// (`npm run eval:secrets`).
+
+/** What a found secret is; the `kind` part of its placeholder. */
+export const SECRET_KINDS = [
+  'private-key',
+  'aws-access-key',
+  'aws-secret-key',
+  'gcp-api-key',
+  'gcp-oauth-token',
+  'azure-key',
+  'openai-key',
+  'anthropic-key',
+  'github-token',
+  'gitlab-token',
+  'slack-token',
+  'slack-webhook',
+  'discord-webhook',
+  'stripe-key',
+  'npm-token',
+  'huggingface-token',
+  'sendgrid-key',
+  'twilio-key',
+  'google-oauth-secret',
+  'telegram-token',
+  'jwt',
+  'bearer-token',
+  'basic-auth',
+  'url-password',
+  'password',
+  'api-key',
+  'secret',
+  'token',
+] as const;
+export type SecretKind = (typeof SECRET_KINDS)[number];
+
+export interface SecretRule {
+  kind: SecretKind;
+  /** the rule runs only on a text holding one of these (a plain substring search, far cheaper than the expression) */
+  hints: readonly string[];
+  /** the hints are lower case and looked for in the lower-cased text */
+  lowerCase?: boolean;
+  /** global; the named group `value` (or the whole match) is the secret */
+  pattern: RegExp;
+  /** refuse a match that only looks like one (a template, a word of prose, a line of code) */
+  accept?: (value: string, match: RegExpExecArray) => boolean;
+  /** the kind, when one rule finds several (the label decides) */
+  kindOf?: (match: RegExpExecArray) => SecretKind;
+}
+
+/** Format rules: a prefix or shape no ordinary text has. Tried before the assignment rules, so they name the kind. */
+const FORMAT_RULES: SecretRule[] = [
+  {
+    kind: 'private-key', hints: ['PRIVATE KEY'],
+    // a whole PEM block (also inside JSON with \n escapes); a block cut short loses every base64 line that follows
+    pattern: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,16000}?-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----|(?:(?:\\n|\r?\n)[A-Za-z0-9+/=:\- ]{8,})+)/gd,
+  },
+  { kind: 'aws-access-key', hints: ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'A3T'], pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])/gd },
+  {
+    kind: 'aws-secret-key', hints: ['aws_', 'AWS_', 'awsSecret', 'AWSSecret'],
+    pattern: /aws_?secret_?(?:access_?)?key["']?\s*(?:=|:|=>)\s*["']?(?<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/gid,
+  },
+  { kind: 'gcp-api-key', hints: ['AIza'], pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/gd },
+  { kind: 'gcp-oauth-token', hints: ['ya29.'], pattern: /(?<![A-Za-z0-9_-])ya29\.[0-9A-Za-z_-]{20,}/gd },
+  { kind: 'google-oauth-secret', hints: ['GOCSPX-'], pattern: /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{24,}/gd },
+  {
+    kind: 'azure-key', hints: ['AccountKey', 'SharedAccess', 'sig='],
+    pattern: /(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*(?<value>[A-Za-z0-9+/%]{20,}={0,2})|[?&]sig=(?<sig>[A-Za-z0-9%+/]{30,}={0,2})/gd,
+  },
+  { kind: 'anthropic-key', hints: ['sk-ant-'], pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/gd },
+  {
+    kind: 'openai-key', hints: ['sk-'],
+    pattern: /(?<![A-Za-z0-9_-])sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/gd,
+    // sk-learn-style words joined by hyphens are prose; a key has digits and mixed case
+    accept: (value) => /\d/.test(value) && /[A-Z]/.test(value) && /[a-z]/.test(value.slice(3)),
+  },
+  { kind: 'github-token', hints: ['gh', 'github_pat_'], pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])/gd },
+  { kind: 'gitlab-token', hints: ['glpat-'], pattern: /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}/gd },
+  { kind: 'slack-token', hints: ['xox'], pattern: /(?<![A-Za-z0-9_-])xox[abprse]-(?:[A-Za-z0-9]{1,40}-){0,5}[A-Za-z0-9]{10,}/gd },
+  { kind: 'slack-webhook', hints: ['hooks.slack.com'], pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{20,}/gd },
+  { kind: 'discord-webhook', hints: ['/api/webhooks/'], pattern: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d{5,}\/[A-Za-z0-9_-]{20,}/gd },
+  // publishable keys (pk_live_) are meant to be public and stay
+  { kind: 'stripe-key', hints: ['_live_', '_test_', 'whsec_'], pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{16,}|(?<![A-Za-z0-9_])whsec_[A-Za-z0-9]{24,}/gd },
+  { kind: 'npm-token', hints: ['npm_'], pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/gd },
+  { kind: 'huggingface-token', hints: ['hf_'], pattern: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])/gd },
+  { kind: 'sendgrid-key', hints: ['SG.'], pattern: /(?<![A-Za-z0-9_])SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,64}/gd },
+  { kind: 'twilio-key', hints: ['SK'], pattern: /(?<![A-Za-z0-9])SK[0-9a-f]{32}(?![A-Za-z0-9])/gd },
+  { kind: 'telegram-token', hints: [':AA'], pattern: /(?<![A-Za-z0-9])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/gd },
+  { kind: 'jwt', hints: ['eyJ'], pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/gd },
+  {
+    kind: 'url-password', hints: ['://'],
+    // scheme://user:password@host — only the password part; the user and host stay readable. The
+    // scheme is a lookbehind so the search starts at the literal ://
+    pattern: /(?<=(?:^|[^A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}):\/\/[^\s:/?#@'"<>]*:(?<value>[^\s@/?#'"<>]+)@[^\s/?#'"<>@]+/gd,
+    accept: (value) => !isTemplate(value),
+  },
+  // mysql -pSECRET: the password glued to the flag
+  { kind: 'password', hints: ['mysql'], pattern: /\bmysql(?:dump|admin)?\b[^\n]{0,200}?\s-p(?<value>[^\s'"]{4,})/gd, accept: (value) => !isTemplate(value) },
+  {
+    kind: 'bearer-token', hints: ['Bearer'],
+    pattern: /\bBearer\s+(?<value>[A-Za-z0-9._~+/-]{20,}=*)/gd,
+    accept: (value) => /\d/.test(value) && !isTemplate(value),
+  },
+  {
+    kind: 'basic-auth', hints: ['Basic'],
+    pattern: /\bBasic\s+(?<value>[A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])/gd,
+    accept: (value) => isBasicCredential(value),
+  },
+];
+
+// The labels of an assignment, by the kind they name. A key ends with one of them (DB_PASSWORD,
+// client_secret, x-api-key, apiKey); `tokens` is not one (max_tokens: 4096 is a model setting).
+const PASSWORD_LABEL = String.raw`(?:password|passwd|passphrase|pwd|pass)`;
+const API_KEY_LABEL = String.raw`(?:api[_-]?key|apikey|access[_-]?key(?:[_-]?id)?|secret[_-]?key|private[_-]?key|auth[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key)`;
+const SECRET_LABEL = String.raw`(?:secret|client[_-]?secret|credentials?)`;
+const TOKEN_LABEL = String.raw`(?:token|access[_-]?token|auth[_-]?token|refresh[_-]?token|session[_-]?token|bot[_-]?token)`;
+const CJK_PASSWORD = '(?:密码|口令|登录密码|支付密码)';
+const CJK_KEY = '(?:密钥|秘钥|私钥)';
+const CJK_TOKEN = '(?:令牌)';
+
+/** what may come before the label in a key: DB_, x-api-, a camelCase start (dbPassword), a CLI flag's dashes */
+const KEY_PREFIX = String.raw`(?<![A-Za-z0-9])(?:--?)?(?<prefix>[A-Za-z0-9]*[_.-]?)`;
+/** after the key: an optional closing quote, then `=`, `:`, `=>`, a full-width colon, or `is` / `是` / `为` */
+const SEPARATOR = String.raw`["']?\s{0,3}(?:=>|=|:|：|\bis\b|\bwas\b|是|为|為)\s{0,3}`;
+/** a quoted value, or everything up to whitespace or a quote */
+const VALUE = String.raw`(?:"(?<dq>[^"\\\n]{1,400})"|'(?<sq>[^'\\\n]{1,400})'|\x60(?<bq>[^\x60\n]{1,400})\x60|(?<bare>[^\s"'\x60<>]{1,400}))`;
+
+/**
+ * One pass for every English label: the search starts at the label (a literal V8 scans for
+ * quickly), and what comes before it (DB_, x-api-, --) is a lookbehind checked only there.
+ */
+const ASSIGNMENT = new RegExp(
+  `(?<=(?:^|[^A-Za-z0-9])-{0,2}(?<prefix>[A-Za-z0-9]{0,40}[_.-]?))(?:(?<password>${PASSWORD_LABEL})|(?<apikey>${API_KEY_LABEL})|(?<secret>${SECRET_LABEL})|(?<token>${TOKEN_LABEL}))${SEPARATOR}${VALUE}`,
+  'gid',
+);
+
+/** The kind an assignment names, by the label group that matched. */
+export function assignmentKind(match: RegExpExecArray): SecretKind {
+  const g = match.groups ?? {};
+  if (g['password'] !== undefined) return 'password';
+  if (g['apikey'] !== undefined) return 'api-key';
+  if (g['secret'] !== undefined) return 'secret';
+  return 'token';
+}
+
+function cjkAssignment(label: string): RegExp {
+  return new RegExp(`${label}[^\\S\\n]{0,2}(?:[:：=]|是|为|為)?[^\\S\\n]{0,2}${VALUE}`, 'gd');
+}
+
+/** Assignment rules: a label the text gives the value (`password=`, `"api_key": "…"`, `密码：…`). */
+const ASSIGNMENT_RULES: SecretRule[] = [
+  { kind: 'token', hints: ['pass', 'pwd', 'secret', 'key', 'token', 'credential'], lowerCase: true, pattern: ASSIGNMENT, kindOf: assignmentKind, accept: (v, m) => acceptAssigned(v, m, assignmentKind(m) === 'password' ? 4 : 8) },
+  { kind: 'password', hints: ['密码', '口令'], pattern: cjkAssignment(CJK_PASSWORD), accept: (v, m) => acceptAssigned(v, m, 4) },
+  { kind: 'api-key', hints: ['钥'], pattern: cjkAssignment(CJK_KEY), accept: (v, m) => acceptAssigned(v, m, 8) },
+  { kind: 'token', hints: ['令牌'], pattern: cjkAssignment(CJK_TOKEN), accept: (v, m) => acceptAssigned(v, m, 8) },
+];
+
+/** Every rule, most specific first: where two overlap, the earlier one names the kind. */
+export const SECRET_RULES: readonly SecretRule[] = [...FORMAT_RULES, ...ASSIGNMENT_RULES];
+
+/** The value an assignment match assigns: the quoted text, or the bare word cut where a connection string or query ends it. */
+export function assignedValue(match: RegExpExecArray): { value: string; quoted: boolean } | undefined {
+  const g = match.groups ?? {};
+  const quoted = g['dq'] ?? g['sq'] ?? g['bq'];
+  if (quoted !== undefined) return { value: quoted, quoted: true };
+  const bare = g['bare'];
+  if (bare === undefined) return undefined;
+  // Password=x;Database=y (ADO), ?password=x&user=y (a URL query), 密码是abc123，然后… (Chinese prose)
+  const cut = bare.split(/[;&，。；、！？]|\p{Script=Han}/u)[0] ?? '';
+  return { value: cut.replace(/[.,;:)\]}，。；：）】]+$/u, ''), quoted: false };
+}
+
+/**
+ * Whether an assigned value is a secret rather than a template, a type, a line of code or a word
+ * of prose ("password: required", "token: the one we got"). Quoted values are taken as given;
+ * a bare value needs a digit, a symbol or mixed case.
+ */
+function acceptAssigned(value: string, match: RegExpExecArray, min: number): boolean {
+  const quoted = (match.groups?.['dq'] ?? match.groups?.['sq'] ?? match.groups?.['bq']) !== undefined;
+  if (value.length < min || isTemplate(value) || !labelStandsAlone(match)) return false;
+  if (/^\d+$/.test(value) && min > 4) return false; // token: 4096, api_key: 12 are counts, not keys
+  if (quoted) return !/^[a-z]+$/.test(value) || value.length >= 12;
+  if (/^[A-Za-z_$][\w$]*(?:(?:\.|\?\.)[A-Za-z_$][\w$]*)+(?:\(.*\))?$|^[A-Za-z_$][\w$.]*\(|^[A-Za-z_$][\w$]*\[/.test(value)) return false; // code
+  const letters = /^[A-Za-z]+$/.test(value);
+  if (letters && !/[a-z][A-Z]|[A-Z]{2}[a-z]/.test(value)) return false; // a word (Required, changed, None)
+  if (/^[\p{Script=Han}\p{P}]+$/u.test(value)) return false; // Chinese prose after 密码
+  return true;
+}
+
+/** The label is a key of its own (DB_PASSWORD, dbPassword, apiKey), not the end of a word (bypass, compass, mytoken). */
+function labelStandsAlone(match: RegExpExecArray): boolean {
+  const prefix = match.groups?.['prefix'];
+  if (!prefix || /[_.-]$/.test(prefix)) return true;
+  const g = match.groups ?? {};
+  const label = g['password'] ?? g['apikey'] ?? g['secret'] ?? g['token'] ?? '';
+  return /^[A-Z]/.test(label) && /[a-z0-9]$/.test(prefix);
+}
+
+/** A stand-in, not a value: `${DB_PASSWORD}`, `<token>`, `****`, `YOUR_API_KEY`, `xxx`, `{{secret}}`, `%s`, `null`. */
+export function isTemplate(value: string): boolean {
+  if (value.startsWith('⟦')) return true;
+  if (/^\$\{[^}]*\}?$|^\$[A-Za-z_][A-Za-z0-9_]*$|^\{\{.*\}\}$|^<[^>]*>$|^\[[^\]]*\]$|^%[sd]$|^\{[A-Za-z_]*\}$/.test(value)) return true;
+  if (/^(?:\*+|x+|X+|\.+|…+|-+|#+|•+)$/.test(value)) return true;
+  if (/^(?:null|none|nil|undefined|true|false|empty|redacted|hidden|required|optional|string|str|changeme|password|secret|token)$/i.test(value)) return true;
+  if (/^(?:YOUR|MY|SOME|THE|ENTER|INSERT|REPLACE)[_-]/i.test(value) || /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value)) return true;
+  if (/^process\.env\.|^os\.environ|^env\(|^getenv\(/i.test(value)) return true;
+  return false;
+}
+
+/** `Basic` followed by base64 of `user:password` (not any capitalised word that precedes a long token). */
+function isBasicCredential(value: string): boolean {
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  return /^[\x20-\x7e]{1,100}:[\x20-\x7e]{1,200}$/.test(decoded);
+}
