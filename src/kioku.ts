@@ -54,6 +54,7 @@ import {
   type RelationsAnswer,
 } from '../projections/records/queries.js';
 import { importItems, type ImportItemsAnswer } from './knowledge/import-items.js';
+import { memoryIdOf, memoryIdsOf } from './knowledge/memory-ref.js';
 import {
   artifacts,
   ingestStatus,
@@ -309,7 +310,9 @@ export class LocalKioku implements Kioku {
   async writeMemories(input: WriteMemoriesInput, access: Access = {}): Promise<MemoryWriteAnswer> {
     const { namespace, wait_for_vectors: timeoutMs, memories } = parseInput(wire.memories, input, 'write memories');
     const ns = namespaceOf(namespace, access);
-    const result = await this.knowledge.writeParsedMemories({ memories, ns });
+    // supersede_ids may name memories by evidence key (as answers show them): resolved to ids here, once
+    const resolved = memories.map((m, i) => (m.supersede_ids.some((r) => r.startsWith('ev1:')) ? { ...m, supersede_ids: memoryIdsOf(m.supersede_ids, ns, `memories.${i}.supersede_ids`, 'write memories') } : m));
+    const result = await this.knowledge.writeParsedMemories({ memories: resolved, ns });
     const vectors =
       timeoutMs === undefined
         ? undefined
@@ -322,15 +325,19 @@ export class LocalKioku implements Kioku {
 
   forget(id: string, input: ForgetInput, access: Access = {}): Promise<ForgetAnswer> {
     const { namespace, ...rest } = parseInput(wire.forget, input ?? {}, 'forget');
-    return this.knowledge.forgetParsed({ ...rest, id: pathId(id, 'id', 'forget'), ns: namespaceOf(namespace, access) });
+    const ns = namespaceOf(namespace, access);
+    return this.knowledge.forgetParsed({ ...rest, id: pathId(id, 'id', 'forget', ns), ns });
   }
 
   supersede(headId: string, input: SupersedeInput, access: Access = {}): Promise<SupersedeAnswer> {
     const { namespace, ...rest } = parseInput(wire.supersede, input ?? {}, 'supersede');
-    return this.knowledge.supersedeParsed({ ...rest, head_id: pathId(headId, 'head_id', 'supersede'), ns: namespaceOf(namespace, access) });
+    const ns = namespaceOf(namespace, access);
+    const superseded_ids = memoryIdsOf(rest.superseded_ids, ns, 'superseded_ids', 'supersede');
+    return this.knowledge.supersedeParsed({ ...rest, superseded_ids, head_id: pathId(headId, 'head_id', 'supersede', ns), ns });
   }
 
   async evidence(key: string, access: Access = {}): Promise<EvidenceAnswer> {
+    key = itemKey(key, access);
     const ns = namespaceOf(keyNamespace(key), access);
     const answer = evidenceOf(this.records, key);
     // a fetch by key is a use (projections/access.ts): it feeds the ACT-R re-rank and brings an archived item back
@@ -392,7 +399,8 @@ export class LocalKioku implements Kioku {
 
   setAudience(id: string, input: AudienceInput, access: Access = {}): Promise<AudienceAnswer> {
     const { namespace, ...rest } = parseInput(wire.audience, input ?? {}, 'set audience');
-    return this.knowledge.setAudienceParsed({ ...rest, id: pathId(id, 'id', 'set audience'), ns: namespaceOf(namespace, access) });
+    const ns = namespaceOf(namespace, access);
+    return this.knowledge.setAudienceParsed({ ...rest, id: pathId(id, 'id', 'set audience', ns), ns });
   }
 
   async document(layer: 'card' | 'wiki', id: string, input: InNamespaceInput, access: Access = {}): Promise<DocumentAnswer> {
@@ -452,6 +460,7 @@ export class LocalKioku implements Kioku {
   }
 
   async related(key: string, input: RelatedInput, access: Access = {}): Promise<RelatedAnswer> {
+    key = itemKey(key, access);
     const { limit } = parseInput(wire.related, input, 'related');
     const ns = namespaceOf(keyNamespace(key), access);
     return relatedOf(this.records, ns, key, Math.min(Math.max(limit ?? 20, 1), 100));
@@ -590,6 +599,12 @@ export async function openKioku(options: OpenKiokuOptions = {}): Promise<LocalKi
   return new LocalKioku(await openStore(options), options);
 }
 
+/** An item named by its evidence key, or a memory by its bare id (the seed's get_memory takes an id): the key, in the caller's namespace. */
+function itemKey(ref: string, access: Access): string {
+  if (ref.startsWith('ev1:')) return ref;
+  return evidenceKey({ ns: namespaceOf(undefined, access), layer: 'memory', id: parseInput(z.strictObject({ key: itemIdSchema }), { key: ref }, 'evidence').key });
+}
+
 /** The namespace an evidence key names (ev1:<ns>:<layer>:<id>[#section]); a malformed key is refused. */
 function keyNamespace(key: string): string {
   const ref = parseEvidenceKey(key);
@@ -597,7 +612,7 @@ function keyNamespace(key: string): string {
   return ref.ns;
 }
 
-/** An id from a path (a memory's, for forget, supersede, audience), checked as the command's schema checks it. */
-function pathId(id: string, field: string, what: string): string {
-  return parseInput(z.strictObject({ [field]: itemIdSchema }), { [field]: id }, what)[field] as string;
+/** An id from a path (a memory's, for forget, supersede, audience: its id or its evidence key), checked as the command's schema checks it. */
+function pathId(id: string, field: string, what: string, ns: string): string {
+  return memoryIdOf(parseInput(z.strictObject({ [field]: itemIdSchema }), { [field]: id }, what)[field] as string, ns, field, what);
 }

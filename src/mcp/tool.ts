@@ -50,6 +50,8 @@ export interface KiokuToolDef<S extends z.ZodObject, E extends z.ZodRawShape> {
   input: S;
   /** the facade fields offered as arguments, by argument name (the same name unless the tool renames it) */
   fields: Record<string, keyof Shape<S> & string>;
+  /** other names an argument is also accepted by (search_memory's `sentence` for `query`): alias → argument; both are listed optional, giving both is refused */
+  aliases?: Record<string, string>;
   /** arguments this tool requires though the facade field is optional (recall_topic's entity) */
   required?: string[];
   /** what the client is told of an argument, by argument name: a description, or the field re-described (nested fields) */
@@ -66,7 +68,8 @@ export interface KiokuToolDef<S extends z.ZodObject, E extends z.ZodRawShape> {
 
 export function kiokuTool<S extends z.ZodObject, E extends z.ZodRawShape>(def: KiokuToolDef<S, E>): McpTool {
   const shape: Shape<S> = def.input.shape;
-  const extraSchema = z.object(def.extra);
+  // strict: an argument the tool does not take is refused by name, never dropped (issue 34)
+  const extraSchema = z.strictObject(def.extra);
   const extraArgs = Object.keys(def.extra);
   const noExtra = extraArgs.length ? undefined : extraSchema.parse({}); // once, at definition: {} for a tool without extras
   const argument = (arg: string, field: string): z.ZodType => {
@@ -74,27 +77,39 @@ export function kiokuTool<S extends z.ZodObject, E extends z.ZodRawShape>(def: K
     const inner: unknown = def.required?.includes(arg) && facadeField instanceof z.ZodOptional ? facadeField.unwrap() : undefined;
     const schema = inner instanceof z.ZodType ? inner : facadeField;
     const told = def.describe?.[arg];
-    return told === undefined ? schema : typeof told === 'string' ? schema.describe(told) : told(schema);
+    const described = told === undefined ? schema : typeof told === 'string' ? schema.describe(told) : told(schema);
+    // an argument with an alias may come under either name: neither is required as such (the facade still requires the field)
+    return Object.values(def.aliases ?? {}).includes(arg) ? described.optional() : described;
   };
-  const args = z.object({
+  const aliases = Object.entries(def.aliases ?? {}).map(([alias, arg]) => {
+    const field = def.fields[arg];
+    if (field === undefined) throw new Error(`${def.name}: alias ${alias} of ${arg}, which is not an argument`);
+    return [alias, field, argument(arg, field).describe(`the same as ${arg} (an alias)`)] as const;
+  });
+  const fields: Record<string, string> = { ...def.fields, ...Object.fromEntries(aliases.map(([alias, field]) => [alias, field])) };
+  const args = z.strictObject({
     ...Object.fromEntries(Object.entries(def.fields).map(([arg, field]) => [arg, argument(arg, field)])),
+    ...Object.fromEntries(aliases.map(([alias, , schema]) => [alias, schema])),
     ...extraSchema.shape,
   });
+  const known = Object.keys(args.shape);
   return {
     name: def.name,
     description: def.description,
     arguments: args,
-    facade: { schema: def.input, into: { ...def.fields, ...def.into } },
+    facade: { schema: def.input, into: { ...fields, ...def.into } },
     run: (raw, kioku, context) =>
       answer(async () => {
+        refuseUnknown(raw, known, def.name);
+        refuseTwice(raw, fields, def.name);
         // the tool's own arguments, when it has any (never the facade's fields: those are parsed once, below)
         const extra = noExtra ?? parseInput(extraSchema, pick(raw, extraArgs), def.name);
         const missing = def.required?.find((arg) => raw[arg] === undefined);
         if (missing) throw new KiokuError('KIOKU_INPUT_INVALID', `${def.name}: ${missing}: required`, { details: { field: missing } });
         const body: Record<string, unknown> = def.fold ? { ...def.fold(extra) } : {};
-        for (const [arg, field] of Object.entries(def.fields)) if (raw[arg] !== undefined) body[field] = raw[arg];
+        for (const [arg, field] of Object.entries(fields)) if (raw[arg] !== undefined) body[field] = raw[arg];
         if (context.namespace !== undefined) body['namespace'] = context.namespace; // sent on: a remote service resolves it against the token
-        const input = inArgumentTerms(() => parseInput(def.input, body, def.name), def.name, def.fields);
+        const input = inArgumentTerms(() => parseInput(def.input, body, def.name), def.name, fields, raw);
         const caller = resolveCaller(ANONYMOUS, context.namespace, def.scope, 'mcp');
         return def.call(await kioku(), input, caller, extra, context);
       }),
@@ -112,7 +127,7 @@ export function plainTool<S extends z.ZodRawShape>(def: {
   input: S;
   call: (kioku: () => Promise<Kioku>, args: z.output<z.ZodObject<S>>, context: ToolContext) => Promise<Rendered | ToolAnswer>;
 }): McpTool {
-  const args = z.object(def.input);
+  const args = z.strictObject(def.input);
   return {
     name: def.name,
     description: def.description,
@@ -125,18 +140,38 @@ export function plainTool<S extends z.ZodRawShape>(def: {
  * A refusal names what the agent sent: a facade field the tool calls by another name (recall's
  * `message` is the facade's `query`) is renamed back to the tool's argument in the message and details.
  */
-function inArgumentTerms<T>(parse: () => T, tool: string, fields: Record<string, string>): T {
+function inArgumentTerms<T>(parse: () => T, tool: string, fields: Record<string, string>, raw: Record<string, unknown>): T {
   try {
     return parse();
   } catch (err) {
     const field = isKiokuError(err) && err.code === 'KIOKU_INPUT_INVALID' ? err.details?.['field'] : undefined;
     if (!isKiokuError(err) || typeof field !== 'string') throw err;
     const [head = '', ...rest] = field.split('.');
-    const arg = Object.entries(fields).find(([a, f]) => f === head && a !== f)?.[0];
+    // the argument the caller gave for that field (search_memory's query or its alias sentence)
+    const arg = Object.entries(fields).find(([a, f]) => f === head && a !== f && raw[a] !== undefined)?.[0];
     if (arg === undefined) throw err;
     const named = [arg, ...rest].join('.');
     const message = err.message.replace(`${tool}: ${field}`, `${tool}: ${named}`);
     throw new KiokuError(err.code, message, { details: { ...err.details, field: named }, cause: err });
+  }
+}
+
+/** An argument the tool does not take is an error naming it (and what the tool takes), never dropped. */
+function refuseUnknown(raw: Record<string, unknown>, known: readonly string[], tool: string): void {
+  const unknown = Object.keys(raw).find((k) => !known.includes(k));
+  if (unknown === undefined) return;
+  throw new KiokuError('KIOKU_INPUT_INVALID', `${tool}: ${unknown.slice(0, 80)}: unknown argument (${tool} takes ${known.join(', ') || 'no arguments'})`, {
+    details: { field: unknown.slice(0, 200) },
+  });
+}
+
+/** Two arguments for one facade field (an alias beside the name: search_memory's sentence and query) would leave one unread: refused. */
+function refuseTwice(raw: Record<string, unknown>, fields: Record<string, string>, tool: string): void {
+  const given = Object.entries(fields).filter(([arg]) => raw[arg] !== undefined);
+  for (const [arg, field] of given) {
+    const other = given.find(([a, f]) => f === field && a !== arg);
+    if (other)
+      throw new KiokuError('KIOKU_INPUT_INVALID', `${tool}: ${other[0]}: give ${arg} or ${other[0]}, not both (one is the other's alias)`, { details: { field: other[0] } });
   }
 }
 

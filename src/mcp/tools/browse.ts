@@ -3,19 +3,32 @@
 import { z } from 'zod';
 import { inputSchemas, namespaceOnly } from '../../api/index.js';
 import { browseItems, itemView, renderItems } from '../render.js';
+import { KiokuError } from '../../errors.js';
 import { kiokuTool, plainTool } from '../tool.js';
 
 const items = inputSchemas.items;
 const evidenceKey = z.string().min(1).max(8_192);
+/** an item as the agent has it: its evidence key (as every answer shows it), or a memory's id */
+const itemArgs = {
+  evidence_key: evidenceKey.optional().describe('the item\'s evidence key, as recall and the other tools show it'),
+  id: z.string().min(1).max(512).optional().describe("or a memory's id (instead of evidence_key)"),
+};
+/** The one item a call names: its evidence key or a memory id, exactly one of them. */
+function itemOf(a: { evidence_key?: string | undefined; id?: string | undefined }, tool: string): string {
+  const ref = a.evidence_key ?? a.id;
+  if (ref === undefined || (a.evidence_key !== undefined && a.id !== undefined))
+    throw new KiokuError('KIOKU_INPUT_INVALID', `${tool}: evidence_key: give the item's evidence_key or a memory's id (one of them)`, { details: { field: 'evidence_key' } });
+  return ref;
+}
 /** the facade's page size without its default (50): a browse tool folds in its own */
 const ownLimit = { limit: items.shape.limit.removeDefault().optional() };
 
 export const getMemory = plainTool({
   name: 'get_memory',
-  description: 'Read one item whole by its evidence key (as recall and the other tools show it), with its supersede history for memories.',
-  input: { evidence_key: evidenceKey },
+  description: "Read one item whole by its evidence key (as recall and the other tools show it) or a memory's id, with its supersede history for memories.",
+  input: itemArgs,
   call: async (kioku, a) => {
-    const e = await (await kioku()).evidence(a.evidence_key);
+    const e = await (await kioku()).evidence(itemOf(a, 'get_memory'));
     return { text: renderItems([itemView(e)], ''), data: e };
   },
 });
@@ -23,10 +36,10 @@ export const getMemory = plainTool({
 export const getRelated = plainTool({
   name: 'get_related',
   description:
-    'Follow the edges from one item (by evidence key) when you need its context: what it superseded or was superseded by, the cards it references or that reference it, the turns before and after it in its session, and items about the same entities.',
-  input: { evidence_key: evidenceKey, limit: z.number().int().min(1).max(100).optional() },
+    "Follow the edges from one item (by evidence key, or a memory's id) when you need its context: what it superseded or was superseded by, the cards it references or that reference it, the turns before and after it in its session, and items about the same entities.",
+  input: { ...itemArgs, limit: z.number().int().min(1).max(100).optional() },
   call: async (kioku, a) => {
-    const r = await (await kioku()).related(a.evidence_key, a.limit ? { limit: a.limit } : {});
+    const r = await (await kioku()).related(itemOf(a, 'get_related'), a.limit ? { limit: a.limit } : {});
     return {
       text: r.edges.length ? r.edges.map((e) => `- ${e.relation}${e.entity ? ` (${e.entity})` : ''}: [${e.evidence_key}] ${e.title}`).join('\n') : 'No related items.',
       data: r,

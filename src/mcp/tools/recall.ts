@@ -33,13 +33,15 @@ export const recall = kiokuTool({
 export const searchMemory = kiokuTool({
   name: 'search_memory',
   description:
-    'Search the library directly, ranked and bounded, without the judge or delivery: give the sentence you are looking for (read by meaning) and, apart, the expansion words (ids, synonyms, other languages) matched literally. Use it to look something up mid-task or when recall delivered nothing.',
+    'Search the library directly, ranked and bounded, without the judge or delivery: give `query`, the sentence you are looking for (read by meaning), and, apart, `terms`, the expansion words (ids, synonyms, other languages) matched literally. Use it to look something up mid-task or when recall delivered nothing.',
   input: inputSchemas.candidates,
-  fields: { sentence: 'query', limit: 'limit' },
-  describe: { sentence: 'what you are looking for, as a sentence' },
+  fields: { query: 'query', limit: 'limit' },
+  // the seed's name is query; sentence is what this tool called it before (kept for agents that learnt it)
+  aliases: { sentence: 'query' },
+  describe: { query: "what you are looking for, as a sentence (the user's words plus the gist of your last reply)" },
   extra: {
     // an empty list is no expansion (the facade's terms take one at least)
-    terms: z.array(recallFields.terms.unwrap().element).max(50).optional().describe('literal expansion words, searched apart from the sentence'),
+    terms: z.array(recallFields.terms.unwrap().element).max(50).optional().describe('literal expansion words, searched apart from the query'),
     semantic: z.boolean().optional().describe('false: lexical only (faster)'),
     tags: z.array(z.string().min(1).max(200)).min(1).max(20).optional().describe('only items carrying every one of these tags'),
     layers: z.array(recallFields.options.unwrap().keyof().extract(LANES)).min(1).optional(),

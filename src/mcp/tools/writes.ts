@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { inputSchemas } from '../../api/index.js';
 import { BESIDE_INPUT, kiokuTool } from '../tool.js';
 
-/** the id of the memory a call acts on, beside its input (the facade's first parameter) */
-const memoryId = z.string().min(1).max(512);
+/** the memory a call acts on, beside its input (the facade's first parameter): its id or its evidence key */
+const memoryId = z.string().min(1).max(512).describe("the memory's id, or its evidence key (ev1:<namespace>:memory:<id>) as answers show it");
 
 /** The facade's memory, told field by field to the agent (what each is for). */
 const describedMemory = () =>
@@ -18,7 +18,7 @@ const describedMemory = () =>
           terms: 'expansion words a later search might use (synonyms, ids, other languages)',
           entities: 'people, systems, projects it is about',
           tags: 'domains, e.g. "security" for a constraint',
-          supersede_ids: 'ids of memories this one replaces',
+          supersede_ids: 'memories this one replaces: ids or evidence keys',
           occurred_at: 'when it happened (ISO 8601); defaults to now',
         }),
       }),
@@ -55,7 +55,8 @@ export const supersede = kiokuTool({
   description: 'Mark older memories as replaced by a newer one (the newer is the current answer; the older stay in history).',
   input: inputSchemas.supersede,
   fields: { superseded_ids: 'superseded_ids', reason: 'reason' },
-  extra: { id: memoryId.describe('the newer memory') },
+  describe: { superseded_ids: 'the older memories: ids or evidence keys' },
+  extra: { id: memoryId.describe('the newer memory: its id or its evidence key') },
   into: { id: BESIDE_INPUT },
   scope: 'memory:write',
   call: async (k, input, caller, { id }) => {

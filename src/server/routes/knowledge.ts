@@ -10,11 +10,14 @@ import { doc, plugin, ready } from './common.js';
 
 /**
  * A lookup by evidence key acts in the key's own namespace: the token's must be it (a 404 would
- * leak that it exists elsewhere). A string that is no key resolves nothing (the facade names it).
+ * leak that it exists elsewhere). A memory's bare id (the seed's get_memory takes one) is looked up
+ * in the caller's own namespace; a string that starts like a key but is none resolves nothing (the facade names it).
  */
 function keyCaller(req: FastifyRequest): Caller | undefined {
   checkScope(req.principal, 'memory:read');
-  const ref = parseEvidenceKey((req.params as { key: string }).key);
+  const key = (req.params as { key: string }).key;
+  const ref = parseEvidenceKey(key);
+  if (!ref && !key.startsWith('ev1:')) return resolveCaller(req.principal, undefined, 'memory:read');
   return ref ? resolveCaller(req.principal, ref.ns, 'memory:read') : undefined;
 }
 
