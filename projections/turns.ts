@@ -110,6 +110,12 @@ export class TurnsProjection implements Projection {
     return this.turns.get(id);
   }
 
+  /** Every turn with its id, the last started first (turns are filed in log order). */
+  *newestFirst(): IterableIterator<[string, TurnState]> {
+    const all = [...this.turns];
+    for (let i = all.length - 1; i >= 0; i--) yield all[i] as [string, TurnState];
+  }
+
   snapshot(): TurnsSnapshot {
     return { sessions: Object.fromEntries(this.sessions), turns: Object.fromEntries(this.turns) };
   }

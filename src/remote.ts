@@ -35,6 +35,7 @@ import type {
   TurnAnswer,
 } from './kioku.js';
 import type { ImportSummary } from './knowledge/importer.js';
+import type { ActivityAnswer, ActivityInput } from './api/activity.js';
 import type { ImportItemsAnswer } from './knowledge/import-items.js';
 import type { LogRecord } from './events/index.js';
 import type { VerifyReport } from './log/index.js';
@@ -274,6 +275,9 @@ export class RemoteKioku implements Kioku {
   }
   artifacts(traceId: string, _access?: Access) {
     return this.call<ArtifactsAnswer>('GET', `/v1/artifacts/${path(traceId)}`);
+  }
+  activity(input: ActivityInput, _access?: Access) {
+    return this.call<ActivityAnswer>('GET', `/v1/activity${query({ namespace: input.namespace, days: input.days, limit: input.limit, before: input.before })}`);
   }
   list(input: ListInput, _access?: Access) {
     const many = (v: readonly string[] | undefined): string | undefined => v?.join(',');

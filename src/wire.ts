@@ -14,6 +14,7 @@ import { completeTurnSchema, openSessionSchema, startTurnSchema } from './recall
 import { itemsQuerySchema } from '../projections/records/queries.js';
 import { listRequestSchema } from '../projections/records/listing.js';
 import { pipelineJobsSchema, pipelineSnapshotSchema } from './api/pipeline.js';
+import { activitySchema } from './api/activity.js';
 
 /** `wait_for_vectors` (memory writes, HTTP and MCP): answer once the written memories have vectors, true (up to 60 s) or a timeout in ms. */
 export const waitForVectorsSchema = z
@@ -58,6 +59,7 @@ export const wire = {
   related: z.strictObject({ limit: z.number().int().optional() }),
   pipelineSnapshot: pipelineSnapshotSchema,
   pipelineJobs: pipelineJobsSchema,
+  activity: activitySchema,
   verifyLog: z.strictObject({ write_anchor: z.boolean().optional() }),
   logFrames: z.strictObject({ from: z.number(), to: z.number().optional(), limit: z.number().optional() }),
 };

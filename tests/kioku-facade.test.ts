@@ -251,6 +251,7 @@ const calls: Methods = {
   pipelineJobs: (k) => k.pipelineJobs({ stage: 'embed', limit: 5 }),
   ingestStatus: (k) => k.ingestStatus(),
   artifacts: (k, seen) => k.artifacts(seen.turn as string),
+  activity: (k) => k.activity({ days: 7, limit: 5 }),
   importItems: (k) => k.importItems({ items: [{ type: 'memory', id: 'imported', kind: 'fact', text: 'Imported facts keep their ids.' }] }),
   cold: (k) => k.cold({ min_considered: 1 }),
   deliveryReport: (k) => k.deliveryReport({ days: 7 }),

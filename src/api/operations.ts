@@ -70,6 +70,7 @@ export const querySchemas = {
   related: wire.related,
   pipelineSnapshot: wire.pipelineSnapshot,
   pipelineJobs: wire.pipelineJobs,
+  activity: wire.activity,
   verifyLog: wire.verifyLog,
   logFrames: wire.logFrames,
 } as const satisfies Record<string, z.ZodType>;

@@ -19,6 +19,9 @@ import { pipelineRoutes } from './routes/pipeline.js';
 import { reportRoutes } from './routes/reports.js';
 import { itemRoutes } from './routes/items.js';
 import { operationRoutes } from './routes/operations.js';
+import { uiRoutes } from './routes/ui.js';
+import { activityRoutes } from './routes/activity.js';
+import { UiSessions } from '../ui/sessions.js';
 import type { AppOptions } from './state.js';
 
 export type { ServerState, AppOptions } from './state.js';
@@ -26,7 +29,9 @@ export { MAX_JSON_DEPTH, nestingDepth } from './json-body.js';
 
 const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
 
-export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+export async function buildApp(given: AppOptions): Promise<FastifyInstance> {
+  // the web page's sessions: one set per server, seen by the gate, health and the sign-in route
+  const options: AppOptions = { ...given, uiSessions: given.uiSessions ?? new UiSessions() };
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const app = Fastify(fastifyOptions(options, bodyLimit));
   // fastify's own validator, fed the facade methods' zod schemas (edge.ts): one parse per request
@@ -41,6 +46,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installGate(app, options, bodyLimit);
   serveOpenApi(app);
   await app.register(healthRoutes(options));
+  await app.register(uiRoutes(options, options.uiSessions as UiSessions));
+  await app.register(activityRoutes(options.state));
   for (const routes of [turnRoutes, recallRoutes, memoryRoutes, knowledgeRoutes, assetRoutes, pipelineRoutes, reportRoutes, itemRoutes, operationRoutes])
     await app.register(routes(options.state));
   return app;

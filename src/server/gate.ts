@@ -18,7 +18,8 @@ export function installGate(app: FastifyInstance, options: AppOptions, bodyLimit
     await refuseDeclaredOversize(req, bodyLimit);
     refuseTokenInUrl(req, options);
     const path = req.url.split('?')[0] ?? '';
-    if (path === '/v1/health' || path.startsWith('/docs')) return;
+    // the web page's files and its sign-in are open (the page asks the /v1 routes with the session)
+    if (path === '/v1/health' || path.startsWith('/docs') || path === '/ui' || path.startsWith('/ui/')) return;
     authenticate(req, options, limiter);
     refuseUnlessServing(req, options);
   });
@@ -60,7 +61,9 @@ function refuseTokenInUrl(req: FastifyRequest, options: AppOptions): void {
 
 /** The principal of the bearer token (or the anonymous local user without tokens), rate-limited per token. */
 function authenticate(req: FastifyRequest, options: AppOptions, limiter: RateLimiter): void {
-  const principal = options.auth.authenticate(req.headers.authorization);
+  // no Authorization header: the web page's session cookie stands for its token (src/ui/sessions.ts)
+  const principal =
+    options.auth.authenticate(req.headers.authorization) ?? (req.headers.authorization === undefined ? options.uiSessions?.principalOf(req) : undefined);
   if (!principal)
     throw new KiokuError(
       'KIOKU_UNAUTHORIZED',

@@ -5,6 +5,7 @@ import type { LocalKioku } from '../kioku.js';
 import type { Knowledge } from '../knowledge/index.js';
 import type { RecallCore } from '../recall/index.js';
 import type { KiokuStore } from '../store.js';
+import type { UiSessions } from '../ui/sessions.js';
 
 export interface ServerState {
   /** set once the store is open and projections caught up */
@@ -27,4 +28,6 @@ export interface AppOptions {
   bodyLimit?: number;
   rateLimitPerMinute?: number;
   logger?: boolean;
+  /** the web page's sign-in sessions (src/ui/sessions.ts); buildApp makes them when not given */
+  uiSessions?: UiSessions;
 }

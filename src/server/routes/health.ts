@@ -11,7 +11,7 @@ export const healthRoutes = (options: AppOptions) =>
       const basic = { ok: true, ready: s.ready, auth_required: options.auth.required };
       // with tokens configured, an anonymous caller learns liveness and readiness only: the log head
       // and activity are for token holders
-      const principal = options.auth.authenticate(req.headers.authorization);
+      const principal = options.auth.authenticate(req.headers.authorization) ?? options.uiSessions?.find(req.headers.cookie)?.principal;
       if (!principal) return basic;
       const models = s.core?.embedder ? { embedder: s.core.embedder.id, judge: s.core.judge.id } : {};
       const uptime = { uptime_s: Math.round((Date.now() - s.startedAt) / 1000) };

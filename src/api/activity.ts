@@ -1,0 +1,109 @@
+// What a namespace has been doing, for the web page's overview and its list of turns: the recent
+// turns (hook, MCP and HTTP turns alike: every turn.started) with what each delivered and why the
+// other candidates were held back (counted by the delivery rule that held them), items by kind, and
+// per day the turns, the items delivered and the items added. One turn's events in full are
+// `artifacts`; replaying turns under other rules is `replay`.
+import { z } from 'zod';
+import { namespaceSchema } from '../events/index.js';
+import type { KiokuStore } from '../store.js';
+
+/** GET /v1/activity: the last `days` days (default 14), `limit` turns (default 20) started before seq `before`. */
+export const activitySchema = z.strictObject({
+  namespace: namespaceSchema.optional(),
+  days: z.number().int().min(1).max(90).optional(),
+  limit: z.number().int().min(1).max(100).optional(),
+  /** the answer's next_before: the turns started before that log seq */
+  before: z.number().int().min(1).optional(),
+});
+export type ActivityInput = z.input<typeof activitySchema>;
+
+export interface TurnSummary {
+  turn_id: string;
+  session_id: string;
+  query: string;
+  started_at: string;
+  /** the seq of turn.started: pass it as `before` for the turns started earlier */
+  seq: number;
+  completed: boolean;
+  /** evidence keys delivered, in order */
+  delivered: string[];
+  /** candidates the recall ranked */
+  candidates: number;
+  /** candidates judged and held back, by the delivery rule that held them */
+  held: Record<string, number>;
+}
+
+export interface ActivityAnswer {
+  namespace: string;
+  days: number;
+  /** active items by kind (memories by their kind; documents by layer) */
+  by_kind: Record<string, number>;
+  per_day: { day: string; turns: number; delivered: number; items_added: number }[];
+  turns: TurnSummary[];
+  /** pass as `before` for older turns; null: none are left */
+  next_before: number | null;
+}
+
+const DAY = 86_400_000;
+const dayOf = (t: number): string => new Date(t).toISOString().slice(0, 10);
+
+/** The activity of namespace `ns` (validated input; `now` for tests and the pinned clock). */
+export async function activity(store: KiokuStore, ns: string, input: z.output<typeof activitySchema>, now = Date.now()): Promise<ActivityAnswer> {
+  const days = input.days ?? 14;
+  const limit = input.limit ?? 20;
+  const first = Math.floor(now / DAY) * DAY - (days - 1) * DAY;
+  const perDay = new Map<string, { day: string; turns: number; delivered: number; items_added: number }>();
+  for (let t = first; t <= now; t += DAY) perDay.set(dayOf(t), { day: dayOf(t), turns: 0, delivered: 0, items_added: 0 });
+  const byKind: Record<string, number> = {};
+  for (const e of store.projections.views.records.all()) {
+    if (e.ns !== ns) continue;
+    const kind = e.layer === 'memory' ? (e.kind ?? 'memory') : e.layer;
+    byKind[kind] = (byKind[kind] ?? 0) + 1;
+    const at = Date.parse(e.occurred_at);
+    if (at >= first && (e.section === undefined || e.position === 1)) {
+      const d = perDay.get(dayOf(at));
+      if (d) d.items_added += 1;
+    }
+  }
+  const page: { id: string; seq: number }[] = [];
+  for (const [id, turn] of store.projections.views.turns.newestFirst()) {
+    if (turn.ns !== ns) continue;
+    const d = turn.started_at >= first ? perDay.get(dayOf(turn.started_at)) : undefined;
+    if (d) {
+      d.turns += 1;
+      d.delivered += turn.delivered.length;
+    }
+    const seq = turn.seqs[0] as number;
+    if (page.length <= limit && (input.before === undefined || seq < input.before)) page.push({ id, seq });
+    if (page.length > limit && turn.started_at < first) break;
+  }
+  const more = page.length > limit;
+  const turns = await Promise.all(page.slice(0, limit).map((p) => summary(store, p.id)));
+  return { namespace: ns, days, by_kind: byKind, per_day: [...perDay.values()], turns, next_before: more ? (turns.at(-1)?.seq ?? null) : null };
+}
+
+/** One turn as the list shows it: its recall event read for the candidates and the holds. */
+async function summary(store: KiokuStore, id: string): Promise<TurnSummary> {
+  const turn = store.projections.views.turns.turn(id);
+  if (!turn) throw new Error(`turn ${id} vanished from the turns projection`);
+  let candidates = 0;
+  const held: Record<string, number> = {};
+  for (const seq of turn.seqs) {
+    const r = await store.log.get(seq);
+    if (r?.type !== 'recall.performed') continue;
+    const data = r.data as { keys: unknown[]; held?: Record<string, number[]> };
+    candidates += data.keys.length;
+    for (const [reason, indexes] of Object.entries(data.held ?? {})) held[reason] = (held[reason] ?? 0) + indexes.length;
+  }
+  return {
+    turn_id: id,
+    session_id: turn.session_id,
+    query: turn.query,
+    started_at: new Date(turn.started_at).toISOString(),
+    seq: turn.seqs[0] as number,
+    completed: turn.completed !== undefined,
+    delivered: [...turn.delivered],
+    candidates,
+    held,
+  };
+}
