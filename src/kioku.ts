@@ -33,6 +33,9 @@ import {
 } from './recall/index.js';
 import type { DeliveryReport, RecallContext, RecallPacket, ReplayReport } from './recall/index.js';
 import { renderContext } from './recall/render.js';
+import { recallConfigFromEnv } from './recall/config.js';
+import { runLifecycle, type LifecycleReport } from './recall/lifecycle.js';
+import type { LifecycleRunInput } from './wire.js';
 import { openStore, type KiokuStore, type OpenStoreOptions } from './store.js';
 import { DEFAULT_NAMESPACE, type LogRecord } from './events/index.js';
 import type { VerifyReport } from './log/index.js';
@@ -180,6 +183,8 @@ export interface Kioku {
   deliveryReport(input: DeliveryReportInput, access?: Access): Promise<DeliveryReport>;
   /** re-run recorded turns through (changed) delivery rules; appends nothing */
   replay(input: ReplayInput, access?: Access): Promise<ReplayReport>;
+  /** the lifecycle job over one namespace: strengths now, and the lifecycle.transitioned events it appends (none on a dry run) */
+  lifecycleRun(input: LifecycleRunInput, access?: Access): Promise<LifecycleReport>;
   setAudience(id: string, input: AudienceInput, access?: Access): Promise<AudienceAnswer>;
   /** a card or wiki topic and its active sections */
   document(layer: 'card' | 'wiki', id: string, input: InNamespaceInput, access?: Access): Promise<DocumentAnswer>;
@@ -376,6 +381,13 @@ export class LocalKioku implements Kioku {
     if (!Number.isFinite(days) || days <= 0 || days > 3650)
       throw new KiokuError('KIOKU_INPUT_INVALID', 'days must be a number above 0 and at most 3650', { details: { field: 'days' } });
     return deliveryReport(this.store.log, { days, ns: namespaceOf(input.namespace, access) });
+  }
+
+  lifecycleRun(input: LifecycleRunInput, access: Access = {}): Promise<LifecycleReport> {
+    const body = parseInput(wire.lifecycleRun, input ?? {}, 'lifecycle run');
+    const ns = namespaceOf(body.namespace, access);
+    const aging = (this.options.config ?? recallConfigFromEnv()).aging;
+    return runLifecycle(this.store, aging, { now: this.now(), ns, dryRun: body.dry_run, actor: access.actor ?? this.options.actor ?? 'kioku' });
   }
 
   async replay(input: ReplayInput, access: Access = {}): Promise<ReplayReport> {

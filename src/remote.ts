@@ -42,6 +42,8 @@ import type { VerifyReport } from './log/index.js';
 import type { BackupPoint, LogFramesAnswer, LogStatsAnswer } from './operations.js';
 import type { ListAnswer } from '../projections/records/listing.js';
 import type { DeliveryReport, RecallPacket, ReplayReport } from './recall/index.js';
+import type { LifecycleReport } from './recall/lifecycle.js';
+import type { LifecycleRunInput } from './wire.js';
 import type {
   AssetInput,
   AudienceInput,
@@ -224,6 +226,10 @@ export class RemoteKioku implements Kioku {
   }
   replay(input: ReplayInput, _access?: Access) {
     return this.call<ReplayReport>('POST', '/v1/replay', input, 'read');
+  }
+  lifecycleRun(input: LifecycleRunInput, _access?: Access) {
+    // a second run after a lost answer decides again against the log: it appends nothing twice
+    return this.call<LifecycleReport>('POST', '/v1/lifecycle/run', input, 'idempotent');
   }
   setAudience(id: string, input: AudienceInput, _access?: Access) {
     return this.call<AudienceAnswer>('POST', `/v1/memories/${path(id)}/audience`, input);

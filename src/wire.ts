@@ -10,6 +10,7 @@ import { importRequestSchema } from './knowledge/importer.js';
 import { importItemsRequestSchema } from './knowledge/import-items.js';
 import { recallRequestSchema } from './recall/index.js';
 import { replayRequestSchema } from './recall/replay.js';
+import { lifecycleRunSchema } from './recall/lifecycle.js';
 import { completeTurnSchema, openSessionSchema, startTurnSchema } from './recall/turns.js';
 import { itemsQuerySchema } from '../projections/records/queries.js';
 import { listRequestSchema } from '../projections/records/listing.js';
@@ -48,6 +49,8 @@ export const wire = {
   // the catalog's own schema: the wire cannot drift from what the log accepts
   jobEvent: eventSchemas['job.event'].extend(namespace),
   replay: replayRequestSchema,
+  /** the lifecycle job over one namespace (kioku lifecycle run, POST /v1/lifecycle/run) */
+  lifecycleRun: lifecycleRunSchema,
   // Queries of the GET routes: documented (and typed) here; the facade checks their values by hand,
   // with the messages a query string's bad value always got (a NaN from `?days=x` included)
   /** a lookup in a namespace: document, source, relations, stats */
@@ -74,6 +77,7 @@ export type SupersedeInput = z.input<typeof wire.supersede>;
 export type ImportInput = z.input<typeof wire.import>;
 export type JobEventInput = z.input<typeof wire.jobEvent>;
 export type ReplayInput = z.input<typeof wire.replay>;
+export type LifecycleRunInput = z.input<typeof wire.lifecycleRun>;
 export type AudienceInput = z.input<typeof wire.audience>;
 export type ItemsInput = z.input<typeof wire.items>;
 export type ListInput = z.input<typeof wire.list>;

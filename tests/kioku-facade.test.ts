@@ -256,6 +256,7 @@ const calls: Methods = {
   cold: (k) => k.cold({ min_considered: 1 }),
   deliveryReport: (k) => k.deliveryReport({ days: 7 }),
   replay: (k) => k.replay({}),
+  lifecycleRun: (k) => k.lifecycleRun({ dry_run: true }),
   verifyLog: (k) => k.verifyLog({}),
   logStats: (k) => k.logStats(),
   logRecord: (k) => k.logRecord(1),

@@ -10,7 +10,7 @@ import { exportItems, importItems, list, reembed } from './commands/program/item
 import { backup, rebuild, restore, store, verify } from './commands/program/library.js';
 import { log } from './commands/program/log.js';
 import type { Define } from './commands/program/options.js';
-import { ask, evaluate, recall, replay, report } from './commands/program/recall.js';
+import { ask, evaluate, lifecycle, recall, replay, report } from './commands/program/recall.js';
 import { serve, status, stop } from './commands/program/service.js';
 import { packageVersion } from '../src/package-root.js';
 
@@ -34,6 +34,7 @@ const COMMANDS: readonly Define[] = [
   ask,
   report,
   replay,
+  lifecycle,
   evaluate,
   store,
   log,

@@ -43,6 +43,7 @@ export const inputSchemas = {
   supersede: wire.supersede,
   importDocuments: wire.import,
   replay: wire.replay,
+  lifecycleRun: wire.lifecycleRun,
   setAudience: wire.audience,
   items: wire.items,
   logEpisode: wire.episode,

@@ -63,6 +63,7 @@ export const INPUT_LABELS: Record<MethodWithInput, string> = {
   supersede: 'supersede',
   importDocuments: 'import',
   replay: 'replay',
+  lifecycleRun: 'lifecycle run',
   setAudience: 'set audience',
   items: 'items',
   logEpisode: 'log episode',

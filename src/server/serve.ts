@@ -15,6 +15,7 @@ import type { Judge } from '../recall/index.js';
 import { beginStore } from '../store.js';
 import { buildApp, type ServerState } from './app.js';
 import { loadAuth, type AuthConfig } from './auth.js';
+import { lifecycleEveryFromEnv, startLifecycleTimer, type LifecycleTimer } from './lifecycle-timer.js';
 
 export interface ServeOptions {
   /**
@@ -43,6 +44,8 @@ export interface ServeOptions {
   portFallback?: boolean;
   /** minutes without a request after which the service should stop, recorded in the run file */
   idleShutdownMin?: number;
+  /** hours between runs of the lifecycle job (default KIOKU_LIFECYCLE_EVERY_H, else 24; 0 = off) */
+  lifecycleEveryHours?: number;
 }
 
 export interface RunningServer {
@@ -170,6 +173,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const at = bindAddress(options, auth);
   const library = await openLibrary(options, paths, auth);
   const state: ServerState = { ready: false, startedAt: Date.now() };
+  const everyHours = options.lifecycleEveryHours ?? lifecycleEveryFromEnv(process.env['KIOKU_LIFECYCLE_EVERY_H']);
+  let lifecycle: LifecycleTimer | undefined;
   let app: FastifyInstance;
   try {
     app = await listen(options, auth, state, at);
@@ -188,13 +193,20 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     state.knowledge = kioku.knowledge;
     state.kioku = kioku;
     state.ready = true;
+    lifecycle = startLifecycleTimer(kioku.store, { everyHours, onError: (err) => process.stderr.write(`kioku: lifecycle job failed: ${String(err)}\n`) });
   });
   ready.catch((err: unknown) => app.log.error({ err }, 'store failed to open'));
-  return { app, url, auth, state, lastRequestAt: () => lastRequest, ready, close: closer(app, state, ready, library) };
+  return { app, url, auth, state, lastRequestAt: () => lastRequest, ready, close: closer(app, state, ready, library, () => lifecycle?.stop()) };
 }
 
 /** Stop once (a second call waits for the first): each step runs even when one before it failed (a full disk); the log is always closed. */
-function closer(app: FastifyInstance, state: ServerState, ready: Promise<void>, library: ServedLibrary): () => Promise<void> {
+function closer(
+  app: FastifyInstance,
+  state: ServerState,
+  ready: Promise<void>,
+  library: ServedLibrary,
+  stopTimers: () => Promise<void> | undefined,
+): () => Promise<void> {
   let closing: Promise<void> | undefined;
   return () =>
     (closing ??= (async () => {
@@ -215,6 +227,7 @@ function closer(app: FastifyInstance, state: ServerState, ready: Promise<void>, 
         Promise.resolve()
           .then(task)
           .catch((err: unknown) => void (failure ??= err));
+      await step(stopTimers); // a lifecycle run under way finishes its appends first
       await step(() => state.core?.close());
       await step(() => library.projections.close()); // snapshots
       await step(() => library.log.close()); // waits for queued appends, closes the store

@@ -17,4 +17,10 @@ export const reportRoutes = (state: ServerState) =>
     bodyRoute(app, { url: '/v1/replay', method: 'replay', summary: 're-run recorded turns through (changed) delivery rules; appends nothing', ...read }, (input, caller) =>
       ready(state).kioku.replay(input, caller),
     );
+
+    bodyRoute(
+      app,
+      { url: '/v1/lifecycle/run', method: 'lifecycleRun', summary: 'the lifecycle job: strengths now, and the state transitions it appends (none with dry_run)', scope: 'memory:write', tags: ['reports'] },
+      (input, caller) => ready(state).kioku.lifecycleRun(input, caller),
+    );
   });

@@ -4,6 +4,7 @@ import type { AskFlags } from '../ask.js';
 import type { EvalFlags } from '../eval.js';
 import type { RecallFlags } from '../recall.js';
 import type { ColdFlags, DeliveryReportFlags, ReplayFlags } from '../report.js';
+import type { LifecycleFlags } from '../lifecycle.js';
 import { action, jsonOption, onStore, type Define } from './options.js';
 
 export const recall: Define = (program) =>
@@ -60,6 +61,14 @@ export const replay: Define = (program) =>
     .option('--partial-of <rule>', 'what a partial match is held behind: any_better_match (before issue 30), complete_match, higher_ranked_match (default)')
     .option('--knowledge-first', 'try without the rule that lets a history item above the best knowledge item keep a slot')
     .action(action((flags: ReplayFlags) => import('../report.js').then((m) => m.replayCommand(flags))));
+
+export const lifecycle: Define = (program) => {
+  const lifecycle = program.command('lifecycle').description('how memory ages: per-kind decay and the lifecycle states (candidate → active → archived)');
+  onStore(lifecycle.command('run').description('strengths now and the lifecycle transitions, appended as events (kioku serve runs it on a timer)'))
+    .option('--ns <namespace>', 'namespace (default: the caller\'s, private without a token)')
+    .option('--dry-run', 'report the histogram and the transitions, append nothing')
+    .action(action((flags: LifecycleFlags) => import('../lifecycle.js').then((m) => m.lifecycleRunCommand(flags))));
+};
 
 export const evaluate: Define = (program) =>
   program

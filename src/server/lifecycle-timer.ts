@@ -1,0 +1,66 @@
+// The lifecycle job inside `kioku serve` (seed 004 ran its decay nightly from cron): every
+// `everyHours` (KIOKU_LIFECYCLE_EVERY_H, default 24; 0 turns it off), the first run a few
+// minutes after start. On a shared store (PostgreSQL) only the node holding the `lifecycle` role
+// runs it, as one node runs the embedding job, so two nodes never append the same transitions.
+import { KiokuError } from '../errors.js';
+import { recallConfigFromEnv, type RecallConfig } from '../recall/config.js';
+import { runLifecycle, type LifecycleReport } from '../recall/lifecycle.js';
+import type { KiokuStore } from '../store.js';
+
+export const DEFAULT_LIFECYCLE_EVERY_H = 24;
+/** the first run waits this long after start (or the interval, when shorter): a start is busy enough */
+const FIRST_RUN_MS = 5 * 60_000;
+
+/** KIOKU_LIFECYCLE_EVERY_H: hours between runs (fractions allowed), 0 = off. */
+export function lifecycleEveryFromEnv(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return DEFAULT_LIFECYCLE_EVERY_H;
+  const h = Number(raw);
+  if (!Number.isFinite(h) || h < 0)
+    throw new KiokuError('KIOKU_USAGE', `KIOKU_LIFECYCLE_EVERY_H must be a number of hours, 0 for off (got "${raw}")`, { details: { field: 'KIOKU_LIFECYCLE_EVERY_H' } });
+  return h;
+}
+
+export interface LifecycleTimer {
+  /** no further run starts; a run under way is awaited */
+  stop(): Promise<void>;
+  /** reports of the runs so far (the last few), for tests and health */
+  readonly runs: LifecycleReport[];
+}
+
+export function startLifecycleTimer(
+  store: KiokuStore,
+  options: { everyHours: number; config?: RecallConfig; now?: () => Date; onError?: (err: unknown) => void },
+): LifecycleTimer {
+  const runs: LifecycleReport[] = [];
+  const everyMs = options.everyHours * 3_600_000;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = options.everyHours <= 0;
+  const tick = async (): Promise<void> => {
+    try {
+      if (store.log.holdsRole && !(await store.log.holdsRole('lifecycle'))) return;
+      const aging = (options.config ?? recallConfigFromEnv()).aging;
+      const report = await runLifecycle(store, aging, { now: options.now?.() ?? new Date(), dryRun: false, actor: 'lifecycle' });
+      runs.push(report);
+      if (runs.length > 10) runs.shift();
+    } catch (err) {
+      if (!stopped) options.onError?.(err);
+    }
+  };
+  const schedule = (ms: number): void => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = tick().finally(() => schedule(everyMs));
+    }, ms);
+    timer.unref();
+  };
+  schedule(Math.min(FIRST_RUN_MS, everyMs));
+  return {
+    runs,
+    stop: async () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,112 @@
+// Decay and the lifecycle as events (seed 004; src/recall/aging.ts, src/recall/lifecycle.ts):
+// per-kind strength, candidate → active → archived by the seed's thresholds, tombstones skipped,
+// transitions appended (never on a dry run, never twice), archived items sinking but kept, a use
+// bringing one back — through the facade, the CLI and the serve timer.
+import { describe, expect, it } from 'vitest';
+import { HashedEmbedder } from '../src/embed/index.js';
+import { openKioku } from '../src/kioku.js';
+import { DEFAULT_AGING, nextState, strength } from '../src/recall/index.js';
+import { startLifecycleTimer } from '../src/server/lifecycle-timer.js';
+import { DoubleJudge } from './doubles/judge.js';
+import { runCli, tempDir } from './helpers.js';
+
+const DAY = 86_400_000;
+
+describe('decay rules', () => {
+  it('decays by the seed rate of the kind, with a floor', () => {
+    expect(strength(DEFAULT_AGING, 'episodic', 100 * DAY)).toBeCloseTo(Math.exp(-1), 10);
+    expect(strength(DEFAULT_AGING, 'identity', 100 * DAY)).toBeCloseTo(Math.exp(-0.01), 10);
+    expect(strength(DEFAULT_AGING, 'working', 1000 * DAY)).toBe(0.05);
+  });
+  it('moves by the seed thresholds: promote at 0.5, archive below 0.2, back to active only after a use', () => {
+    expect(nextState(DEFAULT_AGING, 'candidate', 0.5, false)?.to).toBe('active');
+    expect(nextState(DEFAULT_AGING, 'candidate', 0.3, false)).toBeUndefined();
+    expect(nextState(DEFAULT_AGING, 'active', 0.19, false)?.to).toBe('archived');
+    expect(nextState(DEFAULT_AGING, 'active', 0.2, false)).toBeUndefined();
+    expect(nextState(DEFAULT_AGING, 'archived', 0.05, false)).toBeUndefined();
+    expect(nextState(DEFAULT_AGING, 'archived', 0.05, true)?.to).toBe('active');
+    expect(nextState(DEFAULT_AGING, 'tombstoned', 1, true)).toBeUndefined();
+  });
+});
+
+describe('the lifecycle job', () => {
+  it('appends transitions (none on a dry run, none twice); archived sinks but stays; a use brings it back', async () => {
+    const dir = tempDir();
+    let clock = new Date();
+    const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), judge: new DoubleJudge(() => 0.9), now: () => clock });
+    try {
+      await kioku.writeMemories({
+        memories: [
+          { id: 'trip', kind: 'event', text: 'Island lighthouse ferry from the harbour.' },
+          { id: 'rule', kind: 'fact', text: 'Island lighthouse ferry from the harbour, hourly.' },
+          // matches one word: the lane's weakest hit, so the two above keep most of their score
+          { id: 'dock', kind: 'fact', text: 'The harbour has a fuel dock.' },
+          { id: 'gone', kind: 'event', text: 'Harbour ferry cancelled once.' },
+        ],
+      });
+      await kioku.forget('gone', {});
+      const dry = await kioku.lifecycleRun({ dry_run: true });
+      expect(dry).toMatchObject({ items: 3, skipped_tombstoned: 1, appended: 0, by_transition: { 'candidate → active': 3 } });
+      expect(dry.histogram.at(-1)?.count).toBe(3);
+      let appended = 0;
+      for await (const _r of kioku.log.read({ types: ['lifecycle.transitioned'] })) appended += 1;
+      expect(appended).toBe(0);
+      expect((await kioku.lifecycleRun({})).appended).toBe(3);
+      expect((await kioku.lifecycleRun({})).appended).toBe(0);
+      const ask = () => kioku.recall({ query: 'island lighthouse ferry harbour', limit: 5 });
+      const before = await ask();
+      expect(before.records[0]?.evidence_key).toBe('ev1:private:memory:trip');
+
+      // 400 days on: the event (0.01/day) is archived, the fact (0.001/day) stays active
+      clock = new Date(Date.now() + 400 * DAY);
+      const later = await kioku.lifecycleRun({});
+      expect(later.by_transition).toEqual({ 'active → archived': 1 });
+      expect(later.transitions[0]).toMatchObject({ evidence_key: 'ev1:private:memory:trip', from: 'active', to: 'archived' });
+      const sunk = await ask();
+      const trip = sunk.records.find((r) => r.evidence_key === 'ev1:private:memory:trip');
+      expect(trip?.why.lanes['archived']).toBeLessThan(0);
+      expect(sunk.records[0]?.evidence_key).toBe('ev1:private:memory:rule');
+
+      // fetched by key: at once no longer sunk, and the next run records the return
+      await kioku.evidence('ev1:private:memory:trip');
+      const back = await ask();
+      expect(back.records[0]?.evidence_key).toBe('ev1:private:memory:trip');
+      expect(back.records[0]?.why.lanes['archived']).toBeUndefined();
+      expect((await kioku.lifecycleRun({})).by_transition).toEqual({ 'archived → active': 1 });
+      expect(kioku.projections.views.lifecycle.get('private', 'ev1:private:memory:trip')?.state).toBe('active');
+    } finally {
+      await kioku.close();
+      dir.cleanup();
+    }
+  });
+
+  it('runs on a timer inside the service, and stops with it', async () => {
+    const dir = tempDir();
+    const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32) });
+    try {
+      await kioku.writeMemories({ memories: [{ id: 'm', kind: 'fact', text: 'Timers run the lifecycle.' }] });
+      const timer = startLifecycleTimer(kioku.store, { everyHours: 0.0001 });
+      for (let i = 0; i < 200 && timer.runs.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      await timer.stop();
+      expect(timer.runs[0]?.appended).toBe(1);
+    } finally {
+      await kioku.close();
+      dir.cleanup();
+    }
+  });
+
+  it('kioku lifecycle run --dry-run --json prints the histogram and the transitions, appending nothing', async () => {
+    const dir = tempDir();
+    const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32) });
+    await kioku.writeMemories({ memories: [{ id: 'm', kind: 'preference', text: 'Prefers tea.' }] });
+    await kioku.close();
+    try {
+      const r = await runCli(['lifecycle', 'run', '--dry-run', '--json', '--data', dir.path], { KIOKU_EMBEDDER: 'hash' });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json).toMatchObject({ dry_run: true, items: 1, appended: 0, by_transition: { 'candidate → active': 1 } });
+      expect(r.stdout).not.toBe('');
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
