@@ -259,6 +259,9 @@ export class LocalKioku implements Kioku {
   get projections(): KiokuStore['projections'] {
     return this.store.projections;
   }
+  get privacy(): KiokuStore['privacy'] {
+    return this.store.privacy;
+  }
 
   /** The recall core, created on first use (it loads the embedder). */
   get core(): ReturnType<typeof createRecallCore> {

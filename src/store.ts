@@ -6,12 +6,22 @@
 import { defaultProjections, ProjectionRunner, type ProgressFn, type Projection } from '../projections/index.js';
 import type { FoldWorkerScript } from '../projections/worker-fold/index.js';
 import { resolvePaths, type KiokuPaths, type PathOverrides } from './config.js';
-import { openEventStore, type EventStore } from './log/index.js';
+import { fingerprint } from './knowledge/index.js';
+import { GroupCommitStore, openEventStore, type EventStore } from './log/index.js';
+import { openVault, secretRedactor, type SecretVault } from './privacy/index.js';
+
+/** Secrets (issue 33): the vault of this data dir and the redaction every append of this store passes through. */
+export interface StorePrivacy {
+  vault: SecretVault;
+  /** a text as this store would keep it in `namespace` (placeholders for its secrets) */
+  redact(namespace: string, text: string): string;
+}
 
 export interface KiokuStore {
   paths: KiokuPaths;
   log: EventStore;
   projections: ProjectionRunner;
+  privacy: StorePrivacy;
   close(): Promise<void>;
 }
 
@@ -40,6 +50,7 @@ export interface OpeningStore {
   paths: KiokuPaths;
   log: EventStore;
   projections: ProjectionRunner;
+  privacy: StorePrivacy;
   /** catch the projections up to the head; the log is closed if that fails */
   ready(onProgress?: ProgressFn): Promise<KiokuStore>;
   /** close what is open (a start given up before ready) */
@@ -54,6 +65,7 @@ export async function beginStore(options: OpenStoreOptions = {}): Promise<Openin
       createIfMissing: options.createIfMissing ?? true,
       ...(options.onWarning ? { onWarning: options.onWarning } : {}),
     }));
+  const privacy = guardSecrets(log, paths, options.onWarning);
   const projections = new ProjectionRunner(log, options.projections ?? defaultProjections(), {
     // a store that is not the one under the data dir must not share its snapshots
     ...(options.log ? {} : { snapshotDir: paths.projectionsDir }),
@@ -72,6 +84,7 @@ export async function beginStore(options: OpenStoreOptions = {}): Promise<Openin
     paths,
     log,
     projections,
+    privacy,
     close,
     async ready(onProgress) {
       try {
@@ -80,9 +93,22 @@ export async function beginStore(options: OpenStoreOptions = {}): Promise<Openin
         await log.close();
         throw err;
       }
-      return { paths, log, projections, close };
+      return { paths, log, projections, privacy, close };
     },
   };
+}
+
+/**
+ * The one redaction step (issue 33): every append of this store, from any door, command or job,
+ * has its secrets replaced before it is encoded (src/privacy/redact-event.ts). Every store of this
+ * repository shares GroupCommitStore; one written elsewhere cannot be guarded, and is told so.
+ */
+function guardSecrets(log: EventStore, paths: KiokuPaths, onWarning?: (message: string) => void): StorePrivacy {
+  const vault = openVault(paths.dataDir);
+  const redactor = secretRedactor(vault, fingerprint);
+  if (log instanceof GroupCommitStore) log.addWriteGuard(redactor.guard);
+  else onWarning?.('this event store does not run write guards: secrets in appended text are not redacted');
+  return { vault, redact: redactor.redact };
 }
 
 export async function openStore(options: OpenStoreOptions = {}): Promise<KiokuStore> {

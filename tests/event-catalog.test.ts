@@ -37,6 +37,7 @@ const examples: Record<string, AppendInput['data']> = {
   'job.event': { job_id: 'j1', stage: 'embed', status: 'succeeded', progress: { done: 3, total: 3 } },
   'lifecycle.transitioned': { evidence_key: key, from: 'active', to: 'archived', reason: 'confidence below 0.2' },
   'evidence.fetched': { evidence_keys: [key] },
+  'secret.redacted': { id: '0a1b2c3d4e5f', kind: 'openai-key', event_type: 'memory.written', fields: ['text'] },
 };
 
 describe('event catalog', () => {

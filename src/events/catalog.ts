@@ -184,6 +184,14 @@ export const eventSchemas = {
   }),
   // an item read whole by its key (get_memory, GET /v1/evidence/{key}): an access the ACT-R re-rank and the lifecycle count
   'evidence.fetched': z.strictObject({ evidence_keys: z.array(evidenceKey).min(1).max(100) }),
+  // privacy (issue 33): a secret was replaced by its placeholder ⟦secret:<kind>:<id>⟧ in the text
+  // fields of an event appended with this one; the value went to the local vault, never to the log
+  'secret.redacted': z.strictObject({
+    id: z.string().regex(/^[a-z0-9]{4,40}$/, 'expected a placeholder id'),
+    kind: z.string().regex(/^[a-z0-9-]{1,40}$/, 'expected a secret kind'),
+    event_type: z.string().min(1).max(100),
+    fields: z.array(z.string().min(1).max(200)).min(1).max(50),
+  }),
   'lifecycle.transitioned': z.strictObject({
     evidence_key: evidenceKey,
     from: z.enum(['candidate', 'active', 'archived', 'tombstoned']),

@@ -115,6 +115,8 @@ export type AssetRegistered = {
 export interface KnowledgeStore {
   log: EventStore;
   projections: KnowledgeReadModel;
+  /** how the store keeps a text (secrets as placeholders, issue 33): an idempotent repeat is compared on it */
+  privacy?: { redact(namespace: string, text: string): string };
 }
 
 export type ParsedWrite = z.output<typeof writeMemoriesSchema>;
@@ -313,7 +315,7 @@ export class Knowledge {
       const key = evidenceKey({ ns: parsed.ns, layer: 'memory', id });
       const existing = overlay.written.get(key) ?? this.records.get(key);
       if (existing) {
-        if (sameMemory(existing, m)) continue; // idempotent repeat
+        if (sameMemory(existing, m, (text) => this.store.privacy?.redact(parsed.ns, text) ?? text)) continue; // idempotent repeat
         throw new KiokuError('KIOKU_ID_CONFLICT', `memory "${id}" already exists with different content; supersede it instead`, {
           details: { field: `memories.${i}.id`, id },
         });
@@ -684,8 +686,16 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-function sameMemory(e: MemoryContent, m: z.output<typeof memoryInputSchema>): boolean {
-  return e.text === m.text && e.kind === m.kind && sameList(e.terms, m.terms) && sameList(e.entities, memoryEntities(m)) && sameList(e.tags, m.tags);
+/** `stored` turns the text sent into the text the store keeps (its secrets as placeholders). */
+function sameMemory(e: MemoryContent, m: z.output<typeof memoryInputSchema>, stored: (text: string) => string): boolean {
+  const list = (texts: readonly string[]): string[] => texts.map(stored);
+  return (
+    e.text === stored(m.text) &&
+    e.kind === m.kind &&
+    sameList(e.terms, list(m.terms)) &&
+    sameList(e.entities, list(memoryEntities(m))) &&
+    sameList(e.tags, list(m.tags))
+  );
 }
 
 /** Uploaded content as bytes, within the bound: base64 must be base64. */

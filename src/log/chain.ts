@@ -4,6 +4,7 @@ import type { EventEmitter } from 'node:events';
 import { KiokuError, LogConflictError } from '../errors.js';
 import { upcast, validateEvent, type AppendInput, type LogRecord, type ValidatedEvent } from '../events/index.js';
 import { FRAME_FORMAT, GENESIS_HASH_HEX, HASH_BYTES, HEADER_BYTES, decodeBody, encodeBody, encodeFrame } from './codec.js';
+import type { WriteGuard } from '../privacy/index.js';
 import type { Appended, AppendOptions, EncodedRecord, ExpectedHead } from './port.js';
 
 export type { EncodedRecord } from './port.js';
@@ -152,6 +153,8 @@ export interface PendingWrite {
 export class CommitQueue {
   private pending: PendingWrite[] = [];
   private writing: Promise<void> | undefined;
+  /** run in order over each write's validated events before it is queued (issue 33: secrets redacted, then sealing) */
+  readonly guards: WriteGuard[] = [];
 
   constructor(private readonly commitGroup: (group: PendingWrite[]) => Promise<void>) {}
 
@@ -159,12 +162,17 @@ export class CommitQueue {
     let validated: ValidatedEvent[];
     try {
       validated = events.map((e) => validateEvent(e));
+      // synchronous, so writes keep the order they were submitted in
+      for (const guard of this.guards) validated = guard(validated);
     } catch (err) {
       return Promise.reject(err);
     }
     if (validated.length === 0) return Promise.resolve([]);
+    // a guard may add events after the caller's (secret.redacted): the caller gets its own events' seqs
+    const own = events.length;
     return new Promise<Appended[]>((resolve, reject) => {
-      this.pending.push({ events: validated, expected: options.expectedHead, resolve, reject });
+      const answer = validated.length === own ? resolve : (appended: Appended[]) => resolve(appended.slice(0, own));
+      this.pending.push({ events: validated, expected: options.expectedHead, resolve: answer, reject });
       this.writing ??= this.drain();
     });
   }
@@ -229,6 +237,14 @@ export abstract class GroupCommitStore {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /**
+   * Run `guard` over every write from now on, after the guards added before it (the store assembly
+   * adds secret redaction, src/store.ts): what a guard returns is what the chain stores.
+   */
+  addWriteGuard(guard: WriteGuard): void {
+    this.queue.guards.push(guard);
   }
 }
 

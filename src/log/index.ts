@@ -1,6 +1,6 @@
 export type { Appended, AppendOptions, EventStore, ExpectedHead, FrameRange, Head, ReadOptions, StoreKind, TailOptions } from './port.js';
 export { EventLog } from './event-log.js';
-export { decodeRecord } from './chain.js';
+export { decodeRecord, GroupCommitStore } from './chain.js';
 export { MemoryChain, MemoryEventLog } from './memory.js';
 export { GENESIS_HASH_HEX, seqKey, parseSeqKey, encodeBody, encodeFrame, splitFrame, decodeBody, peekType } from './codec.js';
 export { logSublevels, HEAD_KEY, type LevelStore, type LogSublevels } from './level.js';

@@ -2,3 +2,6 @@
 // built, and the local vault that keeps the values. Sealing and erasure live beside them.
 export { findSecrets, placeholder, placeholdersIn, redactText, isSecretKind, PLACEHOLDER_PATTERN, type Redaction, type SecretFinding } from './detect.js';
 export { SECRET_KINDS, SECRET_RULES, isTemplate, type SecretKind, type SecretRule } from './rules.js';
+export { TEXT_FIELDS, UNLISTED_TYPE_FIELDS, mapTextFields, type TextPath } from './fields.js';
+export { redactEventData, secretRedactor, type SecretRedactor, type WriteGuard } from './redact-event.js';
+export { SecretVault, openVault, vaultDir, type VaultEntry } from './vault.js';

@@ -96,7 +96,8 @@ const FORMAT_RULES: SecretRule[] = [
     kind: 'url-password', hints: ['://'],
     // scheme://user:password@host — only the password part; the user and host stay readable. The
     // scheme is a lookbehind so the search starts at the literal ://
-    pattern: /(?<=(?:^|[^A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}):\/\/[^\s:/?#@'"<>]*:(?<value>[^\s@/?#'"<>]+)@[^\s/?#'"<>@]+/gd,
+    // (a # is taken into the password: pasted raw, it is not a fragment, since a host follows)
+    pattern: /(?<=(?:^|[^A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}):\/\/[^\s:/?#@'"<>]*:(?<value>[^\s@/?'"<>]+)@[^\s/?#'"<>@]+/gd,
     accept: (value) => !isTemplate(value),
   },
   // mysql -pSECRET: the password glued to the flag

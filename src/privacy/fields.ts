@@ -1,0 +1,103 @@
+// Which fields of each event type hold text a person or a tool wrote (issue 33): the ones redaction
+// reads. Written once per type, so a new event type is a decision (tests/privacy-redact.test.ts
+// fails a catalogued type missing here). Ids, keys, hashes, names and paths are not text: a secret
+// there would break the identity of an item, and no door puts one there.
+//   'query'              a string field
+//   'terms[]'            every string of an array
+//   'messages[].text'    a field of every object of an array
+//   'tool_data**'        every string anywhere below (tool output a host hands in as it is)
+export type TextPath = string;
+
+/** A type not listed here (a writer newer than this list) has every string read: redacting too much beats a leak. */
+export const UNLISTED_TYPE_FIELDS: readonly TextPath[] = ['**'];
+
+// keyed by name, not by EventType: the catalog grows in other hands, and a missing entry is caught by a test, not the compiler
+export const TEXT_FIELDS: Readonly<Record<string, readonly TextPath[]>> = {
+  'session.opened': [],
+  'turn.started': ['query', 'conversation[].text'],
+  'recall.performed': ['queries[].text'],
+  'verdict.recorded': [],
+  'delivery.made': [],
+  'turn.completed': ['answer', 'tool_data**'],
+  'memory.written': ['text', 'terms[]', 'entities[]', 'tags[]'],
+  'memory.superseded': ['reason'],
+  'memory.forgotten': ['reason'],
+  'memory.audience_set': [],
+  'card.upserted': ['title', 'sections[].heading', 'sections[].body', 'sections[].title'],
+  'card.removed': ['reason'],
+  'wiki.upserted': ['title', 'sections[].heading', 'sections[].body', 'sections[].title'],
+  'wiki.removed': ['reason'],
+  'note.upserted': ['sections[].heading', 'sections[].body', 'sections[].title'],
+  'note.removed': ['reason'],
+  'episode.logged': ['messages[].text'],
+  'asset.registered': ['description', 'tags[]'],
+  'embedding.computed': [],
+  'job.event': ['detail'],
+  'org.space_added': ['title'],
+  'org.space_moved': [],
+  'org.space_removed': [],
+  'org.member_added': ['display_name'],
+  'org.member_removed': [],
+  'org.member_joined': [],
+  'org.member_left': [],
+  'lifecycle.transitioned': ['reason'],
+  'evidence.fetched': [],
+  'item.forgotten': ['reason'],
+  purged: ['reason'],
+  'secret.redacted': [],
+  'notice.sent': ['text'],
+  'notice.arrived': [],
+  'notice.acked': ['note'],
+};
+
+/**
+ * Apply `redact` to every text a path names in `data`, returning a new object where anything
+ * changed (the input is never mutated) and the paths that changed.
+ */
+export function mapTextFields(data: unknown, paths: readonly TextPath[], redact: (text: string) => string): { data: unknown; changed: string[] } {
+  const changed: string[] = [];
+  let out = data;
+  for (const path of paths) {
+    const next = mapPath(out, path, redact);
+    if (next !== out) {
+      changed.push(path);
+      out = next;
+    }
+  }
+  return { data: out, changed };
+}
+
+function mapPath(value: unknown, path: string, redact: (text: string) => string): unknown {
+  if (path === '') return typeof value === 'string' ? redact(value) : value;
+  if (path === '**') return mapDeep(value, redact);
+  if (path.startsWith('[]')) {
+    if (!Array.isArray(value)) return value;
+    const rest = path.slice(2).replace(/^\./, '');
+    return sameOrCopy(value, value.map((v) => mapPath(v, rest, redact)));
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const m = /^([A-Za-z0-9_]+)(.*)$/.exec(path);
+  if (!m) return value;
+  const [, field, rest] = m as unknown as [string, string, string];
+  const obj = value as Record<string, unknown>;
+  if (!(field in obj)) return value;
+  const next = mapPath(obj[field], rest.replace(/^\./, ''), redact);
+  return next === obj[field] ? value : { ...obj, [field]: next };
+}
+
+function mapDeep(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return sameOrCopy(value, value.map((v) => mapDeep(v, redact)));
+  if (typeof value !== 'object' || value === null || value instanceof Uint8Array) return value;
+  const obj = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(obj)) {
+    const next = mapDeep(v, redact);
+    if (next !== v) (copy ??= { ...obj })[k] = next;
+  }
+  return copy ?? value;
+}
+
+function sameOrCopy(before: unknown[], after: unknown[]): unknown[] {
+  return after.every((v, i) => v === before[i]) ? before : after;
+}
