@@ -6,6 +6,7 @@ export { RecordsProjection, type RecordEntry, type ItemStatus } from './records/
 export { KeywordProjection, searchableText, type KeywordHit, type KeywordLane, type KeywordSearchOptions } from './keyword/index.js';
 export { DeliveredProjection } from './delivered.js';
 export { JobsProjection, type JobState } from './jobs.js';
+export { OrgProjection } from './org.js';
 export { TurnsProjection, completionHash, type TurnState, type SessionState } from './turns.js';
 export { UsageProjection, isDemoted, DEMOTION_MIN_JUDGED, type UsageCounters } from './usage.js';
 export { AccessProjection, type AccessCounts } from './access.js';
@@ -21,6 +22,7 @@ import { DeliveredProjection } from './delivered.js';
 import { UsageProjection } from './usage.js';
 import { TurnsProjection } from './turns.js';
 import { JobsProjection } from './jobs.js';
+import { OrgProjection } from './org.js';
 import { AccessProjection } from './access.js';
 import { LifecycleProjection } from './lifecycle.js';
 
@@ -35,6 +37,7 @@ export function defaultProjections(): Projection[] {
     new DeliveredProjection(),
     new TurnsProjection(),
     new JobsProjection(),
+    new OrgProjection(),
     new AccessProjection(),
     new LifecycleProjection(),
   ];

@@ -2,6 +2,7 @@
 import type { AccessProjection } from './access.js';
 import type { DeliveredProjection } from './delivered.js';
 import type { JobsProjection } from './jobs.js';
+import type { OrgProjection } from './org.js';
 import type { KeywordProjection } from './keyword/index.js';
 import type { LifecycleProjection } from './lifecycle.js';
 import type { RecordsProjection } from './records/index.js';
@@ -19,8 +20,9 @@ export interface Views {
   delivered: DeliveredProjection;
   turns: TurnsProjection;
   jobs: JobsProjection;
+  org: OrgProjection;
   access: AccessProjection;
   lifecycle: LifecycleProjection;
 }
 
-export const VIEW_NAMES: readonly (keyof Views)[] = ['stats', 'records', 'keyword', 'vector', 'usage', 'delivered', 'turns', 'jobs', 'access', 'lifecycle'];
+export const VIEW_NAMES: readonly (keyof Views)[] = ['stats', 'records', 'keyword', 'vector', 'usage', 'delivered', 'turns', 'jobs', 'org', 'access', 'lifecycle'];

@@ -8,7 +8,8 @@ import { DEFAULT_NAMESPACE, namespaceSchema } from './events/index.js';
 // which moves with every namespace's writes; a namespaced token without it sees its own counts only.
 // log:read is the whole log's content (records, stored frames, backups): every namespace's text, so
 // it is never implied by service:read (a monitoring token must not read other namespaces' memories)
-export const SCOPES = ['memory:read', 'memory:write', 'service:read', 'log:read'] as const;
+// org:admin changes a namespace's org (spaces, members: issue 34); the anonymous local owner has it
+export const SCOPES = ['memory:read', 'memory:write', 'service:read', 'log:read', 'org:admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface Principal {
@@ -36,6 +37,8 @@ export interface Access {
   readonly [SETTLED]?: string;
   namespaces?: readonly string[];
   actor?: string;
+  /** the token's name (the auth file's `name`), for a caller with a token: which org member it acts as (issue 34) */
+  principal?: string;
   /** may see the service as a whole (the log head, other namespaces' activity); implied when namespaces is absent */
   service?: boolean;
   /** the caller named the namespace itself (no token fixed it): one nothing was written in is likely a typo */

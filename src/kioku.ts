@@ -57,6 +57,8 @@ import {
   type RelationsAnswer,
 } from '../projections/records/queries.js';
 import { importItems, type ImportItemsAnswer } from './knowledge/import-items.js';
+import { commitOrgChange, type OrgChangeAnswer } from './knowledge/org-decide.js';
+import { orgAnswer, type OrgAnswer } from './knowledge/org-answer.js';
 import { memoryIdOf, memoryIdsOf } from './knowledge/memory-ref.js';
 import {
   artifacts,
@@ -74,6 +76,7 @@ import {
   wire,
   type AssetInput,
   type AudienceInput,
+  type OrgChangeInput,
   type EpisodeInput,
   type ItemsInput,
   type ListInput,
@@ -108,6 +111,8 @@ export {
   type RelatedEdge,
   type RelationsAnswer,
 } from '../projections/records/queries.js';
+export type { OrgAnswer } from './knowledge/org-answer.js';
+export type { OrgChangeAnswer } from './knowledge/org-decide.js';
 export type { ArtifactsAnswer, IngestStatus, PipelineJobs, PipelineJobsInput, PipelineSnapshot, PipelineSnapshotInput } from './api/pipeline.js';
 
 /** Who is asking, as the adapter resolved it (src/access.ts; a door's Caller, src/api/caller.ts), plus call options the core understands. */
@@ -200,6 +205,10 @@ export interface Kioku {
   registerAsset(input: AssetInput, access?: Access): Promise<AssetRegisteredAnswer>;
   /** an asset's claim ticket, its status checked against the file now, and its content inline on request (within a cap) */
   asset(id: string, input: AssetQueryInput, access?: Access): Promise<AssetAnswer>;
+  /** the namespace's org (issue 34): its space tree and members, and who the caller is in it; empty, with the reason, without one */
+  org(input: InNamespaceInput, access?: Access): Promise<OrgAnswer>;
+  /** change the namespace's org (a space or a member) by appending org events: the org:admin scope */
+  changeOrg(input: OrgChangeInput, access?: Access): Promise<OrgChangeAnswer>;
   /** what the library holds: items by layer, the log head */
   stats(input: InNamespaceInput, access?: Access): Promise<StatsAnswer>;
   /** what an item is connected to: supersede edges, card references, session neighbours, shared entities */
@@ -466,6 +475,27 @@ export class LocalKioku implements Kioku {
 
   async asset(id: string, input: AssetQueryInput, access: Access = {}): Promise<AssetAnswer> {
     return assetOf(this.records, this.knowledge.assets, namespaceOf(input.namespace, access), id, input);
+  }
+
+  async org(input: InNamespaceInput, access: Access = {}): Promise<OrgAnswer> {
+    const ns = namespaceOf(input.namespace, access);
+    return orgAnswer(ns, this.store.projections.views.org.org(ns), access.principal);
+  }
+
+  async changeOrg(input: OrgChangeInput, access: Access = {}): Promise<OrgChangeAnswer> {
+    const { namespace, ...change } = parseInput(wire.orgChange, input ?? {}, 'org');
+    const ns = namespaceOf(namespace, access);
+    const projections = this.store.projections;
+    const store = {
+      log: this.store.log,
+      orgAt: async (n: string) => {
+        await projections.waitFor(this.store.log.head().seq);
+        return projections.views.org.org(n);
+      },
+    };
+    const answer = await commitOrgChange(store, { ...change, ns }, access.actor ?? this.options.actor ?? 'kioku');
+    if (answer.seq !== undefined) await projections.waitFor(answer.seq);
+    return answer;
   }
 
   async stats(input: InNamespaceInput, access: Access = {}): Promise<StatsAnswer> {

@@ -35,6 +35,9 @@ import type {
   TurnAnswer,
 } from './kioku.js';
 import type { ImportSummary } from './knowledge/importer.js';
+import type { OrgAnswer } from './knowledge/org-answer.js';
+import type { OrgChangeAnswer } from './knowledge/org-decide.js';
+import type { OrgChangeInput } from './wire.js';
 import type { ActivityAnswer, ActivityInput } from './api/activity.js';
 import type { ImportItemsAnswer } from './knowledge/import-items.js';
 import type { LogRecord } from './events/index.js';
@@ -257,6 +260,13 @@ export class RemoteKioku implements Kioku {
       'GET',
       `/v1/assets/${path(id)}${query({ namespace: input.namespace, include_content: input.include_content ? 1 : undefined, max_bytes: input.max_bytes })}`,
     );
+  }
+  org(input: InNamespaceInput, _access?: Access) {
+    return this.call<OrgAnswer>('GET', `/v1/org${query({ namespace: input.namespace })}`);
+  }
+  changeOrg(input: OrgChangeInput, _access?: Access) {
+    // deciding again finds the change made: a repeat appends nothing
+    return this.call<OrgChangeAnswer>('POST', '/v1/org', input, 'idempotent');
   }
   stats(input: InNamespaceInput, _access?: Access) {
     return this.call<StatsAnswer>('GET', `/v1/stats${query({ namespace: input.namespace })}`);

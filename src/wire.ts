@@ -15,6 +15,7 @@ import { completeTurnSchema, openSessionSchema, startTurnSchema } from './recall
 import { itemsQuerySchema } from '../projections/records/queries.js';
 import { listRequestSchema } from '../projections/records/listing.js';
 import { pipelineJobsSchema, pipelineSnapshotSchema } from './api/pipeline.js';
+import { orgChangeSchema } from './knowledge/org-decide.js';
 import { activitySchema } from './api/activity.js';
 
 /** `wait_for_vectors` (memory writes, HTTP and MCP): answer once the written memories have vectors, true (up to 60 s) or a timeout in ms. */
@@ -35,6 +36,8 @@ export const wire = {
   forget: forgetSchema.omit({ ns: true, id: true }).extend(namespace),
   supersede: supersedeSchema.omit({ ns: true, head_id: true }).extend(namespace),
   audience: audienceSchema.omit({ ns: true, id: true }).extend(namespace),
+  /** a change to the namespace's org (a space or a member), by an org:admin caller */
+  orgChange: orgChangeSchema.omit({ ns: true }).extend(namespace),
   /** browse items by what they are, not by relevance: kinds, tags, an entity, a time range, a session */
   items: itemsQuerySchema,
   /** browse a namespace in key order, a page at a time (GET /v1/items, kioku list, MCP list_memories) */
@@ -79,6 +82,7 @@ export type JobEventInput = z.input<typeof wire.jobEvent>;
 export type ReplayInput = z.input<typeof wire.replay>;
 export type LifecycleRunInput = z.input<typeof wire.lifecycleRun>;
 export type AudienceInput = z.input<typeof wire.audience>;
+export type OrgChangeInput = z.input<typeof wire.orgChange>;
 export type ItemsInput = z.input<typeof wire.items>;
 export type ListInput = z.input<typeof wire.list>;
 export type ImportItemsInput = z.input<typeof wire.importItems>;

@@ -36,6 +36,13 @@ const examples: Record<string, AppendInput['data']> = {
   'embedding.computed': { evidence_key: key, model: 'use-lite', lane: 'text', dim: 2, vector: new Uint8Array(8) },
   'job.event': { job_id: 'j1', stage: 'embed', status: 'succeeded', progress: { done: 3, total: 3 } },
   'lifecycle.transitioned': { evidence_key: key, from: 'active', to: 'archived', reason: 'confidence below 0.2' },
+  'org.space_added': { space: 'eng', parent: 'acme', title: 'Engineering' },
+  'org.space_moved': { space: 'eng' },
+  'org.space_removed': { space: 'eng' },
+  'org.member_added': { member: 'alice', tokens: ['alice-laptop'] },
+  'org.member_removed': { member: 'alice' },
+  'org.member_joined': { member: 'alice', space: 'eng' },
+  'org.member_left': { member: 'alice', space: 'eng' },
   'evidence.fetched': { evidence_keys: [key] },
   'secret.redacted': { id: '0a1b2c3d4e5f', kind: 'openai-key', event_type: 'memory.written', fields: ['text'] },
 };

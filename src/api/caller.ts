@@ -36,6 +36,7 @@ export function resolveCaller(principal: Principal, requestedNamespace: string |
     scopes: principal.scopes,
     service: access.service === true,
     namespaceChosen: access.namespaceChosen === true,
+    ...(principal.anonymous ? {} : { principal: principal.name }),
     [SETTLED]: namespace,
   };
 }

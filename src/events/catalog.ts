@@ -12,6 +12,8 @@ const isoTime = z.iso.datetime({ offset: true });
 const evidenceKey = z.string().regex(/^ev1:[^:\s]+:[a-z]+:\S+$/, 'expected ev1:<ns>:<layer>:<id>[#section]');
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'expected a lowercase hex sha256');
 const layer = z.enum(LAYERS);
+/** a space's or a member's name: no spaces, no colon (audience entries are `space:<name>`), at most 64 characters */
+export const orgName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$/, 'expected 1–64 letters, digits or . _ @ + - (starting with a letter or digit)');
 
 const message = z.strictObject({
   role: z.enum(MESSAGE_ROLES),
@@ -192,6 +194,15 @@ export const eventSchemas = {
     event_type: z.string().min(1).max(100),
     fields: z.array(z.string().min(1).max(200)).min(1).max(50),
   }),
+  // the team (issue 34): a space tree and its members, per namespace; a member is reached by the
+  // names of its tokens in the auth file (never a token itself), so the log holds no credential
+  'org.space_added': z.strictObject({ space: orgName, parent: orgName.optional(), title: z.string().min(1).max(200).optional() }),
+  'org.space_moved': z.strictObject({ space: orgName, parent: orgName.optional() }),
+  'org.space_removed': z.strictObject({ space: orgName }),
+  'org.member_added': z.strictObject({ member: orgName, tokens: z.array(z.string().min(1).max(200)).max(20), display_name: z.string().min(1).max(200).optional() }),
+  'org.member_removed': z.strictObject({ member: orgName }),
+  'org.member_joined': z.strictObject({ member: orgName, space: orgName }),
+  'org.member_left': z.strictObject({ member: orgName, space: orgName }),
   'lifecycle.transitioned': z.strictObject({
     evidence_key: evidenceKey,
     from: z.enum(['candidate', 'active', 'archived', 'tombstoned']),

@@ -37,4 +37,6 @@ export interface RecallContext {
   readOnly?: boolean;
   /** the caller named the namespace itself (src/access.ts): one nothing was written in is likely a typo */
   namespaceChosen?: boolean;
+  /** the token's name, for a caller with a token (src/access.ts): the org member it acts as */
+  principal?: string;
 }

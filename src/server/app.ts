@@ -19,6 +19,7 @@ import { pipelineRoutes } from './routes/pipeline.js';
 import { reportRoutes } from './routes/reports.js';
 import { itemRoutes } from './routes/items.js';
 import { operationRoutes } from './routes/operations.js';
+import { orgRoutes } from './routes/org.js';
 import { uiRoutes } from './routes/ui.js';
 import { activityRoutes } from './routes/activity.js';
 import { UiSessions } from '../ui/sessions.js';
@@ -48,7 +49,7 @@ export async function buildApp(given: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes(options));
   await app.register(uiRoutes(options, options.uiSessions as UiSessions));
   await app.register(activityRoutes(options.state));
-  for (const routes of [turnRoutes, recallRoutes, memoryRoutes, knowledgeRoutes, assetRoutes, pipelineRoutes, reportRoutes, itemRoutes, operationRoutes])
+  for (const routes of [turnRoutes, recallRoutes, memoryRoutes, knowledgeRoutes, assetRoutes, pipelineRoutes, reportRoutes, itemRoutes, operationRoutes, orgRoutes])
     await app.register(routes(options.state));
   return app;
 }

@@ -65,6 +65,7 @@ export const INPUT_LABELS: Record<MethodWithInput, string> = {
   replay: 'replay',
   lifecycleRun: 'lifecycle run',
   setAudience: 'set audience',
+  changeOrg: 'org',
   items: 'items',
   logEpisode: 'log episode',
   registerAsset: 'register asset',

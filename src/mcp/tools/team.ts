@@ -3,6 +3,7 @@
 // makes them real).
 import { z } from 'zod';
 import { errorAnswer, plainTool, type McpTool } from '../tool.js';
+import { listMembers, listSpaces } from './org.js';
 
 const ALONE = 'Kioku runs for a single user here: there are no other members, spaces or notices.';
 
@@ -17,8 +18,8 @@ const empty = (name: string, description: string, key: string): McpTool =>
 export const teamTools: McpTool[] = [
   empty('inbox', 'Notices other members sent you (none in single-user mode).', 'notices'),
   empty('outbox', 'Notices you sent to other members (none in single-user mode).', 'notices'),
-  empty('list_spaces', 'The shared spaces you belong to (none in single-user mode).', 'spaces'),
-  empty('list_members', 'The members of a space (none in single-user mode).', 'members'),
+  listSpaces,
+  listMembers,
   plainTool({
     name: 'ack',
     description: 'Acknowledge a notice from your inbox (there are none in single-user mode).',
