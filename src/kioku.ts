@@ -57,6 +57,7 @@ import {
   type RelationsAnswer,
 } from '../projections/records/queries.js';
 import { importItems, type ImportItemsAnswer } from './knowledge/import-items.js';
+import { activity, type ActivityAnswer, type ActivityInput } from './api/activity.js';
 import { commitOrgChange, type OrgChangeAnswer } from './knowledge/org-decide.js';
 import { orgAnswer, type OrgAnswer } from './knowledge/org-answer.js';
 import { memoryIdOf, memoryIdsOf } from './knowledge/memory-ref.js';
@@ -113,6 +114,7 @@ export {
 } from '../projections/records/queries.js';
 export type { OrgAnswer } from './knowledge/org-answer.js';
 export type { OrgChangeAnswer } from './knowledge/org-decide.js';
+export type { ActivityAnswer, ActivityInput, TurnSummary } from './api/activity.js';
 export type { ArtifactsAnswer, IngestStatus, PipelineJobs, PipelineJobsInput, PipelineSnapshot, PipelineSnapshotInput } from './api/pipeline.js';
 
 /** Who is asking, as the adapter resolved it (src/access.ts; a door's Caller, src/api/caller.ts), plus call options the core understands. */
@@ -223,6 +225,8 @@ export interface Kioku {
   ingestStatus(access?: Access): Promise<IngestStatus>;
   /** everything recorded for one turn: start, recall, verdicts, delivery, completion */
   artifacts(traceId: string, access?: Access): Promise<ArtifactsAnswer>;
+  /** the recent turns with what each delivered and held back (by rule), items by kind, and per day turns, deliveries and items added */
+  activity(input: ActivityInput, access?: Access): Promise<ActivityAnswer>;
   /** browse one namespace's items in key order, filtered, a page at a time (an opaque cursor to the next) */
   list(input: ListInput, access?: Access): Promise<ListAnswer>;
   /** write items as `kioku export --format jsonl` wrote them (cards, wiki topics and notes whole, memories), keys kept */
@@ -538,6 +542,11 @@ export class LocalKioku implements Kioku {
 
   artifacts(traceId: string, access: Access = {}): Promise<ArtifactsAnswer> {
     return artifacts(this.store, traceId, access);
+  }
+
+  activity(input: ActivityInput, access: Access = {}): Promise<ActivityAnswer> {
+    const { namespace, ...q } = parseInput(wire.activity, input ?? {}, 'activity');
+    return activity(this.store, namespaceOf(namespace, access), q, this.now().getTime());
   }
 
   /** the clock recall uses (KIOKU_CLOCK pins it), without loading the model for it */

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UiSessions, SESSION_TTL_MS, cookieValue } from '../src/ui/sessions.js';
 import { ANONYMOUS } from '../src/access.js';
+import { runCli, tempDir } from './helpers.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
 
 const ALPHA = 'alpha-token-0123456789abcdef';
@@ -51,6 +52,20 @@ describe('the page without tokens (loopback)', () => {
   it('serves only its own flat files: no path reaches the disk', async () => {
     for (const path of ['/ui/package.json', '/ui/..%2Fpackage.json', '/ui/sessions.ts', '/ui/static-files.ts'])
       expect((await fetch(`${server.url}${path}`)).status, path).toBe(404);
+  });
+
+  it('kioku ui prints the page URL when there is no browser, and says how to start a service when none runs', async () => {
+    const found = await runCli(['ui', '--json'], { KIOKU_URL: server.url });
+    expect(found.code).toBe(0);
+    expect(found.json).toEqual({ running: true, url: `${server.url}/ui`, opened: false });
+    const none = tempDir();
+    try {
+      const missing = await runCli(['ui', '--json', '--data', none.path]);
+      expect(missing.code).toBe(1);
+      expect(missing.json).toMatchObject({ running: false, hint: expect.stringContaining('kioku serve') });
+    } finally {
+      none.cleanup();
+    }
   });
 
   it('says no sign-in is needed, and the API answers the anonymous owner', async () => {

@@ -12,7 +12,7 @@ import { log } from './commands/program/log.js';
 import { org } from './commands/program/org.js';
 import type { Define } from './commands/program/options.js';
 import { ask, evaluate, lifecycle, recall, replay, report } from './commands/program/recall.js';
-import { serve, status, stop } from './commands/program/service.js';
+import { serve, status, stop, ui } from './commands/program/service.js';
 import { packageVersion } from '../src/package-root.js';
 
 /** The commands in the order `kioku --help` lists them. */
@@ -20,6 +20,7 @@ const COMMANDS: readonly Define[] = [
   serve,
   status,
   stop,
+  ui,
   mcp,
   doctor,
   hook,

@@ -37,7 +37,7 @@ export function when(t) {
 
 /** A link to an item's page. */
 export function itemLink(key, label) {
-  return h('a', { href: `#/item/${encodeURIComponent(key)}`, class: 'key' }, label ?? key);
+  return h('a', { href: `#/item/${encodeURIComponent(key)}`, class: label === undefined ? 'key' : 'item' }, label ?? key);
 }
 
 /** A table from column heads and rows of cells. */

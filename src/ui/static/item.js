@@ -18,7 +18,8 @@ function facts(e) {
 
 function history(e) {
   const chain = e.history ?? [];
-  const supersedes = e.supersedes ?? [];
+  // the head of a chain supersedes every other memory of it (the history lists the chain)
+  const supersedes = e.supersedes ?? (e.head_id === e.id ? chain.filter((c) => c.id !== e.id).map((c) => c.id) : []);
   if (!chain.length && !supersedes.length && !e.superseded_by) return null;
   return [
     h('h3', {}, 'Supersede history'),
@@ -76,7 +77,7 @@ export async function render(main, ctx) {
   const [e, rel] = await Promise.all([api('GET', `/v1/evidence/${keyPath(key)}`), api('GET', `/v1/evidence/${keyPath(key)}/related?limit=30`).catch((err) => ({ error: err }))]);
   show(
     main,
-    h('h2', {}, e.title || e.id),
+    h('h2', {}, e.title && e.title !== e.text ? e.title : `${e.layer} ${e.id}`),
     e.heading ? h('p', { class: 'muted' }, e.heading) : null,
     e.status !== 'active' ? h('p', { class: 'warn', role: 'note' }, `This item is ${e.status}.`) : null,
     h('div', { class: 'text', 'data-field': 'text' }, e.text),

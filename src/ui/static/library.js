@@ -24,6 +24,7 @@ function filterForm(params) {
     field('q', 'search (recall)', { type: 'search', placeholder: 'what do you want to find?' }),
     h('label', { for: 'f-layer' }, 'layer', layer),
     FIELDS.map(([n, l]) => field(n, l, { size: 12 })),
+    h('label', { for: 'f-retired', class: 'check' }, h('input', { id: 'f-retired', name: 'include_retired', type: 'checkbox', value: '1', checked: params.get('include_retired') === '1' }), 'superseded and forgotten too'),
     h('button', { type: 'submit', class: 'primary' }, 'Go'),
   );
   form.addEventListener('submit', (e) => {
@@ -54,9 +55,9 @@ async function search(ctx, params) {
 
 async function browse(ctx, params) {
   const q = { namespace: ctx.ns, limit: 50 };
-  for (const k of ['layer', 'kind', 'tag', 'entity', 'session', 'since', 'until', 'text', 'cursor']) if (params.get(k)) q[k] = params.get(k);
+  for (const k of ['layer', 'kind', 'tag', 'entity', 'session', 'since', 'until', 'text', 'include_retired', 'cursor']) if (params.get(k)) q[k] = params.get(k);
   const a = await api('GET', `/v1/items${query(q)}`);
-  const rows = a.items.map((e) => [itemLink(e.key, e.title || e.id), e.layer + (e.kind ? ` · ${e.kind}` : ''), e.text.slice(0, 200), when(e.occurred_at), e.tags.join(', ')]);
+  const rows = a.items.map((e) => [itemLink(e.key, e.title || e.id), e.layer + (e.kind ? ` · ${e.kind}` : '') + (e.status !== 'active' ? ` (${e.status})` : ''), e.text.slice(0, 200), when(e.occurred_at), e.tags.join(', ')]);
   const next = new URLSearchParams(params);
   if (a.next_cursor) next.set('cursor', a.next_cursor);
   return [

@@ -1,8 +1,9 @@
-// kioku serve | status | stop: the library's HTTP service and its lifecycle.
+// kioku serve | status | stop | ui: the library's HTTP service, its lifecycle and its web page.
 import { Option } from 'commander';
 import type { ServeFlags } from '../serve.js';
 import type { StatusFlags } from '../status.js';
 import type { StopFlags } from '../stop.js';
+import type { UiFlags } from '../ui.js';
 import { action, dataOption, jsonOption, onStore, storeOption, type Define } from './options.js';
 
 export const serve: Define = (program) =>
@@ -31,3 +32,8 @@ export const stop: Define = (program) =>
     .addOption(jsonOption())
     .option('--timeout <s>', 'seconds to wait for it to exit', '30')
     .action(action((flags: StopFlags) => import('../stop.js').then((m) => m.stopCommand(flags))));
+
+export const ui: Define = (program) =>
+  onStore(program.command('ui').description("open the service's web page (/ui) in the browser; prints its URL when there is no browser"))
+    .option('--no-open', 'print the URL only')
+    .action(action((flags: UiFlags) => import('../ui.js').then((m) => m.uiCommand(flags))));
