@@ -47,7 +47,8 @@ export function completionHash(answer: string, toolData: unknown): string {
 export class TurnsProjection implements Projection {
   readonly name = 'turns';
   // v2: sessions filed by namespace and id (a v1 snapshot is discarded and the projection refolded)
-  readonly version = 2;
+  // v3 (issue 33): forgotten and purged traces keep no query
+  readonly version = 3;
   // Maps, not objects keyed by id (a rebuild files every turn); snapshots keep the object form.
   private sessions = new Map<string, SessionState>();
   private turns = new Map<string, TurnState>();
@@ -90,7 +91,23 @@ export class TurnsProjection implements Projection {
         }
         return;
       }
+      case 'item.forgotten':
+      case 'purged':
+        this.forget(record);
+        return;
       default:
+    }
+  }
+
+  /** A forgotten or purged trace keeps no query here either (issue 33: gone from every view). */
+  private forget(record: LogRecord): void {
+    const keys =
+      record.type === 'purged' ? (record.data as EventData<'purged'>).keys : [`ev1:${record.ns}:${(record.data as EventData<'item.forgotten'>).layer}:${(record.data as EventData<'item.forgotten'>).id}`];
+    const prefix = `ev1:${record.ns}:trace:`;
+    for (const key of keys) {
+      if (!key.startsWith(prefix)) continue;
+      const turn = this.turns.get(key.slice(prefix.length));
+      if (turn?.ns === record.ns) turn.query = '';
     }
   }
 

@@ -60,7 +60,7 @@ import { importItems, type ImportItemsAnswer } from './knowledge/import-items.js
 import { activity, type ActivityAnswer, type ActivityInput } from './api/activity.js';
 import { commitOrgChange, type OrgChangeAnswer } from './knowledge/org-decide.js';
 import { orgAnswer, type OrgAnswer } from './knowledge/org-answer.js';
-import { memoryIdOf, memoryIdsOf } from './knowledge/memory-ref.js';
+import { forgetTargetOf, memoryIdOf, memoryIdsOf } from './knowledge/memory-ref.js';
 import {
   artifacts,
   ingestStatus,
@@ -347,7 +347,9 @@ export class LocalKioku implements Kioku {
   forget(id: string, input: ForgetInput, access: Access = {}): Promise<ForgetAnswer> {
     const { namespace, ...rest } = parseInput(wire.forget, input ?? {}, 'forget');
     const ns = namespaceOf(namespace, access);
-    return this.knowledge.forgetParsed({ ...rest, id: pathId(id, 'id', 'forget', ns), ns });
+    // a memory by id or key; a trace, an episode or an asset by its evidence key (issue 33)
+    const target = forgetTargetOf(parseInput(z.strictObject({ id: itemIdSchema }), { id }, 'forget').id, ns, 'id');
+    return this.knowledge.forgetParsed({ ...rest, ...target, ns });
   }
 
   supersede(headId: string, input: SupersedeInput, access: Access = {}): Promise<SupersedeAnswer> {

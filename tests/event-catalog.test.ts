@@ -44,6 +44,8 @@ const examples: Record<string, AppendInput['data']> = {
   'org.member_joined': { member: 'alice', space: 'eng' },
   'org.member_left': { member: 'alice', space: 'eng' },
   'evidence.fetched': { evidence_keys: [key] },
+  'item.forgotten': { layer: 'trace', id: 't1', reason: 'asked to' },
+  purged: { scope: 'memory', target: 'm1', keys: [key], units: 1 },
   'secret.redacted': { id: '0a1b2c3d4e5f', kind: 'openai-key', event_type: 'memory.written', fields: ['text'] },
 };
 

@@ -5,7 +5,7 @@ import { documentKey, evidenceKey, type Layer } from '../../src/knowledge/eviden
 import { FOLDED_TYPES, KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold.js';
 import { remembered } from '../../src/text/remembered.js';
 import { lowerNfkc } from '../../src/text/script.js';
-import type { Item, ItemChange, ItemStatus, RecordEntry } from '../../src/knowledge/item.js';
+import type { Item, ItemChange, ItemStatus, RecordEntry, Tombstone } from '../../src/knowledge/item.js';
 import { canonicalDigest, type Projection } from '../projection.js';
 import { releaseUnpackedBytes } from '../snapshot-file.js';
 import { packStringChunks, unpackStringChunk } from '../packed-strings.js';
@@ -117,6 +117,7 @@ function rowOf(e: RecordEntry, str: (v: unknown) => unknown, list: (v: unknown) 
     e.asset,
     e.superseded_by,
     e.retired_seq,
+    e.tombstone,
   ];
 }
 
@@ -125,6 +126,18 @@ function rowOf(e: RecordEntry, str: (v: unknown) => unknown, list: (v: unknown) 
  * class of its own (21,651 for 21,667 entries after a rebuild), so every access to an entry
  * went through V8's slow megamorphic path — a third of the records' rebuild.
  */
+/** Empty what a forgotten entry said (title, text, heading, terms, entities, tags, attachments); keep who and when. */
+function blank(entry: RecordEntry, tombstone: Tombstone): void {
+  entry.title = '';
+  entry.text = '';
+  entry.terms = [];
+  entry.entities = [];
+  entry.tags = [];
+  if (entry.heading !== undefined) entry.heading = '';
+  if (entry.attachments !== undefined) entry.attachments = [];
+  entry.tombstone = tombstone;
+}
+
 function entryOf(item: Item, status: ItemStatus): RecordEntry {
   const entry = copyKeys(item);
   entry['status'] = status;
@@ -240,7 +253,8 @@ class NsMulti {
 
 export class RecordsProjection implements Projection {
   readonly name = 'records';
-  readonly version = 1;
+  // 2 (issue 33): forgotten entries keep no text (a version-1 snapshot may hold some: rebuilt)
+  readonly version = 2;
   /** it only folds knowledge */
   readonly types = FOLDED_TYPES;
   private readonly fold = new KnowledgeFold();
@@ -432,13 +446,15 @@ export class RecordsProjection implements Projection {
     this.revision += 1;
     if (change.op === 'upsert') {
       const prev = this.entry(change.item.key);
-      // A memory's tombstone is final: a write with a retired id does not revive it.
-      const keepRetired = prev && prev.status !== 'active' && prev.layer === 'memory';
+      // A memory's tombstone is final: a write with a retired id does not revive it; nor does a
+      // forgotten trace's answer (turn.completed after the forget) bring its text back.
+      const keepRetired = prev && prev.status !== 'active' && (prev.layer === 'memory' || prev.status === 'forgotten');
       if (prev && this.filing) this.unindex(prev);
       const entry = entryOf(change.item, keepRetired ? prev.status : 'active');
       if (keepRetired) {
         if (prev.superseded_by) entry.superseded_by = prev.superseded_by;
         if (prev.retired_seq) entry.retired_seq = prev.retired_seq;
+        if (prev.tombstone) blank(entry, prev.tombstone);
       }
       this.entries.set(entry.key, this.compact(entry));
       if (this.filing) this.index(entry);
@@ -450,6 +466,10 @@ export class RecordsProjection implements Projection {
       entry.audience = change.audience;
       return;
     }
+    if (change.tombstone) {
+      this.tombstone(entry, change.seq, change.tombstone);
+      return;
+    }
     if (entry.status === 'forgotten') return;
     entry.status = change.status;
     entry.retired_seq = change.seq;
@@ -458,6 +478,16 @@ export class RecordsProjection implements Projection {
       entry.superseded_by = change.by;
       if (this.filing) this.idx.supersededBy.add(entry.ns, change.by, entry.key);
     }
+  }
+
+  /** Forget (or purge) an entry: its content fields are emptied, its tombstone kept (issue 33). */
+  private tombstone(entry: RecordEntry, seq: number, tombstone: Tombstone): void {
+    if (entry.tombstone && (entry.tombstone.purged || !tombstone.purged)) return;
+    if (this.filing) this.unindex(entry);
+    if (entry.status !== 'forgotten') entry.retired_seq = seq;
+    entry.status = 'forgotten';
+    blank(entry, entry.tombstone ? { ...entry.tombstone, purged: true } : tombstone);
+    if (this.filing) this.index(entry);
   }
 
   private index(e: RecordEntry): void {

@@ -43,6 +43,7 @@ export const ROW_FIELDS = [
   'asset',
   'superseded_by',
   'retired_seq',
+  'tombstone',
 ] as const satisfies readonly Exclude<keyof RecordEntry, 'key'>[];
 
 const REQUIRED = 12;

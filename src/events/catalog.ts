@@ -184,6 +184,20 @@ export const eventSchemas = {
     detail: z.string().max(10_000).optional(),
     progress: z.strictObject({ done: z.number().int().nonnegative(), total: z.number().int().nonnegative() }).optional(),
   }),
+  // forget beyond memories (issue 33): a trace (one turn's text), an episode or an asset tombstoned;
+  // every read model drops its text, the log keeps the (sealed) event
+  'item.forgotten': z.strictObject({ layer: z.enum(['trace', 'episode', 'asset']), id: id, reason: z.string().max(2_000).optional() }),
+  // crypto-shredding (issue 33, src/privacy/seal.ts): the data keys of a memory, a session or a whole
+  // namespace were deleted from the key store; `keys` names the items whose text is gone (one event
+  // per 5,000 keys), so every projection drops them at once and a rebuild does the same
+  purged: z.strictObject({
+    scope: z.enum(['memory', 'session', 'namespace']),
+    target: id,
+    reason: z.string().max(2_000).optional(),
+    keys: z.array(evidenceKey).max(5_000),
+    /** how many data keys were deleted */
+    units: z.number().int().nonnegative(),
+  }),
   // an item read whole by its key (get_memory, GET /v1/evidence/{key}): an access the ACT-R re-rank and the lifecycle count
   'evidence.fetched': z.strictObject({ evidence_keys: z.array(evidenceKey).min(1).max(100) }),
   // privacy (issue 33): a secret was replaced by its placeholder ⟦secret:<kind>:<id>⟧ in the text

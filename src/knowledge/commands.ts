@@ -155,6 +155,10 @@ export interface DocumentWriteResult {
 
 const newId = (prefix: string): string => `${prefix}-${randomBytes(6).toString('hex')}`;
 
+/** What `forget` takes (issue 33): a memory, or a trace (a turn's text), an episode or an asset. */
+export const FORGETTABLE_LAYERS = ['memory', 'trace', 'episode', 'asset'] as const;
+export type ForgettableLayer = (typeof FORGETTABLE_LAYERS)[number];
+
 /** The event types knowledge commands decide on: another writer's event of these types means decide again. */
 export const KNOWLEDGE_EVENT_TYPES = [
   'memory.written',
@@ -169,6 +173,8 @@ export const KNOWLEDGE_EVENT_TYPES = [
   'note.removed',
   'episode.logged',
   'asset.registered',
+  'item.forgotten',
+  'purged',
 ] as const satisfies readonly EventType[];
 
 /** How often a command decides again after other writers moved the knowledge stream before giving up. */
@@ -397,11 +403,23 @@ export class Knowledge {
     return this.forgetParsed(parseInput(forgetSchema, input, 'forget'));
   }
 
-  async forgetParsed(p: z.output<typeof forgetSchema>): Promise<{ id: string; forgotten: boolean }> {
+  /** `layer`: a trace, an episode or an asset is forgotten the same way (issue 33); a memory by default. */
+  async forgetParsed(p: z.output<typeof forgetSchema> & { layer?: ForgettableLayer }): Promise<{ id: string; forgotten: boolean }> {
+    if (p.layer !== undefined && p.layer !== 'memory') return this.forgetItem({ ...p, layer: p.layer });
     return this.exclusive(async () => {
       const entry = this.requireMemory(p.ns, p.id, 'id');
       if (entry.status === 'forgotten') return { id: p.id, forgotten: false };
       await this.commit([{ type: 'memory.forgotten', ns: p.ns, data: { id: p.id, ...(p.reason ? { reason: p.reason } : {}) } }]);
+      return { id: p.id, forgotten: true };
+    });
+  }
+
+  private forgetItem(p: z.output<typeof forgetSchema> & { layer: Exclude<ForgettableLayer, 'memory'> }): Promise<{ id: string; forgotten: boolean }> {
+    return this.exclusive(async () => {
+      const entry = this.records.get(evidenceKey({ ns: p.ns, layer: p.layer, id: p.id }));
+      if (!entry) throw new KiokuError('KIOKU_NOT_FOUND', `no ${p.layer} "${p.id}" in namespace ${p.ns}`, { details: { field: 'id', id: p.id } });
+      if (entry.status === 'forgotten') return { id: p.id, forgotten: false };
+      await this.commit([{ type: 'item.forgotten', ns: p.ns, data: { layer: p.layer, id: p.id, ...(p.reason ? { reason: p.reason } : {}) } }]);
       return { id: p.id, forgotten: true };
     });
   }

@@ -2,7 +2,7 @@
 // change and retire which items. Every item projection (records, keyword, vector)
 // runs its own KnowledgeFold so each can be rebuilt alone.
 import type { EventData, LogRecord } from '../events/index.js';
-import { evidenceKey, fingerprint, type Layer } from './evidence.js';
+import { evidenceKey, fingerprint, parseEvidenceKey, type Layer } from './evidence.js';
 import type { Item, ItemChange } from './item.js';
 
 interface PendingTurn {
@@ -10,6 +10,8 @@ interface PendingTurn {
   session_id: string;
   occurred_at: string;
   speaker?: string;
+  /** forgotten before its answer came: the answer makes this tombstone again, never a trace */
+  forgotten?: ItemChange;
 }
 
 export interface KnowledgeFoldState {
@@ -158,6 +160,8 @@ export const FOLDED_TYPES: ReadonlySet<string> = new Set([
   'memory.superseded',
   'memory.forgotten',
   'memory.audience_set',
+  'item.forgotten',
+  'purged',
   'card.upserted',
   'wiki.upserted',
   'note.upserted',
@@ -208,10 +212,26 @@ function memoryChanged(record: LogRecord): ItemChange {
   }
   if (record.type === 'memory.forgotten') {
     const d = record.data as EventData<'memory.forgotten'>;
-    return { op: 'retire', key: key(d.id), status: 'forgotten', seq: record.seq };
+    return forgotten(record, key(d.id));
   }
   const d = record.data as EventData<'memory.audience_set'>;
   return { op: 'audience', key: key(d.id), audience: d.audience, seq: record.seq };
+}
+
+/** A tombstone for `key`: the read models drop its text (issue 33: forget means gone from every view). */
+function forgotten(record: LogRecord, key: string, purged = false): ItemChange {
+  const tombstone = { at: isoAt(record.ts), by: record.actor, ...(purged ? { purged: true as const } : {}) };
+  return { op: 'retire', key, status: 'forgotten', seq: record.seq, tombstone };
+}
+
+/** The keys a forget of a trace, episode or asset names, or a purge shredded (in its own namespace only, whatever keys it names). */
+function forgottenKeys(record: LogRecord): string[] {
+  if (record.type === 'item.forgotten') {
+    const d = record.data as EventData<'item.forgotten'>;
+    return [evidenceKey({ ns: record.ns, layer: d.layer, id: d.id })];
+  }
+  const own = `ev1:${record.ns}:`;
+  return (record.data as EventData<'purged'>).keys.filter((key) => key.startsWith(own));
 }
 
 /** A card's sections as items (a card keeps its sections' positions, relations and meta flags). */
@@ -330,6 +350,9 @@ export class KnowledgeFold {
       case 'memory.forgotten':
       case 'memory.audience_set':
         return [memoryChanged(record)];
+      case 'item.forgotten':
+      case 'purged':
+        return this.itemsForgotten(record);
       case 'card.upserted':
       case 'wiki.upserted':
       case 'note.upserted':
@@ -383,6 +406,18 @@ export class KnowledgeFold {
     );
   }
 
+  /** Tombstones for what a forget or purge names; a forgotten turn still waiting for its answer stays forgotten when it comes. */
+  private itemsForgotten(record: LogRecord): ItemChange[] {
+    return forgottenKeys(record).map((key) => {
+      const change = forgotten(record, key, record.type === 'purged');
+      const ref = parseEvidenceKey(key);
+      const pending = ref?.layer === 'trace' ? `${ref.ns}\u0000${ref.id}` : undefined;
+      const turn = pending === undefined ? undefined : this.state.turns[pending];
+      if (pending !== undefined && turn) this.edit({ turns: pending, turn: { ...turn, query: '', forgotten: change } });
+      return change;
+    });
+  }
+
   /** A turn's query is a trace at once; the turn waits in the state for its answer. */
   private turnStarted(record: LogRecord): ItemChange {
     const ns = record.ns;
@@ -402,6 +437,7 @@ export class KnowledgeFold {
     const ref = `${ns}\u0000${d.turn_id}`;
     const started = this.state.turns[ref];
     if (started) this.edit({ turns: ref, turn: undefined });
+    if (started?.forgotten) return started.forgotten;
     return {
       op: 'upsert',
       item: this.traceItem(ns, d.turn_id, started?.query ?? '', d.answer, d.session_id, started?.occurred_at ?? isoAt(record.ts), record.seq, started?.speaker),

@@ -22,7 +22,7 @@ export {
   type EvidenceRef,
 } from './evidence.js';
 export { KnowledgeFold, sectionSlug } from './fold.js';
-export type { Item, ItemChange, RetiredStatus } from './item.js';
+export type { Item, ItemChange, RetiredStatus, Tombstone } from './item.js';
 export { parseFrontMatter, splitSections, isCardMetadataHeading, relatedCardIds } from './markdown.js';
 export {
   importDirectory,

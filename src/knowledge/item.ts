@@ -46,7 +46,7 @@ export type RetiredStatus = 'superseded' | 'forgotten' | 'removed';
 
 export type ItemChange =
   | { op: 'upsert'; item: Item }
-  | { op: 'retire'; key: string; status: RetiredStatus; by?: string; seq: number }
+  | { op: 'retire'; key: string; status: RetiredStatus; by?: string; seq: number; tombstone?: Tombstone }
   | { op: 'audience'; key: string; audience: string[]; seq: number };
 
 /** A turn of a conversation: a trace, or a memory written with its session (the window lane and session neighbours use both). */
@@ -67,9 +67,24 @@ export function searchableText(item: Item): string {
 
 export type ItemStatus = 'active' | RetiredStatus;
 
+/**
+ * What a forgotten item keeps (issue 33): when and by whom, and whether its data keys were
+ * shredded (purge). Its text, title, terms, entities and tags are gone from every read model.
+ */
+export interface Tombstone {
+  /** when it was forgotten or purged (ISO) */
+  at: string;
+  /** the actor of the forget or purge */
+  by: string;
+  /** its data keys were deleted: the log's sealed text can no longer be read */
+  purged?: true;
+}
+
 /** An item as the read models hold it: with its status in the knowledge's life. */
 export interface RecordEntry extends Item {
   status: ItemStatus;
   superseded_by?: string;
   retired_seq?: number;
+  /** a forgotten item's tombstone (its content fields are empty) */
+  tombstone?: Tombstone;
 }

@@ -21,6 +21,24 @@ export function memoryIdOf(ref: string, ns: string, field: string, what: string)
   return key.id;
 }
 
+/**
+ * What `forget` names (issue 33): a memory by id or key, or a trace, an episode or an asset by its
+ * evidence key (`ev1:<ns>:trace:<turn id>`); another layer, a section or another namespace is refused.
+ */
+export function forgetTargetOf(ref: string, ns: string, field: string): { layer: 'memory' | 'trace' | 'episode' | 'asset'; id: string } {
+  const key = ref.startsWith('ev1:') ? parseEvidenceKey(ref) : undefined;
+  if (key === undefined || key.layer === 'memory') return { layer: 'memory', id: memoryIdOf(ref, ns, field, 'forget') };
+  if ((key.layer !== 'trace' && key.layer !== 'episode' && key.layer !== 'asset') || key.section !== undefined)
+    throw new KiokuError('KIOKU_INPUT_INVALID', `forget: ${field}: ${ref.slice(0, 200)} is not a memory, trace, episode or asset`, {
+      details: { field, key: ref.slice(0, 200) },
+    });
+  if (key.ns !== ns)
+    throw new KiokuError('KIOKU_INPUT_INVALID', `forget: ${field}: ${ref.slice(0, 200)} is in namespace "${key.ns}", this call acts in "${ns}"`, {
+      details: { field, key: ref.slice(0, 200) },
+    });
+  return { layer: key.layer, id: key.id };
+}
+
 /** Each of `refs` as a memory id in `ns` (supersede_ids, superseded_ids). */
 export function memoryIdsOf(refs: readonly string[], ns: string, field: string, what: string): string[] {
   return refs.map((r, i) => memoryIdOf(r, ns, `${field}.${i}`, what));
