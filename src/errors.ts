@@ -56,6 +56,7 @@ export const ERROR_REGISTRY = {
   KIOKU_USAGE: { status: 400, summary: 'A command-line invocation was malformed (bad flag or argument).' },
   KIOKU_CURSOR_INVALID: { status: 400, summary: 'A listing cursor is not one this listing gave out, or was given with other filters.' },
   KIOKU_BACKUP_INVALID: { status: 400, summary: 'A backup directory is incomplete or damaged, or a restore target is not empty.' },
+  KIOKU_SECRET_REMOTE: { status: 403, summary: 'A redacted secret is revealed only to a caller on the machine that holds the vault (loopback, no proxy).' },
 } as const satisfies Record<string, { status: number; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_REGISTRY;

@@ -7,6 +7,7 @@
 import type { Agent } from 'node:http';
 import { keepAliveAgent, requestKioku, TransportError } from './client.js';
 import { isKiokuError, KiokuError } from './errors.js';
+import type { RevealedSecret } from './privacy/index.js';
 import type {
   Access,
   ArtifactsAnswer,
@@ -54,6 +55,7 @@ import type {
   ItemsInput,
   ListInput,
   ImportItemsInput,
+  RevealSecretInput,
   JobEventInput,
   ReplayInput,
   CompleteTurnInput,
@@ -317,6 +319,9 @@ export class RemoteKioku implements Kioku {
   }
   importItems(input: ImportItemsInput, _access?: Access) {
     return this.call<ImportItemsAnswer>('POST', '/v1/import/items', input, 'idempotent');
+  }
+  revealSecret(input: RevealSecretInput, _access?: Access) {
+    return this.call<RevealedSecret>('POST', '/v1/secrets/reveal', input, 'read');
   }
   verifyLog(input: VerifyLogInput, _access?: Access) {
     return this.call<VerifyReport>('POST', '/v1/log/verify', input, input.write_anchor ? 'write' : 'read');

@@ -17,6 +17,7 @@ import { listRequestSchema } from '../projections/records/listing.js';
 import { pipelineJobsSchema, pipelineSnapshotSchema } from './api/pipeline.js';
 import { orgChangeSchema } from './knowledge/org-decide.js';
 import { activitySchema } from './api/activity.js';
+import { revealSecretSchema } from './privacy/reveal.js';
 
 /** `wait_for_vectors` (memory writes, HTTP and MCP): answer once the written memories have vectors, true (up to 60 s) or a timeout in ms. */
 export const waitForVectorsSchema = z
@@ -52,6 +53,8 @@ export const wire = {
   // the catalog's own schema: the wire cannot drift from what the log accepts
   jobEvent: eventSchemas['job.event'].extend(namespace),
   replay: replayRequestSchema,
+  /** the value behind a placeholder, from this machine's vault (issue 33): reveal_secret, kioku secret reveal */
+  revealSecret: revealSecretSchema.omit({ ns: true }).extend(namespace),
   /** the lifecycle job over one namespace (kioku lifecycle run, POST /v1/lifecycle/run) */
   lifecycleRun: lifecycleRunSchema,
   // Queries of the GET routes: documented (and typed) here; the facade checks their values by hand,
@@ -86,6 +89,7 @@ export type OrgChangeInput = z.input<typeof wire.orgChange>;
 export type ItemsInput = z.input<typeof wire.items>;
 export type ListInput = z.input<typeof wire.list>;
 export type ImportItemsInput = z.input<typeof wire.importItems>;
+export type RevealSecretInput = z.input<typeof wire.revealSecret>;
 export type EpisodeInput = z.input<typeof wire.episode>;
 export type AssetInput = z.input<typeof wire.asset>;
 export type InNamespaceInput = z.input<typeof wire.inNamespace>;

@@ -197,7 +197,7 @@ interface Seen {
 /** Members of RemoteKioku that are not Kioku methods (its transport). */
 const REMOTE_HELPERS = new Set(['constructor', 'url', 'send', 'call', 'echoed']);
 /** Members of LocalKioku that are not Kioku methods (what the server and the CLI reach past the facade). */
-const LOCAL_HELPERS = new Set(['constructor', 'paths', 'log', 'projections', 'core', 'knowledge', 'records', 'now']);
+const LOCAL_HELPERS = new Set(['constructor', 'paths', 'log', 'projections', 'privacy', 'core', 'knowledge', 'records', 'now']);
 
 const CARD = '---\ntitle: Billing runbook\nrelations: [ledger]\n---\n# Billing runbook\n\n## Rollback\n\nRun scripts/rollback.sh billing, then check the ledger.\n';
 const LEDGER = '---\ntitle: Ledger\n---\n# Ledger\n\nThe ledger records every invoice.\n';
@@ -253,6 +253,13 @@ const calls: Methods = {
   artifacts: (k, seen) => k.artifacts(seen.turn as string),
   activity: (k) => k.activity({ days: 7, limit: 5 }),
   importItems: (k) => k.importItems({ items: [{ type: 'memory', id: 'imported', kind: 'fact', text: 'Imported facts keep their ids.' }] }),
+  // a secret written is stored as a placeholder (each library has its own vault key, so the id differs): its value comes back
+  revealSecret: async (k) => {
+    await k.writeMemories({ memories: [{ id: 'with-secret', kind: 'fact', text: 'The CI token: ghp_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb3d' }] });
+    const stored = (await k.evidence('ev1:private:memory:with-secret')).text;
+    const r = await k.revealSecret({ id: /⟦secret:[a-z-]+:([a-z0-9]+)⟧/.exec(stored)?.[1] ?? '' });
+    return { stored: stored.replace(r.placeholder, '<placeholder>'), kind: r.kind, value: r.value, namespace: r.namespace };
+  },
   cold: (k) => k.cold({ min_considered: 1 }),
   deliveryReport: (k) => k.deliveryReport({ days: 7 }),
   replay: (k) => k.replay({}),

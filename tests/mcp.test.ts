@@ -41,7 +41,7 @@ describe('kioku mcp over stdio', () => {
       [
         ...['ack', 'forget', 'get_asset', 'get_memory', 'get_related', 'inbox', 'list_members', 'list_memories', 'list_spaces', 'log_episodes', 'notify', 'outbox', 'recall'],
         ...['recall_constraints', 'recall_directives', 'recall_episodes', 'recall_session', 'recall_timeline', 'recall_topic'],
-        ...['register_asset', 'search_memory', 'set_memory_audience', 'stats', 'supersede', 'write_memory'],
+        ...['register_asset', 'reveal_secret', 'search_memory', 'set_memory_audience', 'stats', 'supersede', 'write_memory'],
       ].sort(),
     );
     for (const t of tools) expect(t.description?.length ?? 0).toBeGreaterThan(40);

@@ -9,6 +9,7 @@ import { doctor, hook, mcp } from './commands/program/agents.js';
 import { exportItems, importItems, list, reembed } from './commands/program/items.js';
 import { backup, rebuild, restore, store, verify } from './commands/program/library.js';
 import { log } from './commands/program/log.js';
+import { secret } from './commands/program/privacy.js';
 import { org } from './commands/program/org.js';
 import type { Define } from './commands/program/options.js';
 import { ask, evaluate, lifecycle, recall, replay, report } from './commands/program/recall.js';
@@ -41,6 +42,7 @@ const COMMANDS: readonly Define[] = [
   store,
   log,
   org,
+  secret,
 ];
 
 export function buildProgram(): Command {

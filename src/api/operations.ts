@@ -52,6 +52,7 @@ export const inputSchemas = {
   recordJobEvent: wire.jobEvent,
   list: wire.list,
   importItems: wire.importItems,
+  revealSecret: wire.revealSecret,
 } as const satisfies Record<string, z.ZodType>;
 
 export type MethodWithInput = keyof typeof inputSchemas;

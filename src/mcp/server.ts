@@ -16,6 +16,7 @@ import { browseTools } from './tools/browse.js';
 import { recallTools } from './tools/recall.js';
 import { teamTools } from './tools/team.js';
 import { writeTools } from './tools/writes.js';
+import { privacyTools } from './tools/privacy.js';
 
 export interface McpOptions {
   /** the facade, resolved on first use so that the handshake never waits for a service or a model */
@@ -26,7 +27,7 @@ export interface McpOptions {
 }
 
 /** Every tool, in the order tools/list shows them. */
-export const MCP_TOOLS: readonly McpTool[] = [...recallTools, ...writeTools, ...browseTools, ...assetAndEpisodeTools, ...teamTools];
+export const MCP_TOOLS: readonly McpTool[] = [...recallTools, ...writeTools, ...browseTools, ...assetAndEpisodeTools, ...teamTools, ...privacyTools];
 
 /**
  * The rhythm of a session, given to the client at initialize (MCP `instructions`): when to call

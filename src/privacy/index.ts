@@ -5,3 +5,4 @@ export { SECRET_KINDS, SECRET_RULES, isTemplate, type SecretKind, type SecretRul
 export { TEXT_FIELDS, UNLISTED_TYPE_FIELDS, mapTextFields, type TextPath } from './fields.js';
 export { redactEventData, secretRedactor, type SecretRedactor, type WriteGuard } from './redact-event.js';
 export { SecretVault, openVault, vaultDir, type VaultEntry } from './vault.js';
+export { revealSecret, revealSecretSchema, placeholderId, type RevealedSecret } from './reveal.js';

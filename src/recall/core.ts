@@ -39,4 +39,6 @@ export interface RecallContext {
   namespaceChosen?: boolean;
   /** the token's name, for a caller with a token (src/access.ts): the org member it acts as */
   principal?: string;
+  /** the request came from another machine or through a proxy (the HTTP door says so): never revealed a secret (issue 33) */
+  remote?: boolean;
 }

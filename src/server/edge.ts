@@ -72,6 +72,7 @@ export const INPUT_LABELS: Record<MethodWithInput, string> = {
   recordJobEvent: 'job event',
   list: 'list',
   importItems: 'import items',
+  revealSecret: 'reveal secret',
 };
 
 /** A body route: the facade method it calls, the scope it needs, whether a body must be sent. */
