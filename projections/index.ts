@@ -11,6 +11,7 @@ export { TurnsProjection, completionHash, type TurnState, type SessionState } fr
 export { UsageProjection, isDemoted, DEMOTION_MIN_JUDGED, type UsageCounters } from './usage.js';
 export { AccessProjection, type AccessCounts } from './access.js';
 export { LifecycleProjection, type LifecycleEntry } from './lifecycle.js';
+export { GraphProjection } from './graph.js';
 export { VectorProjection, VectorLane, laneId, type VectorHit, type VectorSearchOptions } from './vector/index.js';
 export { VECTOR_INDEX, type VectorIndexInfo } from './vector/graph.js';
 import type { Projection } from './projection.js';
@@ -25,6 +26,7 @@ import { JobsProjection } from './jobs.js';
 import { OrgProjection } from './org.js';
 import { AccessProjection } from './access.js';
 import { LifecycleProjection } from './lifecycle.js';
+import { GraphProjection } from './graph.js';
 
 /** Every projection a Kioku store runs. Later capabilities add theirs here. */
 export function defaultProjections(): Projection[] {
@@ -40,5 +42,6 @@ export function defaultProjections(): Projection[] {
     new OrgProjection(),
     new AccessProjection(),
     new LifecycleProjection(),
+    new GraphProjection(),
   ];
 }

@@ -5,6 +5,7 @@ import type { JobsProjection } from './jobs.js';
 import type { OrgProjection } from './org.js';
 import type { KeywordProjection } from './keyword/index.js';
 import type { LifecycleProjection } from './lifecycle.js';
+import type { GraphProjection } from './graph.js';
 import type { RecordsProjection } from './records/index.js';
 import type { StatsProjection } from './stats.js';
 import type { TurnsProjection } from './turns.js';
@@ -23,6 +24,7 @@ export interface Views {
   org: OrgProjection;
   access: AccessProjection;
   lifecycle: LifecycleProjection;
+  graph: GraphProjection;
 }
 
-export const VIEW_NAMES: readonly (keyof Views)[] = ['stats', 'records', 'keyword', 'vector', 'usage', 'delivered', 'turns', 'jobs', 'org', 'access', 'lifecycle'];
+export const VIEW_NAMES: readonly (keyof Views)[] = ['stats', 'records', 'keyword', 'vector', 'usage', 'delivered', 'turns', 'jobs', 'org', 'access', 'lifecycle', 'graph'];

@@ -9,6 +9,7 @@ import { LAYERS, namespaceSchema } from '../../src/events/index.js';
 import { readOpened } from '../../src/knowledge/asset-files.js';
 import type { AssetPolicy } from '../../src/knowledge/asset-policy.js';
 import { evidenceKey, type Layer } from '../../src/knowledge/evidence.js';
+import type { GraphProjection } from '../graph.js';
 import type { RecordEntry, RecordsProjection } from './index.js';
 
 /** Items by what they are, not by relevance (POST /v1/items/query, MCP timeline/directives/constraints). */
@@ -179,8 +180,11 @@ export function queryItems(
   return { items, total: matches.length, truncated: matches.length > items.length };
 }
 
+/** An entity more items name than this is no edge for get_related. */
+const RELATED_MAX_DF = 50;
+
 /** What an item is connected to: supersede edges, card references, session neighbours, shared entities (at most `limit`). */
-export function relatedOf(records: RecordsProjection, ns: string, key: string, limit: number): RelatedAnswer {
+export function relatedOf(records: RecordsProjection, ns: string, key: string, limit: number, graph?: GraphProjection): RelatedAnswer {
   const e = records.get(key);
   if (!e) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
   const edges: RelatedEdge[] = [];
@@ -206,6 +210,10 @@ export function relatedOf(records: RecordsProjection, ns: string, key: string, l
   add(before ? records.get(before) : undefined, 'before');
   add(after ? records.get(after) : undefined, 'after');
   for (const entity of e.entities) for (const other of records.byEntityName(ns, entity)) add(other, 'shares_entity', entity);
+  // the entities its text names too (the graph projection), rarest first; one named everywhere connects nothing
+  const named = graph ? graph.entitiesOf(key).map((en) => ({ en, naming: graph.itemsNaming(ns, en) })) : [];
+  for (const { en, naming } of named.filter((x) => x.naming.size <= RELATED_MAX_DF).sort((a, b) => a.naming.size - b.naming.size))
+    for (const other of [...naming].sort()) add(records.get(other), 'shares_entity', en);
   return { evidence_key: key, edges: edges.slice(0, limit) };
 }
 

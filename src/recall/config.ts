@@ -45,7 +45,24 @@ export interface RecallConfig {
   delivery: DeliveryRules;
   /** ACT-R re-rank, per-kind decay and the lifecycle states (seed 004; src/recall/aging.ts) */
   aging: AgingConfig;
+  /** the graph channel's walk (src/recall/channels/graph.ts); its lanes' weight is channel_weights.graph */
+  graph: GraphConfig;
 }
+
+export interface GraphConfig {
+  /** hop-1 items whose edges are walked to hop 2 */
+  frontier: number;
+  /** an entity named by more than this share of a namespace's items (and by more than 2) is a noisy edge: not walked */
+  max_share: number;
+  /** and never more items than this */
+  max_df: number;
+  /** edge weights of hop 2 (before dividing by the 2 hops) */
+  weights: { supersede: number; reference: number; session: number };
+}
+
+/** seed 004: score 1/hops, depth 2 */
+export const DEFAULT_GRAPH: GraphConfig = { frontier: 20, max_share: 0.05, max_df: 200, weights: { supersede: 1, reference: 0.8, session: 0.5 } };
+
 
 export const DEFAULT_RECALL_CONFIG: RecallConfig = {
   fusion: 'weighted',
@@ -69,6 +86,7 @@ export const DEFAULT_RECALL_CONFIG: RecallConfig = {
   judge_timeout_ms: 8_000,
   delivery: DEFAULT_DELIVERY_RULES,
   aging: DEFAULT_AGING,
+  graph: DEFAULT_GRAPH,
 };
 
 /** The weight of lane `<channel>:<query kind>`. */
@@ -90,10 +108,17 @@ export function measurementConfig(config: RecallConfig = DEFAULT_RECALL_CONFIG):
   return { ...config, embed_timeout_ms: 600_000, judge_timeout_ms: 600_000 };
 }
 
-/** The default configuration with the environment's switches: KIOKU_ACTR=1 turns the ACT-R re-rank on (src/recall/aging.ts). */
+/** The default configuration with the environment's switches: KIOKU_ACTR=1 turns the ACT-R re-rank on (src/recall/aging.ts), KIOKU_GRAPH_WEIGHT weighs the graph channel. */
 export function recallConfigFromEnv(env: NodeJS.ProcessEnv = process.env): RecallConfig {
+  let config = DEFAULT_RECALL_CONFIG;
   const actr = env['KIOKU_ACTR'];
-  if (actr === undefined || actr === '') return DEFAULT_RECALL_CONFIG;
-  const enabled = actr === '1' || actr.toLowerCase() === 'on' || actr.toLowerCase() === 'true';
-  return { ...DEFAULT_RECALL_CONFIG, aging: { ...DEFAULT_RECALL_CONFIG.aging, actr: { ...DEFAULT_RECALL_CONFIG.aging.actr, enabled } } };
+  if (actr !== undefined && actr !== '') {
+    const enabled = actr === '1' || actr.toLowerCase() === 'on' || actr.toLowerCase() === 'true';
+    config = { ...config, aging: { ...config.aging, actr: { ...config.aging.actr, enabled } } };
+  }
+  // KIOKU_GRAPH_WEIGHT: the graph channel's lane weight (0 = off), for measuring it through the front door
+  const graph = env['KIOKU_GRAPH_WEIGHT'];
+  if (graph !== undefined && graph !== '' && Number.isFinite(Number(graph)) && Number(graph) >= 0)
+    config = { ...config, channel_weights: { ...config.channel_weights, graph: Number(graph) } };
+  return config;
 }

@@ -1,0 +1,173 @@
+// graph: items and the entities they name (issue 35; seed 004's knowledge graph), folded from
+// the items the knowledge fold makes. An item's entities are the ones it was written with (a
+// memory's entities, a turn's speaker) plus those its text names (src/text/entities.ts,
+// extracted when the item's event is folded, so a rebuild extracts the same). Edges between
+// items: a shared entity (co-occurrence), supersede (an item and what replaced it), reference
+// (a card's relations) and — read from the records projection by the channel — the turns
+// before and after in a session. The graph channel (src/recall/channels/graph.ts) and
+// get_related walk it.
+import { FOLDED_TYPES, KnowledgeFold, type KnowledgeFoldState } from '../src/knowledge/fold.js';
+import type { Item } from '../src/knowledge/item.js';
+import type { LogRecord } from '../src/events/index.js';
+import { extractEntities } from '../src/text/entities.js';
+import { canonicalDigest, type Projection } from './projection.js';
+
+/** [namespace, entities (lower-cased), document ("layer:id", for references)] */
+type GraphItem = [string, string[], string];
+
+interface GraphState {
+  fold: KnowledgeFoldState;
+  /** live items only: a retired one leaves the graph (its supersede edge stays) */
+  items: Record<string, GraphItem>;
+  /** key → keys it was superseded by or superseded (both ways) */
+  supersede: Record<string, string[]>;
+  /** namespace \0 card id → the card ids its relations section names */
+  refs: Record<string, string[]>;
+}
+
+export class GraphProjection implements Projection {
+  readonly name = 'graph';
+  readonly version = 1;
+  readonly types: ReadonlySet<string> = FOLDED_TYPES;
+  private readonly fold = new KnowledgeFold();
+  private items = new Map<string, GraphItem>();
+  private supersede = new Map<string, string[]>();
+  private refs = new Map<string, string[]>();
+  /** derived (never snapshotted): namespace \0 entity → keys; namespace \0 document → keys */
+  private index: { byEntity: Map<string, Set<string>>; byDoc: Map<string, Set<string>>; perNs: Map<string, number> } | undefined;
+
+  apply(record: LogRecord): void {
+    for (const change of this.fold.changes(record)) {
+      if (change.op === 'upsert') this.put(change.item);
+      else if (change.op === 'retire') {
+        this.drop(change.key);
+        if (change.status === 'superseded' && change.by !== undefined) this.link(change.key, successorKey(change.key, change.by));
+      }
+    }
+  }
+
+  private put(item: Item): void {
+    this.drop(item.key);
+    const ents = new Set(item.entities.map((e) => e.normalize('NFKC').toLowerCase()));
+    for (const e of extractEntities(item.layer === 'card' || item.layer === 'wiki' ? `${item.title}\n${item.text}` : item.text)) ents.add(e);
+    const row: GraphItem = [item.ns, [...ents], `${item.layer}:${item.id}`];
+    this.items.set(item.key, row);
+    if (item.layer === 'card') this.refs.set(`${item.ns}\u0000${item.id}`, item.relations ?? []);
+    if (this.index) this.indexItem(item.key, row);
+  }
+
+  private drop(key: string): void {
+    const row = this.items.get(key);
+    if (!row) return;
+    this.items.delete(key);
+    if (!this.index) return;
+    for (const e of row[1]) this.index.byEntity.get(`${row[0]}\u0000${e}`)?.delete(key);
+    this.index.byDoc.get(`${row[0]}\u0000${row[2]}`)?.delete(key);
+    this.index.perNs.set(row[0], (this.index.perNs.get(row[0]) ?? 1) - 1);
+  }
+
+  private link(a: string, b: string): void {
+    for (const [x, y] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      const list = this.supersede.get(x) ?? [];
+      if (!list.includes(y)) this.supersede.set(x, [...list, y]);
+    }
+  }
+
+  private indexItem(key: string, row: GraphItem): void {
+    const idx = this.index as NonNullable<GraphProjection['index']>;
+    for (const e of row[1]) {
+      const k = `${row[0]}\u0000${e}`;
+      let set = idx.byEntity.get(k);
+      if (!set) idx.byEntity.set(k, (set = new Set()));
+      set.add(key);
+    }
+    const d = `${row[0]}\u0000${row[2]}`;
+    let docs = idx.byDoc.get(d);
+    if (!docs) idx.byDoc.set(d, (docs = new Set()));
+    docs.add(key);
+    idx.perNs.set(row[0], (idx.perNs.get(row[0]) ?? 0) + 1);
+  }
+
+  private lookups(): NonNullable<GraphProjection['index']> {
+    if (!this.index) {
+      this.index = { byEntity: new Map(), byDoc: new Map(), perNs: new Map() };
+      for (const [key, row] of this.items) this.indexItem(key, row);
+    }
+    return this.index;
+  }
+
+  /** The entities of a live item (lower-cased). */
+  entitiesOf(key: string): readonly string[] {
+    return this.items.get(key)?.[1] ?? [];
+  }
+
+  /** The live items of namespace `ns` naming `entity` (lower-cased). */
+  itemsNaming(ns: string, entity: string): ReadonlySet<string> {
+    return this.lookups().byEntity.get(`${ns}\u0000${entity}`) ?? EMPTY;
+  }
+
+  /** How many live items a namespace holds in the graph. */
+  size(ns: string): number {
+    return this.lookups().perNs.get(ns) ?? 0;
+  }
+
+  /** Items an item supersedes or was superseded by. */
+  supersedeOf(key: string): readonly string[] {
+    return this.supersede.get(key) ?? [];
+  }
+
+  /** The live items (sections) of the cards a card item's relations name, and of the cards naming it. */
+  referencesOf(key: string): string[] {
+    const row = this.items.get(key);
+    if (!row || !row[2].startsWith('card:')) return [];
+    const [ns, , doc] = row;
+    const id = doc.slice('card:'.length);
+    const out: string[] = [];
+    const sections = (cardId: string): void => void out.push(...(this.lookups().byDoc.get(`${ns}\u0000card:${cardId}`) ?? []));
+    for (const other of this.refs.get(`${ns}\u0000${id}`) ?? []) sections(other);
+    for (const [from, to] of this.refs) if (from.startsWith(`${ns}\u0000`) && to.includes(id)) sections(from.slice(ns.length + 1));
+    return out;
+  }
+
+  snapshot(): GraphState {
+    return {
+      fold: this.fold.state,
+      items: Object.fromEntries(this.items),
+      supersede: Object.fromEntries(this.supersede),
+      refs: Object.fromEntries(this.refs),
+    };
+  }
+
+  load(state: unknown): void {
+    const s = state as GraphState;
+    this.fold.load(s.fold);
+    this.items = new Map(Object.entries(s.items));
+    this.supersede = new Map(Object.entries(s.supersede));
+    this.refs = new Map(Object.entries(s.refs));
+    this.index = undefined;
+  }
+
+  reset(): void {
+    this.fold.reset();
+    this.items = new Map();
+    this.supersede = new Map();
+    this.refs = new Map();
+    this.index = undefined;
+  }
+
+  digest(): string {
+    return canonicalDigest(this.snapshot());
+  }
+}
+
+const EMPTY: ReadonlySet<string> = new Set();
+
+/** The key of what replaced `old`: a memory names its successor by id, a document section by key. */
+function successorKey(old: string, by: string): string {
+  if (by.startsWith('ev1:')) return by;
+  const prefix = /^(ev1:[^:]+:[a-z]+:)/.exec(old)?.[1] ?? '';
+  return `${prefix}${by}`;
+}

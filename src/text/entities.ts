@@ -1,0 +1,86 @@
+// Entities named in a text (issue 35; seed 004's entity extractor and the extra patterns it
+// found it needed): people and other capitalised names, code identifiers, paths, hosts and
+// ports, product-like names with versions, CJK terms. Lower-cased (NFKC) so that a query
+// written in lower case meets them. A stop list keeps out capitalised function words that
+// start a sentence ("The", "When", "I") and words too common to connect anything.
+import { CHINESE_STOP_CHARS, ENGLISH_STOP_WORDS } from './stopwords.js';
+
+/** Capitalised words that start sentences or are pronouns/months/days: never a name on their own. */
+const NOT_NAMES: ReadonlySet<string> = new Set([
+  ...ENGLISH_STOP_WORDS,
+  'i', "i'm", "i've", "i'll", "i'd", 'hey', 'hi', 'hello', 'yes', 'yeah', 'no', 'oh', 'wow', 'thanks', 'thank', 'sure', 'ok', 'okay',
+  'well', 'so', 'but', 'and', 'or', 'also', 'just', 'really', 'that', 'this', 'what', 'when', 'where', 'who', 'why', 'how', 'which',
+  'did', 'do', 'does', 'is', 'are', 'was', 'were', 'have', 'has', 'had', 'can', 'could', 'would', 'should', 'will', 'it', 'its',
+  'my', 'your', 'our', 'their', 'his', 'her', 'we', 'you', 'they', 'he', 'she', 'me', 'us', 'them', 'there', 'here', 'then',
+  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'today', 'yesterday', 'tomorrow',
+  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
+  'great', 'good', 'nice', 'awesome', 'cool', 'definitely', 'absolutely', 'totally', 'maybe', 'congrats', 'sounds', 'that’s',
+]);
+
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu;
+const CODE_IDENT = /\b(?:[a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+|[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*){1,4}\(\)?)/g;
+const PATH = /(?:^|[\s(`'"])((?:~|\.{1,2})?\/?(?:[\w.-]+\/)+[\w.-]+)/g;
+const HOST_PORT = /\b((?:[a-z0-9-]+\.)*[a-z0-9-]+:\d{2,5})\b/gi;
+const PRODUCT = /\b([A-Z][A-Za-z]+(?:[ -]?\d+(?:\.\d+)*))\b/g;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]{2,}/gu;
+
+/** Entities a text names, lower-cased, each once, in order of first mention (at most `max`). */
+export function extractEntities(text: string, max = 32): string[] {
+  const t = text.normalize('NFKC');
+  const out = new Set<string>();
+  const add = (e: string | undefined): void => {
+    const v = e?.trim().replace(/[.,;:!?)'’"]+$/u, '').toLowerCase();
+    if (v && v.length >= 2 && out.size < max) out.add(v);
+  };
+  names(t, add);
+  for (const m of t.matchAll(CODE_IDENT)) add(m[0]);
+  for (const m of t.matchAll(PATH)) add(m[1]);
+  for (const m of t.matchAll(HOST_PORT)) if (!/^\d+:\d+$/.test(m[1] ?? '')) add(m[1]);
+  for (const m of t.matchAll(PRODUCT)) add(m[1]);
+  for (const m of t.matchAll(CJK)) for (const term of cjkTerms(m[0])) add(term);
+  return [...out];
+}
+
+/** Capitalised words and runs of them ("Caroline", "New York", "LGBTQ support group" → "lgbtq"). */
+function names(text: string, add: (e: string) => void): void {
+  const words = [...text.matchAll(WORD)].map((m) => ({ w: m[0].replace(/['’]s$/u, ''), at: m.index ?? 0 }));
+  let run: string[] = [];
+  let lastEnd = -1;
+  const flush = (): void => {
+    if (run.length > 1) add(run.join(' '));
+    for (const w of run) add(w);
+    run = [];
+  };
+  for (const { w, at } of words) {
+    // a lone capitalised word opening a sentence is most often just that ("Run the…"), unless it names a speaker ("Caroline: …")
+    const opens = /(^|[.!?]\s*|\n\s*)$/u.test(text.slice(Math.max(0, at - 3), at)) && text[at + w.length] !== ':' && !/^\p{Lu}/u.test(text.slice(at + w.length + 1, at + w.length + 2));
+    const capital = /^\p{Lu}/u.test(w) && !NOT_NAMES.has(w.toLowerCase()) && !opens;
+    // a run continues only over the whitespace between two capitalised words
+    if (!capital || (run.length && !/^\s+$/u.test(text.slice(lastEnd, at)))) flush();
+    if (capital) run.push(w);
+    lastEnd = at + w.length;
+  }
+  flush();
+}
+
+/** Whether a word may stand as an entity a query names (not a stop word, not a bare number). */
+export function mayNameEntity(word: string): boolean {
+  return word.length >= 2 && !NOT_NAMES.has(word) && !/^\d+$/.test(word);
+}
+
+/** CJK has no spaces: the runs between stop characters, whole when short enough to be a term (2–4), else their bigrams (the keyword lane's unit). */
+export function cjkTerms(run: string): string[] {
+  const out: string[] = [];
+  let part = '';
+  for (const ch of [...run, '的']) {
+    if (!CHINESE_STOP_CHARS.has(ch)) {
+      part += ch;
+      continue;
+    }
+    const cs = [...part];
+    if (cs.length >= 2 && cs.length <= 4) out.push(part);
+    else if (cs.length > 4) for (let i = 0; i + 2 <= cs.length; i++) out.push(cs[i]! + cs[i + 1]!);
+    part = '';
+  }
+  return out;
+}

@@ -1,0 +1,83 @@
+// Entities and the graph channel (issue 35; projections/graph.ts, src/recall/channels/graph.ts):
+// entities extracted from text, a graph folded from the log (rebuilt bit for bit), a walk to
+// depth 2 that finds an item sharing no word with the question, fused as a lane, and get_related
+// answering from the same projection.
+import { describe, expect, it } from 'vitest';
+import { GraphProjection, ProjectionRunner, defaultProjections } from '../projections/index.js';
+import { HashedEmbedder } from '../src/embed/index.js';
+import { openKioku } from '../src/kioku.js';
+import { DEFAULT_RECALL_CONFIG, recall } from '../src/recall/index.js';
+import { extractEntities } from '../src/text/entities.js';
+import { DoubleJudge } from './doubles/judge.js';
+import { tempDir } from './helpers.js';
+import { given } from './projections/given.js';
+
+describe('entity extraction', () => {
+  it('finds names, code identifiers, paths, hosts with ports, products and CJK terms, not sentence openers or stop words', () => {
+    expect(extractEntities('Melanie: Wow Caroline! When did you go to New York City?')).toEqual(
+      expect.arrayContaining(['melanie', 'caroline', 'new york city']),
+    );
+    expect(extractEntities('Run scripts/rollback.sh on db-1.internal:5432 with fooBar and my_var, see Vue 3.4')).toEqual(
+      expect.arrayContaining(['scripts/rollback.sh', 'db-1.internal:5432', 'foobar', 'my_var', 'vue 3.4']),
+    );
+    expect(extractEntities('Run it. When? The end.')).toEqual([]);
+    expect(extractEntities('发布时用回滚脚本')).toContain('回滚');
+    expect(extractEntities('我们的回滚脚本')).toContain('回滚脚本');
+  });
+});
+
+describe('the graph projection', () => {
+  it('links an item to what superseded it, and keeps the speaker and named entities', async () => {
+    const graph = await given(
+      { type: 'memory.written', data: { id: 'a', kind: 'fact', text: 'Staging runs on pg-staging-1.internal:5432.', entities: ['Staging'] } },
+      { type: 'memory.written', data: { id: 'b', kind: 'fact', text: 'Staging moved to pg-staging-2.internal:5432.', supersedes: ['a'] } },
+    ).then(new GraphProjection());
+    expect(graph.supersedeOf('ev1:private:memory:a')).toEqual(['ev1:private:memory:b']);
+    expect(graph.entitiesOf('ev1:private:memory:b')).toContain('pg-staging-2.internal:5432');
+    // a superseded item leaves the graph
+    expect(graph.itemsNaming('private', 'pg-staging-1.internal:5432').size).toBe(0);
+    expect(graph.entitiesOf('ev1:private:memory:a')).toEqual([]);
+  });
+});
+
+describe('the graph channel', () => {
+  it('walks two hops to an item that shares no word with the question, fused as a lane; get_related names the entity', async () => {
+    const dir = tempDir();
+    const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), judge: new DoubleJudge(() => 0.9) });
+    try {
+      const at = (d: number) => new Date(Date.UTC(2023, 4, d)).toISOString();
+      await kioku.writeMemories({
+        memories: [
+          { id: 'd1', kind: 'event', session_id: 's1', occurred_at: at(1), text: 'Caroline: I joined the Rainbow Alliance support group last week.' },
+          { id: 'd2', kind: 'event', session_id: 's1', occurred_at: at(1), text: 'Melanie: That sounds lovely, tell me more!' },
+          { id: 'd3', kind: 'event', session_id: 's2', occurred_at: at(8), text: 'Caroline: The Rainbow Alliance meets at Maple Hall.' },
+          { id: 'd4', kind: 'event', session_id: 's3', occurred_at: at(15), text: 'Melanie: Maple Hall has an old piano.' },
+          ...Array.from({ length: 20 }, (_, i) => ({ id: `x${i}`, kind: 'event' as const, session_id: 's4', occurred_at: at(20), text: `Melanie: I painted picture number ${i} today.` })),
+        ],
+      });
+      const config = { ...DEFAULT_RECALL_CONFIG, channel_weights: { ...DEFAULT_RECALL_CONFIG.channel_weights, graph: 0.5 } };
+      const packet = await recall({ ...kioku.core, config }, { query: 'Where does the Rainbow Alliance meet?', limit: 10 });
+      expect(packet.backends['graph']).toMatchObject({ attempted: true, used: true });
+      const piano = packet.records.find((r) => r.evidence_key === 'ev1:private:memory:d4');
+      expect(piano?.why.lane_hits['graph:utterance']).toBeDefined();
+      expect(piano?.why.lane_hits['keyword:utterance']).toBeUndefined();
+      // the session neighbour of a hop-1 turn is reached too
+      expect(packet.records.find((r) => r.evidence_key === 'ev1:private:memory:d2')?.why.lane_hits['graph:utterance']).toBeDefined();
+      // weight 0 (the default): the channel does not run
+      const off = await recall(kioku.core, { query: 'Where does the Rainbow Alliance meet?', limit: 10 });
+      expect(off.backends['graph']?.status).toBe('disabled');
+
+      const related = await kioku.related('ev1:private:memory:d3', {});
+      expect(related.edges).toContainEqual(expect.objectContaining({ evidence_key: 'ev1:private:memory:d4', relation: 'shares_entity', entity: 'maple hall' }));
+
+      const again = new ProjectionRunner(kioku.log, defaultProjections());
+      await again.open();
+      await again.rebuild();
+      expect(again.views.graph.digest()).toBe(kioku.projections.views.graph.digest());
+      await again.close();
+    } finally {
+      await kioku.close();
+      dir.cleanup();
+    }
+  });
+});
