@@ -44,8 +44,6 @@ export const TEXT_FIELDS: Readonly<Record<string, readonly TextPath[]>> = {
   'evidence.fetched': [],
   'item.forgotten': ['reason'],
   purged: ['reason'],
-  'item.forgotten': ['reason'],
-  purged: ['reason'],
   'secret.redacted': [],
   'notice.sent': ['text'],
   'notice.arrived': [],
