@@ -37,6 +37,7 @@ import { recallConfigFromEnv } from './recall/config.js';
 import { runLifecycle, type LifecycleReport } from './recall/lifecycle.js';
 import type { LifecycleRunInput } from './wire.js';
 import { openStore, type KiokuStore, type OpenStoreOptions } from './store.js';
+import { revealSecret, type RevealedSecret } from './privacy/index.js';
 import { DEFAULT_NAMESPACE, type LogRecord } from './events/index.js';
 import type { VerifyReport } from './log/index.js';
 import { backupPoint, logFrames, logRecord, logStats, verifyLive, type BackupPoint, type LogFramesAnswer, type LogStatsAnswer } from './operations.js';
@@ -82,6 +83,7 @@ import {
   type ItemsInput,
   type ListInput,
   type ImportItemsInput,
+  type RevealSecretInput,
   type JobEventInput,
   type ReplayInput,
   type CompleteTurnInput,
@@ -231,6 +233,8 @@ export interface Kioku {
   list(input: ListInput, access?: Access): Promise<ListAnswer>;
   /** write items as `kioku export --format jsonl` wrote them (cards, wiki topics and notes whole, memories), keys kept */
   importItems(input: ImportItemsInput, access?: Access): Promise<ImportItemsAnswer>;
+  /** the value behind a secret's placeholder, from this machine's vault: a caller on this machine only (issue 33) */
+  revealSecret(input: RevealSecretInput, access?: Access): Promise<RevealedSecret>;
   // The library as a whole (the service:read scope): these run where the store is owned, so they work while a service runs.
   /** verify the chain up to the head now, with the anchors; optionally sign that head */
   verifyLog(input: VerifyLogInput, access?: Access): Promise<VerifyReport>;
@@ -579,6 +583,11 @@ export class LocalKioku implements Kioku {
       { knowledge: this.knowledge, store: this.store, actor: access.actor ?? this.options.actor ?? 'kioku' },
       { ...rest, ns: namespaceOf(namespace, access) },
     );
+  }
+
+  async revealSecret(input: RevealSecretInput, access: Access = {}): Promise<RevealedSecret> {
+    const { namespace, ...rest } = parseInput(wire.revealSecret, input ?? {}, 'reveal secret');
+    return revealSecret(this.store.privacy.vault, { ...rest, ns: namespaceOf(namespace, access) }, access);
   }
 
   async verifyLog(input: VerifyLogInput, access: Access = {}): Promise<VerifyReport> {
