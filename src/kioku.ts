@@ -58,7 +58,7 @@ import {
   type RelationsAnswer,
 } from '../projections/records/queries.js';
 import { importItems, type ImportItemsAnswer } from './knowledge/import-items.js';
-import { activity, type ActivityAnswer, type ActivityInput } from './api/activity.js';
+import { activity, itemUsage, type ActivityAnswer, type ActivityInput, type UsageAnswer } from './api/activity.js';
 import { commitOrgChange, type OrgChangeAnswer } from './knowledge/org-decide.js';
 import { orgAnswer, type OrgAnswer } from './knowledge/org-answer.js';
 import { forgetTargetOf, memoryIdOf, memoryIdsOf } from './knowledge/memory-ref.js';
@@ -116,7 +116,7 @@ export {
 } from '../projections/records/queries.js';
 export type { OrgAnswer } from './knowledge/org-answer.js';
 export type { OrgChangeAnswer } from './knowledge/org-decide.js';
-export type { ActivityAnswer, ActivityInput, TurnSummary } from './api/activity.js';
+export type { ActivityAnswer, ActivityInput, TurnSummary, UsageAnswer } from './api/activity.js';
 export type { ArtifactsAnswer, IngestStatus, PipelineJobs, PipelineJobsInput, PipelineSnapshot, PipelineSnapshotInput } from './api/pipeline.js';
 
 /** Who is asking, as the adapter resolved it (src/access.ts; a door's Caller, src/api/caller.ts), plus call options the core understands. */
@@ -229,6 +229,8 @@ export interface Kioku {
   artifacts(traceId: string, access?: Access): Promise<ArtifactsAnswer>;
   /** the recent turns with what each delivered and held back (by rule), items by kind, and per day turns, deliveries and items added */
   activity(input: ActivityInput, access?: Access): Promise<ActivityAnswer>;
+  /** how one item has been used: recall's counters, whether it is demoted, deliveries, look-ups and fetches */
+  usage(key: string, access?: Access): Promise<UsageAnswer>;
   /** browse one namespace's items in key order, filtered, a page at a time (an opaque cursor to the next) */
   list(input: ListInput, access?: Access): Promise<ListAnswer>;
   /** write items as `kioku export --format jsonl` wrote them (cards, wiki topics and notes whole, memories), keys kept */
@@ -553,6 +555,11 @@ export class LocalKioku implements Kioku {
   activity(input: ActivityInput, access: Access = {}): Promise<ActivityAnswer> {
     const { namespace, ...q } = parseInput(wire.activity, input ?? {}, 'activity');
     return activity(this.store, namespaceOf(namespace, access), q, this.now().getTime());
+  }
+
+  async usage(key: string, access: Access = {}): Promise<UsageAnswer> {
+    key = itemKey(key, access);
+    return itemUsage(this.store, namespaceOf(keyNamespace(key), access), key);
   }
 
   /** the clock recall uses (KIOKU_CLOCK pins it), without loading the model for it */

@@ -39,7 +39,7 @@ import type { ImportSummary } from './knowledge/importer.js';
 import type { OrgAnswer } from './knowledge/org-answer.js';
 import type { OrgChangeAnswer } from './knowledge/org-decide.js';
 import type { OrgChangeInput } from './wire.js';
-import type { ActivityAnswer, ActivityInput } from './api/activity.js';
+import type { ActivityAnswer, ActivityInput, UsageAnswer } from './api/activity.js';
 import type { ImportItemsAnswer } from './knowledge/import-items.js';
 import type { LogRecord } from './events/index.js';
 import type { VerifyReport } from './log/index.js';
@@ -296,6 +296,9 @@ export class RemoteKioku implements Kioku {
   }
   activity(input: ActivityInput, _access?: Access) {
     return this.call<ActivityAnswer>('GET', `/v1/activity${query({ namespace: input.namespace, days: input.days, limit: input.limit, before: input.before })}`);
+  }
+  usage(key: string, _access?: Access) {
+    return this.call<UsageAnswer>('GET', `/v1/evidence/${path(key)}/usage`);
   }
   list(input: ListInput, _access?: Access) {
     const many = (v: readonly string[] | undefined): string | undefined => v?.join(',');

@@ -252,6 +252,7 @@ const calls: Methods = {
   ingestStatus: (k) => k.ingestStatus(),
   artifacts: (k, seen) => k.artifacts(seen.turn as string),
   activity: (k) => k.activity({ days: 7, limit: 5 }),
+  usage: (k) => k.usage('ev1:private:memory:owner'),
   importItems: (k) => k.importItems({ items: [{ type: 'memory', id: 'imported', kind: 'fact', text: 'Imported facts keep their ids.' }] }),
   // a secret written is stored as a placeholder (each library has its own vault key, so the id differs): its value comes back
   revealSecret: async (k) => {

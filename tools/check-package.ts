@@ -152,6 +152,16 @@ try {
       if (!keys.includes('ev1:private:memory:rollback')) throw new Error(`recall did not find the memory: ${JSON.stringify(keys)}`);
       return `${said.trim().split('\n')[0] ?? ''} | recall: ${keys.length} record(s), mode ${String(packet['retrieval_mode'])}`;
     });
+    // the web page's files are read from the installed package (src/ui/static), not from a checkout
+    await step('kioku serve: the web page at /ui', async () => {
+      const sizes: string[] = [];
+      for (const file of ['/ui', '/ui/app.js', '/ui/overview.js', '/ui/style.css']) {
+        const r = await fetch(`${url}${file}`);
+        if (!r.ok) throw new Error(`${file}: ${r.status}`);
+        sizes.push(`${file} ${(await r.text()).length} B`);
+      }
+      return sizes.join(', ');
+    });
     await step('kioku mcp: one tool call over stdio', async () => {
       const client = new Client({ name: 'kioku-check-package', version: '1' });
       await client.connect(new StdioClientTransport({ command: kioku, args: ['mcp', '--data', data], env, stderr: 'pipe' }));

@@ -107,3 +107,26 @@ async function summary(store: KiokuStore, id: string): Promise<TurnSummary> {
     held,
   };
 }
+
+export interface UsageAnswer {
+  evidence_key: string;
+  /** recall's counters: a candidate, judged, judged relevant, returned (zeros: never a candidate) */
+  usage: { considered: number; judged: number; relevant: number; returned: number };
+  /** judged decisively and never useful: recall demotes it */
+  demoted: boolean;
+  /** delivered, looked up (returned by a recall), fetched by key, and when last */
+  access: { delivered: number; looked_up: number; fetched: number; last: string | null };
+}
+
+/** How one item has been used (its namespace settled by the facade). */
+export function itemUsage(store: KiokuStore, ns: string, key: string): UsageAnswer {
+  const views = store.projections.views;
+  const usage = views.usage.get(ns, key);
+  const access = views.access.get(ns, key);
+  return {
+    evidence_key: key,
+    usage: { considered: usage?.considered ?? 0, judged: usage?.judged ?? 0, relevant: usage?.relevant ?? 0, returned: usage?.returned ?? 0 },
+    demoted: views.usage.demoted(ns, key),
+    access: { delivered: access?.delivered ?? 0, looked_up: access?.looked_up ?? 0, fetched: access?.fetched ?? 0, last: access ? new Date(access.last).toISOString() : null },
+  };
+}

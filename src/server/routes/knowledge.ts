@@ -13,7 +13,7 @@ import { doc, plugin, ready } from './common.js';
  * leak that it exists elsewhere). A memory's bare id (the seed's get_memory takes one) is looked up
  * in the caller's own namespace; a string that starts like a key but is none resolves nothing (the facade names it).
  */
-function keyCaller(req: FastifyRequest): Caller | undefined {
+export function keyCaller(req: FastifyRequest): Caller | undefined {
   checkScope(req.principal, 'memory:read');
   const key = (req.params as { key: string }).key;
   const ref = parseEvidenceKey(key);

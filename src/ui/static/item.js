@@ -2,7 +2,7 @@
 // supersede history both ways, related items, and the actions a person needs on a memory — forget,
 // mark superseded, change audience — each asked for again before it is done.
 import { api, keyPath } from './api.js';
-import { confirmDialog, failure, h, itemLink, show, table, when } from './dom.js';
+import { confirmDialog, failure, h, itemLink, num, show, table, when } from './dom.js';
 
 /** Fields shown as rows, when present; any field the server adds later shows in "more". */
 const SHOWN = ['key', 'layer', 'kind', 'status', 'occurred_at', 'session_id', 'owner', 'audience', 'tags', 'entities', 'source_path', 'superseded_by', 'head_id', 'seq'];
@@ -27,6 +27,20 @@ function history(e) {
     supersedes.length ? h('p', {}, 'Supersedes ', supersedes.map((id) => [itemLink(`ev1:${e.ns}:memory:${id}`, id), ' '])) : null,
     chain.length ? table('the chain, oldest first', ['memory', 'status', 'seq'], chain.map((c) => [itemLink(`ev1:${e.ns}:memory:${c.id}`, c.id), c.status, String(c.seq)])) : null,
   ];
+}
+
+function usage(u) {
+  const rows = [
+    ['considered by recall', num(u.usage.considered)],
+    ['judged', num(u.usage.judged)],
+    ['judged relevant', num(u.usage.relevant)],
+    ['returned', num(u.usage.returned)],
+    ['delivered', num(u.access.delivered)],
+    ['looked up', num(u.access.looked_up)],
+    ['fetched by key', num(u.access.fetched)],
+    ['last used', u.access.last ? when(u.access.last) : 'never'],
+  ];
+  return [u.demoted ? h('p', { class: 'warn' }, 'Demoted: judged decisively and never useful.') : null, table(null, ['counter', { label: 'value', num: true }], rows)];
 }
 
 function related(r) {
@@ -74,7 +88,12 @@ function actions(e, ctx) {
 
 export async function render(main, ctx) {
   const key = ctx.arg;
-  const [e, rel] = await Promise.all([api('GET', `/v1/evidence/${keyPath(key)}`), api('GET', `/v1/evidence/${keyPath(key)}/related?limit=30`).catch((err) => ({ error: err }))]);
+  const soft = (p) => p.catch((err) => ({ error: err }));
+  const [e, rel, use] = await Promise.all([
+    api('GET', `/v1/evidence/${keyPath(key)}`),
+    soft(api('GET', `/v1/evidence/${keyPath(key)}/related?limit=30`)),
+    soft(api('GET', `/v1/evidence/${keyPath(key)}/usage`)),
+  ]);
   show(
     main,
     h('h2', {}, e.title && e.title !== e.text ? e.title : `${e.layer} ${e.id}`),
@@ -83,6 +102,8 @@ export async function render(main, ctx) {
     h('div', { class: 'text', 'data-field': 'text' }, e.text),
     facts(e),
     history(e),
+    h('h3', {}, 'Usage'),
+    use.error ? failure(use.error) : usage(use),
     h('h3', {}, 'Related items'),
     rel.error ? failure(rel.error) : related(rel),
     actions(e, ctx),
