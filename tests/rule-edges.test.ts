@@ -403,7 +403,8 @@ describe('auth, exactly', () => {
   it('runs anonymous without a file, and authenticates every header as the anonymous user', async () => {
     const { loadAuth, ANONYMOUS, describeAuth } = await import('../src/server/auth.js');
     expect(ANONYMOUS).toMatchObject({ name: 'anonymous', namespace: 'private', anonymous: true });
-    expect([...ANONYMOUS.scopes].sort()).toEqual(['log:read', 'memory:read', 'memory:write', 'service:read']);
+    // the anonymous local user owns everything, the org too (org:admin, issue 34)
+    expect([...ANONYMOUS.scopes].sort()).toEqual(['log:read', 'memory:read', 'memory:write', 'org:admin', 'service:read']);
     await withFile(undefined, (file) => {
       const a = loadAuth(file);
       expect(a).toMatchObject({ required: false, tokens: 0, file });
