@@ -6,6 +6,7 @@ export { RecordsProjection, type RecordEntry, type ItemStatus } from './records/
 export { KeywordProjection, searchableText, type KeywordHit, type KeywordLane, type KeywordSearchOptions } from './keyword/index.js';
 export { DeliveredProjection } from './delivered.js';
 export { JobsProjection, type JobState } from './jobs.js';
+export { NoticesProjection } from './notices.js';
 export { OrgProjection } from './org.js';
 export { TurnsProjection, completionHash, type TurnState, type SessionState } from './turns.js';
 export { UsageProjection, isDemoted, DEMOTION_MIN_JUDGED, type UsageCounters } from './usage.js';
@@ -23,6 +24,7 @@ import { DeliveredProjection } from './delivered.js';
 import { UsageProjection } from './usage.js';
 import { TurnsProjection } from './turns.js';
 import { JobsProjection } from './jobs.js';
+import { NoticesProjection } from './notices.js';
 import { OrgProjection } from './org.js';
 import { AccessProjection } from './access.js';
 import { LifecycleProjection } from './lifecycle.js';
@@ -39,6 +41,7 @@ export function defaultProjections(): Projection[] {
     new DeliveredProjection(),
     new TurnsProjection(),
     new JobsProjection(),
+    new NoticesProjection(),
     new OrgProjection(),
     new AccessProjection(),
     new LifecycleProjection(),

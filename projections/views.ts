@@ -2,6 +2,7 @@
 import type { AccessProjection } from './access.js';
 import type { DeliveredProjection } from './delivered.js';
 import type { JobsProjection } from './jobs.js';
+import type { NoticesProjection } from './notices.js';
 import type { OrgProjection } from './org.js';
 import type { KeywordProjection } from './keyword/index.js';
 import type { LifecycleProjection } from './lifecycle.js';
@@ -21,10 +22,11 @@ export interface Views {
   delivered: DeliveredProjection;
   turns: TurnsProjection;
   jobs: JobsProjection;
+  notices: NoticesProjection;
   org: OrgProjection;
   access: AccessProjection;
   lifecycle: LifecycleProjection;
   graph: GraphProjection;
 }
 
-export const VIEW_NAMES: readonly (keyof Views)[] = ['stats', 'records', 'keyword', 'vector', 'usage', 'delivered', 'turns', 'jobs', 'org', 'access', 'lifecycle', 'graph'];
+export const VIEW_NAMES: readonly (keyof Views)[] = ['stats', 'records', 'keyword', 'vector', 'usage', 'delivered', 'turns', 'jobs', 'notices', 'org', 'access', 'lifecycle', 'graph'];

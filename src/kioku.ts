@@ -62,6 +62,9 @@ import { activity, itemUsage, type ActivityAnswer, type ActivityInput, type Usag
 import { commitOrgChange, type OrgChangeAnswer } from './knowledge/org-decide.js';
 import { orgAnswer, type OrgAnswer } from './knowledge/org-answer.js';
 import { forgetTargetOf, memoryIdOf, memoryIdsOf } from './knowledge/memory-ref.js';
+import { noticeIdSchema } from './knowledge/notices.js';
+import * as notices from './api/notices.js';
+import type { AckAnswer, InboxAnswer, NotifyAnswer, OutboxAnswer } from './api/notices.js';
 import {
   artifacts,
   ingestStatus,
@@ -78,6 +81,9 @@ import {
   wire,
   type AssetInput,
   type AudienceInput,
+  type AckInput,
+  type InboxInput,
+  type NotifyInput,
   type OrgChangeInput,
   type EpisodeInput,
   type ItemsInput,
@@ -117,6 +123,7 @@ export {
 export type { OrgAnswer } from './knowledge/org-answer.js';
 export type { OrgChangeAnswer } from './knowledge/org-decide.js';
 export type { ActivityAnswer, ActivityInput, TurnSummary, UsageAnswer } from './api/activity.js';
+export type { AckAnswer, InboxAnswer, InboxItem, NotifyAnswer, OutboxAnswer, OutboxItem } from './api/notices.js';
 export type { ArtifactsAnswer, IngestStatus, PipelineJobs, PipelineJobsInput, PipelineSnapshot, PipelineSnapshotInput } from './api/pipeline.js';
 
 /** Who is asking, as the adapter resolved it (src/access.ts; a door's Caller, src/api/caller.ts), plus call options the core understands. */
@@ -195,6 +202,14 @@ export interface Kioku {
   /** the lifecycle job over one namespace: strengths now, and the lifecycle.transitioned events it appends (none on a dry run) */
   lifecycleRun(input: LifecycleRunInput, access?: Access): Promise<LifecycleReport>;
   setAudience(id: string, input: AudienceInput, access?: Access): Promise<AudienceAnswer>;
+  /** a note to org members (issue 34): a notice in each one's inbox; refused without an org, for an unknown member, or from no member */
+  notify(input: NotifyInput, access?: Access): Promise<NotifyAnswer>;
+  /** what waits for the caller (notices from colleagues, assignments); what it shows for the first time is marked arrived */
+  inbox(input: InboxInput, access?: Access): Promise<InboxAnswer>;
+  /** sign a notice of the caller's inbox off */
+  ack(noticeId: string, input: AckInput, access?: Access): Promise<AckAnswer>;
+  /** what the caller sent, and per recipient whether it arrived and was signed off */
+  outbox(input: InNamespaceInput, access?: Access): Promise<OutboxAnswer>;
   /** a card or wiki topic and its active sections */
   document(layer: 'card' | 'wiki', id: string, input: InNamespaceInput, access?: Access): Promise<DocumentAnswer>;
   /** a source document by id, whatever its layer */
@@ -339,7 +354,11 @@ export class LocalKioku implements Kioku {
     const ns = namespaceOf(namespace, access);
     // supersede_ids may name memories by evidence key (as answers show them): resolved to ids here, once
     const resolved = memories.map((m, i) => (m.supersede_ids.some((r) => r.startsWith('ev1:')) ? { ...m, supersede_ids: memoryIdsOf(m.supersede_ids, ns, `memories.${i}.supersede_ids`, 'write memories') } : m));
+    // notify (issue 34): refused whole before anything is written; the notices follow the memories
+    const notifies = memories.flatMap((m, index) => (m.notify ? [{ index, to: m.notify, kind: m.kind }] : []));
+    const sender = await notices.senderFor(this.store, ns, access, notifies);
     const result = await this.knowledge.writeParsedMemories({ memories: resolved, ns });
+    if (sender !== undefined) await notices.sendMemoryNotices(this.store, ns, sender, notifies, result.ids, access.actor ?? this.options.actor ?? 'kioku');
     const vectors =
       timeoutMs === undefined
         ? undefined
@@ -437,6 +456,26 @@ export class LocalKioku implements Kioku {
     const { namespace, ...rest } = parseInput(wire.audience, input ?? {}, 'set audience');
     const ns = namespaceOf(namespace, access);
     return this.knowledge.setAudienceParsed({ ...rest, id: pathId(id, 'id', 'set audience', ns), ns });
+  }
+
+  notify(input: NotifyInput, access: Access = {}): Promise<NotifyAnswer> {
+    const { namespace, ...note } = parseInput(wire.notify, input ?? {}, 'notify');
+    return notices.notify(this.store, namespaceOf(namespace, access), note, access, access.actor ?? this.options.actor ?? 'kioku');
+  }
+
+  inbox(input: InboxInput, access: Access = {}): Promise<InboxAnswer> {
+    const { namespace, ...q } = parseInput(wire.inbox, input ?? {}, 'inbox');
+    return notices.inbox(this.store, namespaceOf(namespace, access), q, access, access.actor ?? this.options.actor ?? 'kioku');
+  }
+
+  ack(noticeId: string, input: AckInput, access: Access = {}): Promise<AckAnswer> {
+    const { namespace, ...rest } = parseInput(wire.ack, input ?? {}, 'ack');
+    const id = parseInput(z.strictObject({ notice_id: noticeIdSchema }), { notice_id: noticeId }, 'ack').notice_id;
+    return notices.ack(this.store, namespaceOf(namespace, access), id, rest, access, access.actor ?? this.options.actor ?? 'kioku');
+  }
+
+  outbox(input: InNamespaceInput, access: Access = {}): Promise<OutboxAnswer> {
+    return notices.outbox(this.store, namespaceOf(input.namespace, access), access);
   }
 
   async document(layer: 'card' | 'wiki', id: string, input: InNamespaceInput, access: Access = {}): Promise<DocumentAnswer> {

@@ -45,6 +45,8 @@ import type { LogRecord } from './events/index.js';
 import type { VerifyReport } from './log/index.js';
 import type { BackupPoint, LogFramesAnswer, LogStatsAnswer } from './operations.js';
 import type { ListAnswer } from '../projections/records/listing.js';
+import type { AckAnswer, InboxAnswer, NotifyAnswer, OutboxAnswer } from './api/notices.js';
+import type { AckInput, InboxInput, NotifyInput } from './wire.js';
 import type { DeliveryReport, RecallPacket, ReplayReport } from './recall/index.js';
 import type { LifecycleReport } from './recall/lifecycle.js';
 import type { LifecycleRunInput } from './wire.js';
@@ -238,6 +240,19 @@ export class RemoteKioku implements Kioku {
   }
   setAudience(id: string, input: AudienceInput, _access?: Access) {
     return this.call<AudienceAnswer>('POST', `/v1/memories/${path(id)}/audience`, input);
+  }
+  notify(input: NotifyInput, _access?: Access) {
+    // a notice's id is derived from what it says: the same note again is the notice sent, appended once
+    return this.call<NotifyAnswer>('POST', '/v1/notices', input, 'idempotent');
+  }
+  inbox(input: InboxInput, _access?: Access) {
+    return this.call<InboxAnswer>('GET', `/v1/inbox${query({ namespace: input.namespace, include_acked: input.include_acked ? 1 : undefined })}`);
+  }
+  ack(noticeId: string, input: AckInput, _access?: Access) {
+    return this.call<AckAnswer>('POST', `/v1/notices/${path(noticeId)}/ack`, input, 'idempotent');
+  }
+  outbox(input: InNamespaceInput, _access?: Access) {
+    return this.call<OutboxAnswer>('GET', `/v1/outbox${query({ namespace: input.namespace })}`);
   }
   document(layer: 'card' | 'wiki', id: string, input: InNamespaceInput, _access?: Access) {
     return this.call<DocumentAnswer>('GET', `/v1/${layer === 'card' ? 'cards' : 'wiki/topics'}/${path(id)}${query({ namespace: input.namespace })}`);

@@ -15,6 +15,7 @@ import { completeTurnSchema, openSessionSchema, startTurnSchema } from './recall
 import { itemsQuerySchema } from '../projections/records/queries.js';
 import { listRequestSchema } from '../projections/records/listing.js';
 import { pipelineJobsSchema, pipelineSnapshotSchema } from './api/pipeline.js';
+import { ackSchema, inboxQuerySchema, notifySchema } from './knowledge/notices.js';
 import { orgChangeSchema } from './knowledge/org-decide.js';
 import { activitySchema } from './api/activity.js';
 import { revealSecretSchema } from './privacy/reveal.js';
@@ -37,6 +38,10 @@ export const wire = {
   forget: forgetSchema.omit({ ns: true, id: true }).extend(namespace),
   supersede: supersedeSchema.omit({ ns: true, head_id: true }).extend(namespace),
   audience: audienceSchema.omit({ ns: true, id: true }).extend(namespace),
+  // notices between org members (issue 34): a note (POST /v1/notices), an ack (the notice id is the path's), the inbox's query
+  notify: notifySchema.extend(namespace),
+  ack: ackSchema.extend(namespace),
+  inbox: inboxQuerySchema.extend(namespace),
   /** a change to the namespace's org (a space or a member), by an org:admin caller */
   orgChange: orgChangeSchema.omit({ ns: true }).extend(namespace),
   /** browse items by what they are, not by relevance: kinds, tags, an entity, a time range, a session */
@@ -85,6 +90,9 @@ export type JobEventInput = z.input<typeof wire.jobEvent>;
 export type ReplayInput = z.input<typeof wire.replay>;
 export type LifecycleRunInput = z.input<typeof wire.lifecycleRun>;
 export type AudienceInput = z.input<typeof wire.audience>;
+export type NotifyInput = z.input<typeof wire.notify>;
+export type AckInput = z.input<typeof wire.ack>;
+export type InboxInput = z.input<typeof wire.inbox>;
 export type OrgChangeInput = z.input<typeof wire.orgChange>;
 export type ItemsInput = z.input<typeof wire.items>;
 export type ListInput = z.input<typeof wire.list>;

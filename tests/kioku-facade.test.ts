@@ -266,6 +266,12 @@ const calls: Methods = {
   replay: (k) => k.replay({}),
   changeOrg: (k) => k.changeOrg({ action: 'space_add', space: 'eng', title: 'Engineering' }),
   org: (k) => k.org({}),
+  // no org (a space but no member) and an anonymous caller: the same empty answers and refusals both ways
+  // (the round trip between members is tests/notices-two-nodes.test.ts)
+  inbox: (k) => k.inbox({ include_acked: true }),
+  outbox: (k) => k.outbox({}),
+  notify: (k) => k.notify({ to: ['bob'], text: 'The cutover moved to May.' }).catch((e: KiokuError) => ({ refused: e.code, message: e.message })),
+  ack: (k) => k.ack('n-0123456789abcdef', {}).catch((e: KiokuError) => ({ refused: e.code, message: e.message })),
   lifecycleRun: (k) => k.lifecycleRun({ dry_run: true }),
   verifyLog: (k) => k.verifyLog({}),
   logStats: (k) => k.logStats(),

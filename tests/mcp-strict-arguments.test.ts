@@ -120,7 +120,7 @@ describe('arguments as the seed names them', () => {
     const missing = await callTool(client, 'forget', { id: 'ev1:solo:memory:never-written' });
     expect(errorOf(missing)).toEqual({ code: 'KIOKU_NOT_FOUND', message: 'no memory "never-written" in namespace solo' });
     const layer = await callTool(client, 'forget', { id: 'ev1:solo:wiki:deploy#2' });
-    expect(errorOf(layer)).toMatchObject({ code: 'KIOKU_INPUT_INVALID', message: 'forget: id: ev1:solo:wiki:deploy#2 is not a memory (expected ev1:<namespace>:memory:<id> or the id)' });
+    expect(errorOf(layer)).toMatchObject({ code: 'KIOKU_INPUT_INVALID', message: expect.stringMatching(/^forget: id: ev1:solo:wiki:deploy#2 is not a memory/) });
     const other = await callTool(client, 'supersede', { id: 'db-3', superseded_ids: ['ev1:elsewhere:memory:db-old'] });
     expect(errorOf(other)?.message).toBe('supersede: superseded_ids.0: ev1:elsewhere:memory:db-old is in namespace "elsewhere", this call acts in "solo"');
     const both = await callTool(client, 'get_memory', { id: 'db-3', evidence_key: 'ev1:solo:memory:db-3' });
@@ -138,5 +138,36 @@ describe('arguments as the seed names them', () => {
     const bad = await s.call('POST', `/v1/memories/${encodeURIComponent('ev1:solo:card:h2#1')}/forget`, {}, TOKEN);
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: { code: 'KIOKU_INPUT_INVALID', details: { field: 'id' } } });
+  });
+});
+
+describe('single user: notify and audience refused, never dropped', () => {
+  it('over MCP: write_memory with notify (KIOKU_SINGLE_USER) or a widened audience, and the notify tool; inbox and outbox empty with the reason', async () => {
+    const at = head();
+    const n = await callTool(client, 'write_memory', { memories: [{ id: 'n1', kind: 'fact', text: 'For the team.', notify: ['bob'] }] });
+    expect(errorOf(n)).toEqual({
+      code: 'KIOKU_SINGLE_USER',
+      message: 'write memories: memories.0.notify: this library runs for a single user (no org), so there is no other member to notify; nothing was written',
+    });
+    const a = await callTool(client, 'write_memory', { memories: [{ id: 'n2', kind: 'fact', text: 'For the org.', audience: { org: true } }] });
+    expect(a).toMatchObject({ isError: true, structuredContent: { error: { code: 'KIOKU_AUDIENCE_REFUSED' } } });
+    const note = await callTool(client, 'notify', { to: 'bob', text: 'hi' });
+    expect(errorOf(note)?.code).toBe('KIOKU_SINGLE_USER');
+    expect(head()).toBe(at);
+    for (const tool of ['inbox', 'outbox'])
+      expect((await callTool(client, tool, {})).structuredContent).toMatchObject({ notices: [], single_user: true, explanation: expect.stringContaining('single user') });
+    expect(errorOf(await callTool(client, 'ack', { notice_id: 'n-0123456789abcdef' }))?.code).toBe('KIOKU_NOT_FOUND');
+  });
+
+  it('over HTTP: 409 KIOKU_SINGLE_USER naming the field, nothing appended', async () => {
+    const at = head();
+    const w = await s.call('POST', '/v1/memories', { memories: [{ id: 'ok', kind: 'fact', text: 'fine' }, { id: 'n3', kind: 'fact', text: 'x', notify: ['bob'] }] }, TOKEN);
+    expect(w.status).toBe(409);
+    expect(w.body).toMatchObject({ error: { code: 'KIOKU_SINGLE_USER', details: { field: 'memories.1.notify' } } });
+    const n = await s.call('POST', '/v1/notices', { to: ['bob'], text: 'hi' }, TOKEN);
+    expect(n.status).toBe(409);
+    expect(n.body).toMatchObject({ error: { code: 'KIOKU_SINGLE_USER', details: { field: 'to' } } });
+    expect(head()).toBe(at);
+    expect((await s.call('GET', '/v1/inbox', undefined, TOKEN)).body).toMatchObject({ namespace: 'solo', notices: [], single_user: true });
   });
 });

@@ -174,7 +174,7 @@ describe('kioku mcp over stdio', () => {
   it('answers the org tools empty in single-user mode, and refuses what would need another member', async () => {
     expect((await call(client, 'inbox', {})).structuredContent).toMatchObject({ notices: [], single_user: true });
     expect((await call(client, 'list_members', {})).structuredContent).toMatchObject({ members: [] });
-    expect(await call(client, 'notify', { to: 'bob', text: 'hi' })).toMatchObject({ isError: true, structuredContent: { error: { code: 'KIOKU_FORBIDDEN' } } });
+    expect(await call(client, 'notify', { to: 'bob', text: 'hi' })).toMatchObject({ isError: true, structuredContent: { error: { code: 'KIOKU_SINGLE_USER' } } });
     expect(await call(client, 'ack', { notice_id: 'n1' })).toMatchObject({ isError: true });
   });
 

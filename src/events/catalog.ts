@@ -12,6 +12,7 @@ const isoTime = z.iso.datetime({ offset: true });
 const evidenceKey = z.string().regex(/^ev1:[^:\s]+:[a-z]+:\S+$/, 'expected ev1:<ns>:<layer>:<id>[#section]');
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'expected a lowercase hex sha256');
 const layer = z.enum(LAYERS);
+const noticeId = z.string().regex(/^n-[0-9a-f]{16}$/, 'expected n- and 16 hex digits');
 /** a space's or a member's name: no spaces, no colon (audience entries are `space:<name>`), at most 64 characters */
 export const orgName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$/, 'expected 1–64 letters, digits or . _ @ + - (starting with a letter or digit)');
 
@@ -217,6 +218,18 @@ export const eventSchemas = {
   'org.member_removed': z.strictObject({ member: orgName }),
   'org.member_joined': z.strictObject({ member: orgName, space: orgName }),
   'org.member_left': z.strictObject({ member: orgName, space: orgName }),
+  // notices between members (issue 34, src/knowledge/notices.ts): sent (a write's notify, or a note),
+  // arrived (the recipient's inbox showed it), acked (the recipient signed it off)
+  'notice.sent': z.strictObject({
+    notice_id: noticeId,
+    from: orgName,
+    to: z.array(orgName).min(1).max(50),
+    kind: z.enum(['note', 'assignment']),
+    text: z.string().min(1).max(2_000),
+    evidence_key: evidenceKey.optional(),
+  }),
+  'notice.arrived': z.strictObject({ member: orgName, notice_ids: z.array(noticeId).min(1).max(500) }),
+  'notice.acked': z.strictObject({ member: orgName, notice_id: noticeId, note: z.string().min(1).max(2_000).optional() }),
   'lifecycle.transitioned': z.strictObject({
     evidence_key: evidenceKey,
     from: z.enum(['candidate', 'active', 'archived', 'tombstoned']),

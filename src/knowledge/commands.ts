@@ -15,6 +15,7 @@ import { documentSections, splitDocument, type DocumentSection } from './section
 import { sectionSuccession } from './succession.js';
 import { parseInput } from './validate.js';
 import { requireOwnAudience } from './audience.js';
+import { recipientsSchema } from './notices.js';
 import type { RecordEntry } from './item.js';
 import type { KnowledgeReadModel, KnowledgeRecords } from './read-model.js';
 
@@ -44,6 +45,8 @@ export const memoryInputSchema = z.strictObject({
   /** who said it, for a turn of a conversation; without it a "Name: …" prefix of a session memory names the speaker */
   speaker: z.string().trim().min(1).max(200).optional(),
   supersede_ids: z.array(itemIdSchema).max(100).default([]),
+  /** members to notify of this memory (issue 34): a notice in each one's inbox; refused without an org or for an unknown member */
+  notify: recipientsSchema.optional(),
 });
 export type MemoryInput = z.input<typeof memoryInputSchema>;
 

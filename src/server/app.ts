@@ -22,6 +22,7 @@ import { operationRoutes } from './routes/operations.js';
 import { orgRoutes } from './routes/org.js';
 import { uiRoutes } from './routes/ui.js';
 import { activityRoutes } from './routes/activity.js';
+import { noticeRoutes } from './routes/notices.js';
 import { privacyRoutes } from './routes/privacy.js';
 import { UiSessions } from '../ui/sessions.js';
 import type { AppOptions } from './state.js';
@@ -50,6 +51,7 @@ export async function buildApp(given: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes(options));
   await app.register(uiRoutes(options, options.uiSessions as UiSessions));
   await app.register(activityRoutes(options.state));
+  await app.register(noticeRoutes(options.state));
   await app.register(privacyRoutes(options.state));
   for (const routes of [turnRoutes, recallRoutes, memoryRoutes, knowledgeRoutes, assetRoutes, pipelineRoutes, reportRoutes, itemRoutes, operationRoutes, orgRoutes])
     await app.register(routes(options.state));

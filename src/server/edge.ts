@@ -65,6 +65,8 @@ export const INPUT_LABELS: Record<MethodWithInput, string> = {
   replay: 'replay',
   lifecycleRun: 'lifecycle run',
   setAudience: 'set audience',
+  notify: 'notify',
+  ack: 'ack',
   changeOrg: 'org',
   items: 'items',
   logEpisode: 'log episode',

@@ -1,0 +1,175 @@
+// Notify, inbox, ack and outbox as the facade answers them (issue 34): who the caller is in the
+// org (its token's member), the deciders of src/knowledge/notices.ts against the notices and org
+// projections caught up to the head, and the events appended. Without an org there is nobody to
+// notify: a notify is refused (KIOKU_SINGLE_USER), inbox and outbox answer empty and say why.
+import { z } from 'zod';
+import { KiokuError } from '../errors.js';
+import { evidenceKey } from '../knowledge/evidence.js';
+import { memoryIdOf } from '../knowledge/memory-ref.js';
+import {
+  ackSchema,
+  decideAck,
+  decideArrivals,
+  decideNotices,
+  inboxQuerySchema,
+  notifySchema,
+  requireRecipients,
+  type InboxItem,
+  type NoticeDraft,
+  type NoticeOrg,
+  type OutboxItem,
+} from '../knowledge/notices.js';
+import type { MemoryKind } from '../knowledge/kinds.js';
+import type { AppendInput } from '../events/index.js';
+import type { Access } from '../access.js';
+import type { KiokuStore } from '../store.js';
+
+export { ackSchema, inboxQuerySchema, notifySchema };
+export type { InboxItem, OutboxItem };
+
+/** Said by inbox and outbox (and a refused ack) in a library without an org. */
+export const SINGLE_USER_NOTICES = 'Kioku runs for a single user here: there are no other members to send notices to or receive them from.';
+
+export interface InboxAnswer {
+  namespace: string;
+  /** the member the caller acts as (absent without an org) */
+  member?: string;
+  notices: InboxItem[];
+  single_user?: true;
+  explanation?: string;
+}
+
+export interface OutboxAnswer {
+  namespace: string;
+  member?: string;
+  notices: OutboxItem[];
+  single_user?: true;
+  explanation?: string;
+}
+
+export interface NotifyAnswer {
+  /** the notices the call names, sent now or by an earlier call with the same content (a repeat appends nothing) */
+  notice_ids: string[];
+  /** how many were sent by this call */
+  sent: number;
+}
+
+export interface AckAnswer {
+  notice_id: string;
+  /** false: it was signed off already (nothing appended) */
+  acked: boolean;
+}
+
+/** A memory's notify, as the facade hands it on from a write: where it was, whom, what. */
+export interface MemoryNotify {
+  index: number;
+  to: readonly string[];
+  kind: MemoryKind;
+}
+
+function orgOf(store: KiokuStore, ns: string): NoticeOrg {
+  const org = store.projections.views.org;
+  return { isOrg: org.isOrg(ns), hasMember: (name) => org.memberByName(ns, name) !== undefined };
+}
+
+/** The member the caller acts as, in an org: its token's member; anyone else may not send or receive notices. */
+function callerMember(store: KiokuStore, ns: string, access: Access, what: string): string {
+  const member = access.principal !== undefined ? store.projections.views.org.memberOf(ns, access.principal) : undefined;
+  if (member === undefined)
+    throw new KiokuError('KIOKU_FORBIDDEN', `${what}: you act as no member of this org (a token mapped to a member is needed for notices)`, {
+      details: { field: 'token' },
+    });
+  return member.name;
+}
+
+async function caughtUp(store: KiokuStore): Promise<void> {
+  await store.projections.waitFor(store.log.head().seq);
+}
+
+async function append(store: KiokuStore, events: AppendInput[], actor: string): Promise<void> {
+  if (events.length === 0) return;
+  const appended = await store.log.appendAll(events.map((e) => ({ ...e, actor })));
+  const last = appended[appended.length - 1];
+  if (last) await store.projections.waitFor(last.seq);
+}
+
+/**
+ * Before a write with `notify`: refuse it whole (nothing appended) when there is no org, a
+ * recipient is no member, or the caller acts as none. Returns the sender, or undefined when the
+ * write notifies nobody.
+ */
+export async function senderFor(store: KiokuStore, ns: string, access: Access, notifies: readonly MemoryNotify[]): Promise<string | undefined> {
+  if (notifies.length === 0) return undefined;
+  await caughtUp(store);
+  requireRecipients(orgOf(store, ns), notifies.map((n) => ({ to: n.to, field: `memories.${n.index}.notify` })), 'write memories');
+  return callerMember(store, ns, access, 'write memories');
+}
+
+/** After the write: one notice per notifying memory, carrying the memory's text as stored (its secrets as placeholders). */
+export async function sendMemoryNotices(
+  store: KiokuStore,
+  ns: string,
+  from: string,
+  notifies: readonly MemoryNotify[],
+  ids: readonly string[],
+  actor: string,
+): Promise<void> {
+  const drafts: NoticeDraft[] = notifies.flatMap((n) => {
+    const id = ids[n.index];
+    if (id === undefined) return [];
+    const key = evidenceKey({ ns, layer: 'memory', id });
+    const text = store.projections.views.records.get(key)?.text ?? '';
+    return text ? [{ to: n.to, kind: n.kind === 'commitment' ? 'assignment' : 'note', text, evidence_key: key, field: `memories.${n.index}.notify` }] : [];
+  });
+  await append(store, decideNotices(store.projections.views.notices.of(ns), ns, from, drafts), actor);
+}
+
+/** A note to members (the notify tool, POST /v1/notices). */
+export async function notify(store: KiokuStore, ns: string, input: z.output<typeof notifySchema>, access: Access, actor: string): Promise<NotifyAnswer> {
+  await caughtUp(store);
+  requireRecipients(orgOf(store, ns), [{ to: input.to, field: 'to' }], 'notify');
+  const from = callerMember(store, ns, access, 'notify');
+  const about = input.about !== undefined ? aboutKey(input.about, ns) : undefined;
+  const draft: NoticeDraft = { to: input.to, kind: input.kind, text: input.text, field: 'to', ...(about ? { evidence_key: about } : {}) };
+  const notices = store.projections.views.notices.of(ns);
+  const events = decideNotices(notices, ns, from, [draft]);
+  // the id of a repeat is the one sent before: decided against an empty state it comes out the same
+  const ids = decideNotices({}, ns, from, [draft]).map((e) => (e.data as { notice_id: string }).notice_id);
+  await append(store, events, actor);
+  return { notice_ids: ids, sent: events.length };
+}
+
+function aboutKey(about: string, ns: string): string {
+  if (about.startsWith('ev1:') && !about.startsWith(`ev1:${ns}:`))
+    throw new KiokuError('KIOKU_INPUT_INVALID', `notify: about: ${about.slice(0, 200)} is not in namespace "${ns}"`, { details: { field: 'about' } });
+  return about.startsWith('ev1:') ? about : evidenceKey({ ns, layer: 'memory', id: memoryIdOf(about, ns, 'about', 'notify') });
+}
+
+/** What waits for the caller; what it shows for the first time is marked arrived (an event: the sender's outbox shows it). */
+export async function inbox(store: KiokuStore, ns: string, input: z.output<typeof inboxQuerySchema>, access: Access, actor: string): Promise<InboxAnswer> {
+  await caughtUp(store);
+  if (!store.projections.views.org.isOrg(ns)) return { namespace: ns, notices: [], single_user: true, explanation: SINGLE_USER_NOTICES };
+  const member = callerMember(store, ns, access, 'inbox');
+  const shown = store.projections.views.notices.inbox(ns, member, input.include_acked === true);
+  await append(store, decideArrivals(ns, member, shown), actor);
+  return { namespace: ns, member, notices: store.projections.views.notices.inbox(ns, member, input.include_acked === true) };
+}
+
+/** What the caller sent, and per recipient whether it arrived and was signed off. */
+export async function outbox(store: KiokuStore, ns: string, access: Access): Promise<OutboxAnswer> {
+  await caughtUp(store);
+  if (!store.projections.views.org.isOrg(ns)) return { namespace: ns, notices: [], single_user: true, explanation: SINGLE_USER_NOTICES };
+  const member = callerMember(store, ns, access, 'outbox');
+  return { namespace: ns, member, notices: store.projections.views.notices.outbox(ns, member) };
+}
+
+/** Sign a notice of the caller's inbox off. */
+export async function ack(store: KiokuStore, ns: string, id: string, input: z.output<typeof ackSchema>, access: Access, actor: string): Promise<AckAnswer> {
+  await caughtUp(store);
+  if (!store.projections.views.org.isOrg(ns))
+    throw new KiokuError('KIOKU_NOT_FOUND', `ack: no notice ${id.slice(0, 80)}: ${SINGLE_USER_NOTICES}`, { details: { field: 'notice_id', value: id.slice(0, 200) } });
+  const member = callerMember(store, ns, access, 'ack');
+  const events = decideAck(store.projections.views.notices.of(ns), ns, member, id, input.note);
+  await append(store, events, actor);
+  return { notice_id: id, acked: events.length > 0 };
+}
