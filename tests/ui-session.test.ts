@@ -150,6 +150,27 @@ describe('the page with tokens', () => {
     expect((await req(server, 'GET', '/v1/stats', { cookie, headers: { authorization: 'Bearer nope-nope-nope-nope' } })).status).toBe(401);
   });
 
+  it("answers the page's activity and an item's usage in the token's namespace only", async () => {
+    const bearer = (t: string) => ({ headers: { authorization: `Bearer ${t}` } });
+    for (const [token, ns] of [[ALPHA, 'alpha'], [BETA, 'beta']] as const) {
+      await req(server, 'POST', '/v1/memories', { body: { memories: [{ id: `deploy-${ns}`, kind: 'fact', text: `The ${ns} deploy runs on Fridays.` }] }, ...bearer(token) });
+      await req(server, 'POST', '/v1/sessions/open', { body: { agent: 'test', session_id: 's1' }, ...bearer(token) });
+      expect((await req(server, 'POST', '/v1/turns/start', { body: { session_id: 's1', query: `when does the ${ns} deploy run?` }, ...bearer(token) })).status).toBe(200);
+    }
+    const { cookie } = await signIn();
+    const a = await req(server, 'GET', '/v1/activity?days=7&limit=10', { cookie });
+    expect(a.status).toBe(200);
+    const turns = a.body['turns'] as { query: string; delivered: string[]; candidates: number }[];
+    expect(turns.map((t) => t.query)).toEqual(['when does the alpha deploy run?']);
+    expect(turns[0]?.delivered).toContain('ev1:alpha:memory:deploy-alpha');
+    expect((a.body['per_day'] as { turns: number }[]).reduce((n, d) => n + d.turns, 0)).toBe(1);
+    expect(code((await req(server, 'GET', '/v1/activity?days=abc', { cookie })).body)).toBe('KIOKU_INPUT_INVALID');
+    expect((await req(server, 'GET', '/v1/activity?namespace=beta', { cookie })).status).toBe(403);
+    const use = await req(server, 'GET', '/v1/evidence/ev1%3Aalpha%3Amemory%3Adeploy-alpha/usage', { cookie });
+    expect(use.body).toMatchObject({ evidence_key: 'ev1:alpha:memory:deploy-alpha', usage: { considered: 1, returned: 1 }, access: { delivered: 1 } });
+    expect((await req(server, 'GET', '/v1/evidence/ev1%3Abeta%3Amemory%3Adeploy-beta/usage', { cookie })).status).toBe(403);
+  });
+
   it('signs out: the cookie is cleared and the session no longer answers', async () => {
     const { cookie } = await signIn(BETA);
     expect((await req(server, 'GET', '/v1/stats', { cookie })).body['namespace']).toBe('beta');

@@ -60,13 +60,19 @@ function showWho() {
   show(who, out);
 }
 
+/** The owner's namespace field, offering the namespaces the log holds (service:read: the anonymous owner has it). */
 function namespacePicker() {
-  const input = h('input', { id: 'ns', 'aria-label': 'namespace', value: sessionStorage.getItem('kioku-ns') ?? '', placeholder: 'private', size: 12 });
+  const list = h('datalist', { id: 'ns-list' });
+  const input = h('input', { id: 'ns', list: 'ns-list', 'aria-label': 'namespace', value: sessionStorage.getItem('kioku-ns') ?? '', placeholder: 'private', size: 12 });
+  api('GET', '/v1/log/stats').then(
+    (s) => show(list, Object.keys(s.by_namespace ?? {}).sort().map((ns) => h('option', { value: ns }))),
+    () => undefined,
+  );
   input.addEventListener('change', () => {
     sessionStorage.setItem('kioku-ns', input.value.trim());
     void route();
   });
-  return input;
+  return [input, list];
 }
 
 async function signOut() {

@@ -67,7 +67,7 @@ function storeCard(health) {
   return [
     h('p', {}, 'store ', h('strong', {}, s.kind ?? '—'), s.connected === false ? h('span', { class: 'bad' }, ' · disconnected') : h('span', { class: 'ok' }, ' · connected')),
     health.projection_lag !== undefined ? h('p', {}, `projection lag: ${num(health.projection_lag)} events`) : null,
-    s.node_head !== undefined ? h('p', {}, `node head #${s.node_head}${s.table_head !== undefined ? `, shared head #${s.table_head}` : ''}`) : null,
+    s.node_head !== undefined ? h('p', {}, `node head #${s.node_head}, shared head #${s.table_head} (node lag ${num(s.replication_lag)})`) : null,
     health.stale ? h('p', { class: 'warn' }, 'answers may be stale') : null,
     health.projections_stalled ? h('p', { class: 'bad' }, `projections stalled: ${JSON.stringify(health.projections_stalled)}`) : null,
     health.vector_index ? h('p', { class: 'muted' }, `vector index: ${health.vector_index.kind ?? health.vector_index}${health.vector_index.reason ? ` (${health.vector_index.reason})` : ''}`) : null,
