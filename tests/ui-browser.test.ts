@@ -70,6 +70,11 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
     await page.waitForSelector('#results table');
     expect(await page.textContent('#results')).toContain('Thursdays');
     expect(await page.textContent('#results')).toMatch(/fused \d/);
+    // every field is labelled (a screen reader names it)
+    const unlabelled = await page.$$eval('input, select', (els) =>
+      els.filter((e) => !(e as unknown as { labels: { length: number } }).labels.length && !e.getAttribute('aria-label')).map((e) => e.id),
+    );
+    expect(unlabelled).toEqual([]);
     await shot(page, 'library');
   });
 
