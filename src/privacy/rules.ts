@@ -65,7 +65,7 @@ const FORMAT_RULES: SecretRule[] = [
     kind: 'aws-secret-key', hints: ['aws_', 'AWS_', 'awsSecret', 'AWSSecret'],
     pattern: /aws_?secret_?(?:access_?)?key["']?\s*(?:=|:|=>)\s*["']?(?<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/gid,
   },
-  { kind: 'gcp-api-key', hints: ['AIza'], pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/gd },
+  { kind: 'gcp-api-key', hints: ['AIza'], pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{33,40}(?![A-Za-z0-9_-])/gd },
   { kind: 'gcp-oauth-token', hints: ['ya29.'], pattern: /(?<![A-Za-z0-9_-])ya29\.[0-9A-Za-z_-]{20,}/gd },
   { kind: 'google-oauth-secret', hints: ['GOCSPX-'], pattern: /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{24,}/gd },
   {
@@ -86,11 +86,11 @@ const FORMAT_RULES: SecretRule[] = [
   { kind: 'discord-webhook', hints: ['/api/webhooks/'], pattern: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d{5,}\/[A-Za-z0-9_-]{20,}/gd },
   // publishable keys (pk_live_) are meant to be public and stay
   { kind: 'stripe-key', hints: ['_live_', '_test_', 'whsec_'], pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{16,}|(?<![A-Za-z0-9_])whsec_[A-Za-z0-9]{24,}/gd },
-  { kind: 'npm-token', hints: ['npm_'], pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/gd },
+  { kind: 'npm-token', hints: ['npm_'], pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{34,40}(?![A-Za-z0-9])/gd },
   { kind: 'huggingface-token', hints: ['hf_'], pattern: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])/gd },
   { kind: 'sendgrid-key', hints: ['SG.'], pattern: /(?<![A-Za-z0-9_])SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,64}/gd },
   { kind: 'twilio-key', hints: ['SK'], pattern: /(?<![A-Za-z0-9])SK[0-9a-f]{32}(?![A-Za-z0-9])/gd },
-  { kind: 'telegram-token', hints: [':AA'], pattern: /(?<![A-Za-z0-9])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/gd },
+  { kind: 'telegram-token', hints: [':AA'], pattern: /(?<![A-Za-z0-9])\d{8,10}:AA[A-Za-z0-9_-]{32,36}(?![A-Za-z0-9_-])/gd },
   { kind: 'jwt', hints: ['eyJ'], pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/gd },
   {
     kind: 'url-password', hints: ['://'],
