@@ -28,6 +28,7 @@ export default defineConfig({
       'tests/local-judge.test.ts',
       'tests/access.test.ts',
       'tests/api-caller.test.ts',
+      'tests/caller-settled.test.ts',
     ],
     testTimeout: 60_000,
     hookTimeout: 60_000,
