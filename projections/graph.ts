@@ -12,8 +12,12 @@ import type { LogRecord } from '../src/events/index.js';
 import { extractEntities } from '../src/text/entities.js';
 import { canonicalDigest, type Projection } from './projection.js';
 
-/** [namespace, entities (lower-cased), document ("layer:id", for references)] */
-type GraphItem = [string, string[], string];
+/**
+ * [namespace, entities (lower-cased), document ("layer:id", for references), occurred_at (ms),
+ * log seq, 1 for a memory written without a session (a "plain" one, whose neighbours are its
+ * neighbours in time, see timeNeighbours) else 0]
+ */
+type GraphItem = [string, string[], string, number, number, 0 | 1];
 
 interface GraphState {
   fold: KnowledgeFoldState;
@@ -27,14 +31,16 @@ interface GraphState {
 
 export class GraphProjection implements Projection {
   readonly name = 'graph';
-  readonly version = 1;
+  readonly version = 2;
   readonly types: ReadonlySet<string> = FOLDED_TYPES;
   private readonly fold = new KnowledgeFold();
   private items = new Map<string, GraphItem>();
   private supersede = new Map<string, string[]>();
   private refs = new Map<string, string[]>();
   /** derived (never snapshotted): namespace \0 entity → keys; namespace \0 document → keys */
-  private index: { byEntity: Map<string, Set<string>>; byDoc: Map<string, Set<string>>; perNs: Map<string, number> } | undefined;
+  private index:
+    | { byEntity: Map<string, Set<string>>; byDoc: Map<string, Set<string>>; perNs: Map<string, number>; plain: Map<string, { t: number; seq: number; key: string }[]> }
+    | undefined;
 
   apply(record: LogRecord): void {
     for (const change of this.fold.changes(record)) {
@@ -50,7 +56,8 @@ export class GraphProjection implements Projection {
     this.drop(item.key);
     const ents = new Set(item.entities.map((e) => e.normalize('NFKC').toLowerCase()));
     for (const e of extractEntities(item.layer === 'card' || item.layer === 'wiki' ? `${item.title}\n${item.text}` : item.text)) ents.add(e);
-    const row: GraphItem = [item.ns, [...ents], `${item.layer}:${item.id}`];
+    const plain = item.layer === 'memory' && !item.session_id ? 1 : 0;
+    const row: GraphItem = [item.ns, [...ents], `${item.layer}:${item.id}`, Date.parse(item.occurred_at) || 0, item.seq, plain];
     this.items.set(item.key, row);
     if (item.layer === 'card') this.refs.set(`${item.ns}\u0000${item.id}`, item.relations ?? []);
     if (this.index) this.indexItem(item.key, row);
@@ -64,6 +71,11 @@ export class GraphProjection implements Projection {
     for (const e of row[1]) this.index.byEntity.get(`${row[0]}\u0000${e}`)?.delete(key);
     this.index.byDoc.get(`${row[0]}\u0000${row[2]}`)?.delete(key);
     this.index.perNs.set(row[0], (this.index.perNs.get(row[0]) ?? 1) - 1);
+    if (row[5]) {
+      const list = this.index.plain.get(row[0]) ?? [];
+      const at = positionOf(list, { t: row[3], seq: row[4] });
+      if (list[at]?.key === key) list.splice(at, 1);
+    }
   }
 
   private link(a: string, b: string): void {
@@ -89,11 +101,20 @@ export class GraphProjection implements Projection {
     if (!docs) idx.byDoc.set(d, (docs = new Set()));
     docs.add(key);
     idx.perNs.set(row[0], (idx.perNs.get(row[0]) ?? 0) + 1);
+    if (row[5]) {
+      let list = idx.plain.get(row[0]);
+      if (!list) idx.plain.set(row[0], (list = []));
+      const entry = { t: row[3], seq: row[4], key };
+      // kept in conversation order (time, then log order): a write usually lands at the end
+      let i = list.length;
+      while (i > 0 && before(entry, list[i - 1] as typeof entry)) i -= 1;
+      list.splice(i, 0, entry);
+    }
   }
 
   private lookups(): NonNullable<GraphProjection['index']> {
     if (!this.index) {
-      this.index = { byEntity: new Map(), byDoc: new Map(), perNs: new Map() };
+      this.index = { byEntity: new Map(), byDoc: new Map(), perNs: new Map(), plain: new Map() };
       for (const [key, row] of this.items) this.indexItem(key, row);
     }
     return this.index;
@@ -112,6 +133,24 @@ export class GraphProjection implements Projection {
   /** How many live items a namespace holds in the graph. */
   size(ns: string): number {
     return this.lookups().perNs.get(ns) ?? 0;
+  }
+
+  /**
+   * A memory written without a session: the plain memories of its namespace just before and after
+   * it in time (occurred_at, then log order), each when at most `gapMs` away — an agent's writes
+   * close in time are one conversation, as a session's turns are (issue 35).
+   */
+  timeNeighbours(key: string, gapMs: number): { before?: string; after?: string } {
+    const row = this.items.get(key);
+    if (!row || !row[5]) return {};
+    const list = this.lookups().plain.get(row[0]) ?? [];
+    const i = positionOf(list, { t: row[3], seq: row[4] });
+    const prev = list[i - 1];
+    const next = list[i + 1];
+    return {
+      ...(prev && row[3] - prev.t <= gapMs ? { before: prev.key } : {}),
+      ...(next && next.t - row[3] <= gapMs ? { after: next.key } : {}),
+    };
   }
 
   /** Items an item supersedes or was superseded by. */
@@ -164,10 +203,23 @@ export class GraphProjection implements Projection {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+const before = (a: { t: number; seq: number }, b: { t: number; seq: number }): boolean => a.t < b.t || (a.t === b.t && a.seq < b.seq);
 
 /** The key of what replaced `old`: a memory names its successor by id, a document section by key. */
 function successorKey(old: string, by: string): string {
   if (by.startsWith('ev1:')) return by;
   const prefix = /^(ev1:[^:]+:[a-z]+:)/.exec(old)?.[1] ?? '';
   return `${prefix}${by}`;
+}
+
+/** Where an entry at (t, seq) is in a list sorted by `before` (binary search: lists hold every plain memory of a namespace). */
+function positionOf(list: readonly { t: number; seq: number }[], at: { t: number; seq: number }): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (before(list[mid] as { t: number; seq: number }, at)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -29,6 +29,13 @@ export interface RecallConfig {
   /** how many of the best traces lift their neighbours */
   neighbour_sources: number;
   /**
+   * Memories written without a session: the plain memories of the namespace at most this many
+   * minutes before and after one in time are its neighbours (lifted like a session's turns, walked
+   * by the graph channel, shown by get_related). 0 = off: unmeasured yet, and a bulk write of
+   * unrelated facts would chain them all (issue 35).
+   */
+  plain_session_gap_min: number;
+  /**
    * A demoted item's fused score is multiplied by this (1 = no effect). Bounded on purpose:
    * "demoted sinks below everything" buried the best match of a question once unrelated
    * questions had come first (CMRC through HTTP with state 0.65 against 0.999 read-only).
@@ -78,6 +85,7 @@ export const DEFAULT_RECALL_CONFIG: RecallConfig = {
   neighbour_weight: 0.3,
   neighbour_reply_factor: 1.5,
   neighbour_sources: 10,
+  plain_session_gap_min: 0,
   demotion_factor: 0.8,
   lane_budget: 50,
   judge_pool: 20,
@@ -108,7 +116,7 @@ export function measurementConfig(config: RecallConfig = DEFAULT_RECALL_CONFIG):
   return { ...config, embed_timeout_ms: 600_000, judge_timeout_ms: 600_000 };
 }
 
-/** The default configuration with the environment's switches: KIOKU_ACTR=1 turns the ACT-R re-rank on (src/recall/aging.ts), KIOKU_GRAPH_WEIGHT weighs the graph channel. */
+/** The default configuration with the environment's switches: KIOKU_ACTR=1 turns the ACT-R re-rank on (src/recall/aging.ts), KIOKU_GRAPH_WEIGHT weighs the graph channel, KIOKU_PLAIN_SESSION_GAP_MIN gives plain memories neighbours in time. */
 export function recallConfigFromEnv(env: NodeJS.ProcessEnv = process.env): RecallConfig {
   let config = DEFAULT_RECALL_CONFIG;
   const actr = env['KIOKU_ACTR'];
@@ -116,6 +124,8 @@ export function recallConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Recal
     const enabled = actr === '1' || actr.toLowerCase() === 'on' || actr.toLowerCase() === 'true';
     config = { ...config, aging: { ...config.aging, actr: { ...config.aging.actr, enabled } } };
   }
+  const gap = env['KIOKU_PLAIN_SESSION_GAP_MIN'];
+  if (gap !== undefined && gap !== '' && Number.isFinite(Number(gap)) && Number(gap) >= 0) config = { ...config, plain_session_gap_min: Number(gap) };
   // KIOKU_GRAPH_WEIGHT: the graph channel's lane weight (0 = off), for measuring it through the front door
   const graph = env['KIOKU_GRAPH_WEIGHT'];
   if (graph !== undefined && graph !== '' && Number.isFinite(Number(graph)) && Number(graph) >= 0)

@@ -3,6 +3,8 @@
 // turn that set it up), and the reply to a question more. LoCoMo dev R@10: 0.749
 // without; 0.751–0.754 for a share of 0.1–0.4 of the trace's score (0.740 at 0.5);
 // 0.756 when the reply to a question gets 1.5× that share (evals/README.md).
+import type { GraphProjection } from '../../projections/graph.js';
+import type { RecordsProjection } from '../../projections/records/index.js';
 
 export interface NeighbourSource {
   key: string;
@@ -43,4 +45,17 @@ export function neighbourBoosts(
 /** A turn that asks: ends with a question mark (any script). */
 export function isQuestion(text: string): boolean {
   return /[?？]\s*$/u.test(text);
+}
+
+/**
+ * The turns just before and after a trace in its session, when they are in the namespace searched;
+ * for a memory written without a session, its plain neighbours within `plainGapMin` minutes (0 = none).
+ */
+export function sessionNeighbours(records: RecordsProjection, graph: GraphProjection, ns: string, plainGapMin: number): (key: string) => Neighbours {
+  return (key) => {
+    const turn = records.turnNeighbours(key);
+    const { before, after } = turn.before || turn.after || plainGapMin <= 0 ? turn : graph.timeNeighbours(key, plainGapMin * 60_000);
+    const inNs = (k: string | undefined): string | undefined => (k !== undefined && records.get(k)?.ns === ns ? k : undefined);
+    return { before: inNs(before), after: inNs(after) };
+  };
 }

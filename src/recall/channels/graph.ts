@@ -8,6 +8,7 @@
 import type { GraphProjection } from '../../../projections/graph.js';
 import { cjkTerms, extractEntities, mayNameEntity } from '../../text/entities.js';
 import type { GraphConfig, RecallConfig } from '../config.js';
+import { sessionNeighbours } from '../neighbours.js';
 import type { Channel, ChannelInput, ChannelOutput } from './channel.js';
 
 export const graphChannel: Channel = {
@@ -23,8 +24,9 @@ export const graphChannel: Channel = {
     const lanes: [string, { key: string; score: number }[]][] = [];
     let hits = 0;
     for (const q of queries) {
+      const neighbours = sessionNeighbours(records, graph, ns, config.plain_session_gap_min);
       const scores = walk(graph, config, ns, queryEntities(graph, ns, q.text, config), (key) => {
-        const { before, after } = records.turnNeighbours(key);
+        const { before, after } = neighbours(key);
         return [before, after].filter((k): k is string => k !== undefined);
       });
       const ranked: { key: string; score: number }[] = [];

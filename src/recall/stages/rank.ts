@@ -11,7 +11,7 @@ import type { RecallCore } from '../core.js';
 import { inRange, nameCandidates, parseTimeRange, type TimeRange } from '../cues.js';
 import { fuse, type LaneHit } from '../fusion.js';
 import type { Scored } from '../judging.js';
-import { isQuestion, neighbourBoosts, type Neighbours } from '../neighbours.js';
+import { isQuestion, neighbourBoosts, sessionNeighbours } from '../neighbours.js';
 import type { BackendDiagnostic } from '../packet.js';
 import { LAYER_OPTIONS } from '../request.js';
 import { agingAdjustments } from './activation.js';
@@ -66,12 +66,13 @@ export function rankCandidates(
   }
   // a strong trace lifts its neighbours in the same session (they may not have been found at all)
   if (config.neighbour_weight > 0) {
+    const plainGap = config.plain_session_gap_min;
     const sources = scored
-      .filter((s) => inConversation(s.entry))
+      .filter((s) => inConversation(s.entry) || (plainGap > 0 && s.entry.layer === 'memory' && !s.entry.session_id))
       .sort((a, b) => b.score - a.score)
       .slice(0, config.neighbour_sources)
       .map((s) => ({ key: s.entry.key, score: s.score, question: isQuestion(s.entry.text) }));
-    const boosts = neighbourBoosts(sources, sessionNeighbours(records, ns), config.neighbour_weight, config.neighbour_reply_factor);
+    const boosts = neighbourBoosts(sources, sessionNeighbours(records, core.projections.views.graph, ns, plainGap), config.neighbour_weight, config.neighbour_reply_factor);
     const byKey = new Map(scored.map((s) => [s.entry.key, s]));
     for (const [key, boost] of boosts) {
       const have = byKey.get(key);
@@ -129,13 +130,4 @@ function entityCue(records: RecordsProjection, ns: string, query: string): Set<s
 /** How many matching items the caller's namespace rules kept out, by layer (counts, never content). */
 function aclCounts(byLayer: Record<string, number>): { total: number; by_layer: Record<string, number> } {
   return { total: Object.values(byLayer).reduce((a, b) => a + b, 0), by_layer: { card: 0, wiki: 0, memory: 0, note: 0, trace: 0, ...byLayer } };
-}
-
-/** The turns just before and after a trace in its session, when they are in the namespace searched. */
-function sessionNeighbours(records: RecordsProjection, ns: string): (key: string) => Neighbours {
-  return (key) => {
-    const { before, after } = records.turnNeighbours(key);
-    const inNs = (k: string | undefined): string | undefined => (k !== undefined && records.get(k)?.ns === ns ? k : undefined);
-    return { before: inNs(before), after: inNs(after) };
-  };
 }
