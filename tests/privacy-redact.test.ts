@@ -1,12 +1,13 @@
 // The one redaction step (issue 33): every event appended through a store has the secrets of its
 // text fields replaced before it is encoded, the values kept in the vault, and a secret.redacted
 // event (never the value) beside it. Real LevelDB in a temp dir; the files are read back as bytes.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../src/events/index.js';
 import { openKioku, type LocalKioku } from '../src/kioku.js';
-import { TEXT_FIELDS, vaultDir } from '../src/privacy/index.js';
+import { runHook } from '../src/hook/run.js';
+import { SecretVault, TEXT_FIELDS, vaultDir } from '../src/privacy/index.js';
 import { tempDir } from './helpers.js';
 
 const KEY = 'sk-proj-Zr8vQ2mXc4Lp9Tn6Wb1Ks7Hd3Fg5Jy0Ae';
@@ -96,5 +97,20 @@ describe('redaction before append', () => {
     expect(all).toContain(turn.turn_id);
     const types = frames.map((f) => (JSON.parse(f) as { type: string; data: { event_type?: string } })).filter((r) => r.type === 'secret.redacted');
     expect(new Set(types.map((r) => r.data.event_type))).toEqual(new Set(['turn.started', 'recall.performed', 'turn.completed']));
+  });
+
+  it("keeps the hook's spool free of them: a capture the service could not take waits redacted, its value in the vault", async () => {
+    const dir = tempDir();
+    cleanups.push(dir.cleanup);
+    mkdirSync(join(dir.path, 'hook'), { recursive: true });
+    writeFileSync(join(dir.path, 'hook', 'codex-cx-spool.turn'), 't-spooled');
+    const stop = JSON.stringify({ hook_event_name: 'Stop', session_id: 'cx-spool', cwd: '/repo', transcript_path: null, last_assistant_message: `use ${KEY} from now on` });
+    const env = { PATH: process.env['PATH'] ?? '', HOME: dir.path, KIOKU_URL: 'http://127.0.0.1:9' };
+    expect((await runHook(stop, { data: dir.path, host: 'codex', env })).stdout).toBe('');
+    const spool = readFileSync(join(dir.path, 'hook', 'spool.jsonl'), 'utf8');
+    expect(spool).toContain('t-spooled');
+    expect(spool).not.toContain(KEY);
+    const id = /⟦secret:openai-key:([a-z0-9]+)⟧/.exec(spool)?.[1] ?? '';
+    expect(new SecretVault(vaultDir(dir.path)).get('private', id)?.value).toBe(KEY);
   });
 });

@@ -5,8 +5,10 @@
 // prompt is never blocked (exit 0, nothing injected, one line on stderr and in the hook log).
 // A capture that fails is spooled and sent with the next successful call.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { resolvePaths, type PathOverrides } from '../config.js';
+import { DEFAULT_NAMESPACE } from '../events/index.js';
+import { openVault, redactWithVault } from '../privacy/index.js';
 import type { Kioku } from '../kioku.js';
 import { connect } from '../connect.js';
 import { renderDelivery, renderStanding } from './render.js';
@@ -177,7 +179,7 @@ async function onStop(call: HookCall, k: Kioku): Promise<HookResult> {
   try {
     await withTimeout(k.completeTurn(turnId, { answer: answer.slice(0, 1_000_000) }), call.timeout, 'capturing the answer');
   } catch (err) {
-    appendFileSync(call.spool, `${JSON.stringify({ turn_id: turnId, answer })}\n`);
+    appendFileSync(call.spool, spoolLine(call, turnId, answer));
     throw err;
   }
   rmSync(call.stateFile, { force: true });
@@ -208,7 +210,7 @@ function failOpen(call: HookCall, err: unknown): HookResult {
     const answer = tail(input).last_answer;
     const turnId = readFileSync(stateFile, 'utf8').trim();
     const spooled = existsSync(spool) && readFileSync(spool, 'utf8').includes(`"turn_id":${JSON.stringify(turnId)}`);
-    if (answer && !spooled) appendFileSync(spool, `${JSON.stringify({ turn_id: turnId, answer })}\n`);
+    if (answer && !spooled) appendFileSync(spool, spoolLine(call, turnId, answer));
     rmSync(stateFile, { force: true });
   }
   // Claude Code shows a hook's systemMessage to the user; Codex gets the line on stderr only
@@ -223,6 +225,17 @@ function tail(input: HookInput): TranscriptTail {
   } catch {
     return { dialogue: [] };
   }
+}
+
+/**
+ * A capture waiting in the spool for the service: its secrets go to this data dir's vault first
+ * (issue 33), so no credential waits on disk in plaintext; the store's redaction then finds only
+ * placeholders.
+ */
+function spoolLine(call: HookCall, turnId: string, answer: string): string {
+  const env = call.options.env ?? process.env;
+  const stored = redactWithVault(openVault(dirname(call.hookDir)), env['KIOKU_NAMESPACE'] || DEFAULT_NAMESPACE, answer);
+  return `${JSON.stringify({ turn_id: turnId, answer: stored })}\n`;
 }
 
 /** Send the captures spooled while the service was unreachable; keep those that fail again. */
