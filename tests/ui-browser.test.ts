@@ -57,6 +57,7 @@ describe.skipIf(!CHROMIUM)('the web page in headless Chromium', () => {
     for (const card of ['library', 'log', 'store', 'embedding', 'charts']) await page.waitForSelector(`[data-card="${card}"][data-ready="true"]`);
     await expect.poll(() => page.textContent('[data-card="library"]')).toContain('11 active items');
     expect(await page.textContent('[data-card="charts"]')).toContain('held back 6');
+    expect(await page.textContent('[data-card="charts"]')).toContain('keyword:utterance'); // a lane's bar
     await page.keyboard.press('Tab');
     // runs in the page (no DOM types here: the project's lib is Node's)
     expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent)).toBe('Skip to content');

@@ -31,6 +31,8 @@ export interface TurnSummary {
   candidates: number;
   /** candidates judged and held back, by the delivery rule that held them */
   held: Record<string, number>;
+  /** candidates each retrieval lane found (`<channel>:<query kind>`) */
+  lanes: Record<string, number>;
 }
 
 export interface ActivityAnswer {
@@ -88,12 +90,15 @@ async function summary(store: KiokuStore, id: string): Promise<TurnSummary> {
   if (!turn) throw new Error(`turn ${id} vanished from the turns projection`);
   let candidates = 0;
   const held: Record<string, number> = {};
+  const lanes: Record<string, number> = {};
   for (const seq of turn.seqs) {
     const r = await store.log.get(seq);
     if (r?.type !== 'recall.performed') continue;
-    const data = r.data as { keys: unknown[]; held?: Record<string, number[]> };
+    // the stored columns (src/events/recall-event.ts): held reason → candidate indexes, lane → (index, rank, score) triples
+    const data = r.data as { keys: unknown[]; held?: Record<string, number[]>; lanes?: Record<string, number[]> };
     candidates += data.keys.length;
     for (const [reason, indexes] of Object.entries(data.held ?? {})) held[reason] = (held[reason] ?? 0) + indexes.length;
+    for (const [lane, cells] of Object.entries(data.lanes ?? {})) lanes[lane] = (lanes[lane] ?? 0) + Math.floor(cells.length / 3);
   }
   return {
     turn_id: id,
@@ -105,6 +110,7 @@ async function summary(store: KiokuStore, id: string): Promise<TurnSummary> {
     delivered: [...turn.delivered],
     candidates,
     held,
+    lanes,
   };
 }
 

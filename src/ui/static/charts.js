@@ -53,3 +53,21 @@ export function splitBar(title, parts) {
   }
   return svg;
 }
+
+/** Labelled horizontal bars: [[label, value], …]. */
+export function hBars(title, rows) {
+  const w = 540;
+  const row = 18;
+  const labelW = 170;
+  const max = Math.max(1, ...rows.map((r) => r[1]));
+  const svg = el('svg', { class: 'chart', viewBox: `0 0 ${w} ${rows.length * row + 4}`, role: 'img', 'aria-label': title });
+  svg.append(el('title', {}, title));
+  rows.forEach(([label, value], i) => {
+    const y = i * row + 2;
+    svg.append(el('text', { x: 0, y: y + 12 }, label));
+    const r = el('rect', { class: 'bar', x: labelW, y, width: Math.max(1, ((w - labelW - 40) * value) / max), height: row - 5 });
+    r.append(el('title', {}, `${label}: ${value}`));
+    svg.append(r, el('text', { x: labelW + ((w - labelW - 40) * value) / max + 4, y: y + 12 }, String(value)));
+  });
+  return svg;
+}

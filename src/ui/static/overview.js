@@ -2,7 +2,7 @@
 // embedding job are, which models answer, and the last two weeks in small charts. Each card fills
 // in as its call answers, so the page paints before the slowest one.
 import { api, query } from './api.js';
-import { dayBars, splitBar } from './charts.js';
+import { dayBars, hBars, splitBar } from './charts.js';
 import { failure, h, num, show, table } from './dom.js';
 
 const card = (title, id) => h('section', { class: 'card', 'aria-labelledby': `${id}-h`, 'data-card': id }, h('h3', { id: `${id}-h` }, title), h('p', { class: 'muted' }, 'Loading…'));
@@ -107,7 +107,18 @@ function charts(a) {
       { label: 'held back', cls: 'bar3', value: held },
     ]),
     h('p', { class: 'legend' }, h('span', { class: 'sw b' }), `delivered ${delivered}`, h('span', { class: 'sw c' }), `held back ${held}`),
+    h('h4', {}, `Candidates found per retrieval lane, last ${a.turns.length} turns`),
+    laneBars(a.turns),
   ];
+}
+
+/** How many candidates each lane found over the listed turns, largest first. */
+function laneBars(turns) {
+  const totals = {};
+  for (const t of turns) for (const [lane, n] of Object.entries(t.lanes ?? {})) totals[lane] = (totals[lane] ?? 0) + n;
+  const rows = Object.entries(totals).sort((x, y) => y[1] - x[1]);
+  if (!rows.length) return h('p', { class: 'muted' }, 'No recorded recall yet.');
+  return hBars('Candidates found per retrieval lane', rows);
 }
 
 export async function render(main, ctx) {
