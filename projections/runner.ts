@@ -61,6 +61,13 @@ export interface RunnerOptions {
   foldOnWorkerFrom?: number;
   /** the fold worker's script (default: the one installed with Kioku; tests point it elsewhere) */
   foldWorker?: FoldWorkerScript;
+  /**
+   * Open a record decoded from raw frames (a rebuild reads frames, not records): sealed texts
+   * opened with their data keys (issue 33, src/privacy/seal.ts), as the store opens what it reads.
+   */
+  openRecord?: (record: LogRecord) => LogRecord;
+  /** the data keys a fold worker opens sealed texts with (kid, key) */
+  sealKeys?: () => { kid: string; key: Uint8Array }[];
 }
 
 export interface ProjectionStatus {
@@ -367,7 +374,7 @@ export class ProjectionRunner {
       const wanted: Uint8Array[] = []; // the worker's share, by the type of each record decoded here
       if (slots.length > 0)
         for (const frame of frames) {
-          const record = decodeRecord(frame);
+          const record = this.unsealed(decodeRecord(frame));
           if (types?.has(record.type)) wanted.push(frame);
           for (const slot of slots) {
             if (slot.failed || slot.seq >= record.seq) continue;
@@ -398,11 +405,18 @@ export class ProjectionRunner {
         if (!where) return undefined;
         this.foldWorker = new FoldWorker(where);
       }
-      return this.foldWorker.start(slots.map((slot) => slot.projection.name));
+      return this.foldWorker.start(
+        slots.map((slot) => slot.projection.name),
+        this.options.sealKeys?.().map((k): [string, Uint8Array] => [k.kid, k.key]),
+      );
     } catch (err) {
       this.warn(`projection runner: no fold worker (${(err as Error).message}); folding on this thread`);
       return undefined;
     }
+  }
+
+  private unsealed(record: LogRecord): LogRecord {
+    return this.options.openRecord ? this.options.openRecord(record) : record;
   }
 
   /** kept between folds (see FoldWorker) */

@@ -62,6 +62,7 @@ import { activity, itemUsage, type ActivityAnswer, type ActivityInput, type Usag
 import { commitOrgChange, type OrgChangeAnswer } from './knowledge/org-decide.js';
 import { orgAnswer, type OrgAnswer } from './knowledge/org-answer.js';
 import { forgetTargetOf, memoryIdOf, memoryIdsOf } from './knowledge/memory-ref.js';
+import { purge as purgeSealed, type PurgeAnswer } from './knowledge/purge.js';
 import { noticeIdSchema } from './knowledge/notices.js';
 import * as notices from './api/notices.js';
 import type { AckAnswer, InboxAnswer, NotifyAnswer, OutboxAnswer } from './api/notices.js';
@@ -94,6 +95,7 @@ import {
   type ReplayInput,
   type CompleteTurnInput,
   type ForgetInput,
+  type PurgeInput,
   type ImportInput,
   type OpenSessionInput,
   type RecallInput,
@@ -121,6 +123,7 @@ export {
   type RelationsAnswer,
 } from '../projections/records/queries.js';
 export type { OrgAnswer } from './knowledge/org-answer.js';
+export type { PurgeAnswer } from './knowledge/purge.js';
 export type { OrgChangeAnswer } from './knowledge/org-decide.js';
 export type { ActivityAnswer, ActivityInput, TurnSummary, UsageAnswer } from './api/activity.js';
 export type { AckAnswer, InboxAnswer, InboxItem, NotifyAnswer, OutboxAnswer, OutboxItem } from './api/notices.js';
@@ -191,6 +194,11 @@ export interface Kioku {
   candidates(input: RecallInput, access?: Access): Promise<RecallPacket>;
   writeMemories(input: WriteMemoriesInput, access?: Access): Promise<MemoryWriteAnswer>;
   forget(id: string, input: ForgetInput, access?: Access): Promise<ForgetAnswer>;
+  /**
+   * Crypto-shred a memory, a session or the whole namespace (issue 33): their data keys deleted,
+   * a `purged` event appended, every projection and snapshot rewritten without their text.
+   */
+  purge(input: PurgeInput, access?: Access): Promise<PurgeAnswer>;
   supersede(headId: string, input: SupersedeInput, access?: Access): Promise<SupersedeAnswer>;
   evidence(key: string, access?: Access): Promise<EvidenceAnswer>;
   /** markdown documents the caller read (kioku import), in batches; `final` on the last */
@@ -375,6 +383,18 @@ export class LocalKioku implements Kioku {
     // a memory by id or key; a trace, an episode or an asset by its evidence key (issue 33)
     const target = forgetTargetOf(parseInput(z.strictObject({ id: itemIdSchema }), { id }, 'forget').id, ns, 'id');
     return this.knowledge.forgetParsed({ ...rest, ...target, ns });
+  }
+
+  async purge(input: PurgeInput, access: Access = {}): Promise<PurgeAnswer> {
+    const { namespace, ...rest } = parseInput(wire.purge, input ?? {}, 'purge');
+    const ns = namespaceOf(namespace, access);
+    const { projections, privacy, log } = this.store;
+    await projections.waitFor(log.head().seq);
+    const answer = await purgeSealed({ records: this.records, keys: privacy.seal.keys, log, actor: access.actor ?? this.options.actor ?? 'kioku' }, { ...rest, ns });
+    // the projections drop the text now, and their snapshots are written again without it
+    await projections.waitFor(answer.seq);
+    await projections.snapshotAll();
+    return answer;
   }
 
   supersede(headId: string, input: SupersedeInput, access: Access = {}): Promise<SupersedeAnswer> {

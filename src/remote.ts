@@ -20,6 +20,7 @@ import type {
   DocumentAnswer,
   EvidenceAnswer,
   ForgetAnswer,
+  PurgeAnswer,
   IngestStatus,
   ItemsAnswer,
   Kioku,
@@ -62,6 +63,7 @@ import type {
   ReplayInput,
   CompleteTurnInput,
   ForgetInput,
+  PurgeInput,
   ImportInput,
   OpenSessionInput,
   RecallInput,
@@ -215,6 +217,9 @@ export class RemoteKioku implements Kioku {
   }
   forget(id: string, input: ForgetInput, _access?: Access) {
     return this.call<ForgetAnswer>('POST', `/v1/memories/${path(id)}/forget`, input);
+  }
+  purge(input: PurgeInput, _access?: Access) {
+    return this.call<PurgeAnswer>('POST', '/v1/purge', input, 'idempotent');
   }
   supersede(headId: string, input: SupersedeInput, _access?: Access) {
     return this.call<SupersedeAnswer>('POST', `/v1/memories/${path(headId)}/supersede`, input);

@@ -8,13 +8,15 @@ import type { FoldWorkerScript } from '../projections/worker-fold/index.js';
 import { resolvePaths, type KiokuPaths, type PathOverrides } from './config.js';
 import { fingerprint } from './knowledge/index.js';
 import { GroupCommitStore, openEventStore, type EventStore } from './log/index.js';
-import { openVault, secretRedactor, type SecretVault } from './privacy/index.js';
+import { FileKeyStore, keysDir, openVault, sealer, sealOptionsFromEnv, secretRedactor, type Sealer, type SealOptions, type SecretVault } from './privacy/index.js';
 
 /** Secrets (issue 33): the vault of this data dir and the redaction every append of this store passes through. */
 export interface StorePrivacy {
   vault: SecretVault;
   /** a text as this store would keep it in `namespace` (placeholders for its secrets) */
   redact(namespace: string, text: string): string;
+  /** sealing (crypto-shredding): the data keys, and the one step that opens sealed texts */
+  seal: Sealer;
 }
 
 export interface KiokuStore {
@@ -39,6 +41,8 @@ export interface OpenStoreOptions extends PathOverrides {
   foldWorker?: FoldWorkerScript;
   onProgress?: ProgressFn;
   onWarning?: (message: string) => void;
+  /** sealing of content fields (issue 33; default: on for the LevelDB log under the data dir, KIOKU_SEAL / KIOKU_PLAIN_NAMESPACES) */
+  seal?: SealOptions;
 }
 
 /**
@@ -65,8 +69,10 @@ export async function beginStore(options: OpenStoreOptions = {}): Promise<Openin
       createIfMissing: options.createIfMissing ?? true,
       ...(options.onWarning ? { onWarning: options.onWarning } : {}),
     }));
-  const privacy = guardSecrets(log, paths, options.onWarning);
+  const privacy = { ...guardSecrets(log, paths, options.onWarning), seal: guardSealing(log, paths, options) };
   const projections = new ProjectionRunner(log, options.projections ?? defaultProjections(), {
+    openRecord: privacy.seal.open,
+    sealKeys: () => privacy.seal.keys.all(),
     // a store that is not the one under the data dir must not share its snapshots
     ...(options.log ? {} : { snapshotDir: paths.projectionsDir }),
     ...(options.snapshotEvery !== undefined ? { snapshotEvery: options.snapshotEvery } : {}),
@@ -103,12 +109,29 @@ export async function beginStore(options: OpenStoreOptions = {}): Promise<Openin
  * has its secrets replaced before it is encoded (src/privacy/redact-event.ts). Every store of this
  * repository shares GroupCommitStore; one written elsewhere cannot be guarded, and is told so.
  */
-function guardSecrets(log: EventStore, paths: KiokuPaths, onWarning?: (message: string) => void): StorePrivacy {
+function guardSecrets(log: EventStore, paths: KiokuPaths, onWarning?: (message: string) => void): Omit<StorePrivacy, 'seal'> {
   const vault = openVault(paths.dataDir);
   const redactor = secretRedactor(vault, fingerprint);
   if (log instanceof GroupCommitStore) log.addWriteGuard(redactor.guard);
   else onWarning?.('this event store does not run write guards: secrets in appended text are not redacted');
   return { vault, redact: redactor.redact };
+}
+
+/**
+ * Sealing (issue 33, src/privacy/seal.ts): after redaction, every append of the LevelDB log under
+ * the data dir has its content fields encrypted with their unit's data key (`<data>/keys/`), and
+ * every record a reader decodes is opened again. A log handed in (a shared or in-memory one) and
+ * PostgreSQL are not sealed unless `options.seal` says so: their other nodes could not open the
+ * texts without the keys (README, Privacy). Records sealed elsewhere open wherever the keys are.
+ */
+function guardSealing(log: EventStore, paths: KiokuPaths, options: OpenStoreOptions): Sealer {
+  const sealedHere = !options.log && log.kind === 'leveldb';
+  const seal = sealer(new FileKeyStore(keysDir(paths.dataDir)), options.seal ?? { ...sealOptionsFromEnv(process.env), ...(sealedHere ? {} : { enabled: false }) });
+  if (log instanceof GroupCommitStore) {
+    log.addWriteGuard(seal.guard);
+    log.addReadGuard(seal.open);
+  } else if (options.seal?.enabled !== false) options.onWarning?.('this event store does not run write guards: content fields are not sealed');
+  return seal;
 }
 
 export async function openStore(options: OpenStoreOptions = {}): Promise<KiokuStore> {

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { eventSchemas, namespaceSchema } from './events/index.js';
 import { assetSchema, audienceSchema, episodeSchema, forgetSchema, supersedeSchema, writeMemoriesSchema } from './knowledge/commands.js';
+import { purgeSchema } from './knowledge/purge.js';
 import { importRequestSchema } from './knowledge/importer.js';
 import { importItemsRequestSchema } from './knowledge/import-items.js';
 import { recallRequestSchema } from './recall/index.js';
@@ -36,6 +37,8 @@ export const wire = {
   memories: writeMemoriesSchema.omit({ ns: true }).extend({ ...namespace, wait_for_vectors: waitForVectorsSchema }),
   // the memory's id is the path's (/v1/memories/{id}/…): the body is the rest of the command
   forget: forgetSchema.omit({ ns: true, id: true }).extend(namespace),
+  // purge (issue 33): a memory or a session by id, or the whole namespace of the call
+  purge: purgeSchema.omit({ ns: true }).extend(namespace),
   supersede: supersedeSchema.omit({ ns: true, head_id: true }).extend(namespace),
   audience: audienceSchema.omit({ ns: true, id: true }).extend(namespace),
   // notices between org members (issue 34): a note (POST /v1/notices), an ack (the notice id is the path's), the inbox's query
@@ -84,6 +87,7 @@ export type CompleteTurnInput = z.input<typeof wire.completeTurn>;
 export type RecallInput = z.input<typeof wire.recall>;
 export type WriteMemoriesInput = z.input<typeof wire.memories>;
 export type ForgetInput = z.input<typeof wire.forget>;
+export type PurgeInput = z.input<typeof wire.purge>;
 export type SupersedeInput = z.input<typeof wire.supersede>;
 export type ImportInput = z.input<typeof wire.import>;
 export type JobEventInput = z.input<typeof wire.jobEvent>;

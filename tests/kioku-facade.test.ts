@@ -145,7 +145,8 @@ describe('the knowledge stream', () => {
   it('names every event type a knowledge command appends (another writer of one of them makes a command decide again)', async () => {
     const { eventSchemas } = await import('../src/events/index.js');
     const { KNOWLEDGE_EVENT_TYPES } = await import('../src/knowledge/commands.js');
-    const knowledgeTypes = Object.keys(eventSchemas).filter((t) => /^(memory|card|wiki|note|episode|asset)\./.test(t));
+    // item.forgotten and purged (issue 33) change items of every layer
+    const knowledgeTypes = Object.keys(eventSchemas).filter((t) => /^(memory|card|wiki|note|episode|asset|item)\.|^purged$/.test(t));
     expect([...KNOWLEDGE_EVENT_TYPES].sort()).toEqual(knowledgeTypes.sort());
   });
 });
@@ -225,6 +226,7 @@ const calls: Methods = {
   candidates: (k) => k.candidates({ query: 'ledger rollback' }),
   supersede: (k) => k.supersede('owner-2', { superseded_ids: ['owner'], reason: 'Joe joined' }),
   forget: (k) => k.forget('lunch', { reason: 'not knowledge' }),
+  purge: (k) => k.purge({ scope: 'memory', id: 'lunch', reason: 'parity' }),
   setAudience: (k) => k.setAudience('rule', { audience: ['me'] }),
   evidence: (k) => k.evidence('ev1:private:memory:owner'),
   related: (k) => k.related('ev1:private:memory:owner', { limit: 10 }),

@@ -38,6 +38,25 @@ export interface DocColumns {
   tfs: Uint16Array;
 }
 
+/**
+ * The terms `columns` use, their ids renumbered in order (in place: the columns are a snapshot's
+ * fresh copies). The vocabulary never forgets a word while it runs; its snapshot does: the words of
+ * a forgotten or purged item leave the file (issue 33).
+ */
+export function keepUsedTerms(vocabulary: Vocabulary, columns: readonly DocColumns[]): string[] {
+  const used = new Uint8Array(vocabulary.size);
+  for (const c of columns) for (const id of c.ids) used[id] = 1;
+  const next = new Int32Array(vocabulary.size);
+  const terms: string[] = [];
+  for (let id = 0; id < used.length; id++) {
+    if (!used[id]) continue;
+    next[id] = terms.length;
+    terms.push(vocabulary.term(id));
+  }
+  for (const c of columns) for (let i = 0; i < c.ids.length; i++) c.ids[i] = next[c.ids[i] as number] as number;
+  return terms;
+}
+
 /** Term strings ↔ small integers, shared by the indexes of one projection. Ids are never reused. */
 export class Vocabulary {
   private readonly ids = new Map<string, number>();

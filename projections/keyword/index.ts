@@ -7,7 +7,7 @@ import { FOLDED_TYPES, KnowledgeFold, type KnowledgeFoldState } from '../../src/
 import type { Item } from '../../src/knowledge/item.js';
 import { tokenize } from '../../src/text/index.js';
 import { canonicalDigest, type Projection } from '../projection.js';
-import { Bm25Index, Vocabulary, type Bm25Gate, type Bm25Stats, type DocColumns, type DocTerms } from './bm25.js';
+import { Bm25Index, Vocabulary, keepUsedTerms, type Bm25Gate, type Bm25Stats, type DocColumns, type DocTerms } from './bm25.js';
 
 export type KeywordLane = 'text' | 'terms';
 const LANES: readonly KeywordLane[] = ['text', 'terms'];
@@ -260,15 +260,17 @@ export class KeywordProjection implements Projection {
   snapshot(): KeywordSnapshot {
     const live: number[] = [];
     for (let doc = 0; doc < this.keys.length; doc++) if (this.keys[doc] !== undefined) live.push(doc);
+    const text = this.text.columns(live);
+    const terms = this.terms.columns(live);
     return {
       format: 2,
       fold: this.fold.state,
-      vocabulary: [...this.vocabulary.terms()],
+      vocabulary: keepUsedTerms(this.vocabulary, [text, terms]),
       namespaces: [...this.nsNames],
       keys: live.map((d) => this.keys[d] as string),
       groups: Int32Array.from(live, (d) => this.groupOf[d] as number),
-      text: this.text.columns(live),
-      terms: this.terms.columns(live),
+      text,
+      terms,
     };
   }
 

@@ -135,6 +135,9 @@ function blank(entry: RecordEntry, tombstone: Tombstone): void {
   entry.tags = [];
   if (entry.heading !== undefined) entry.heading = '';
   if (entry.attachments !== undefined) entry.attachments = [];
+  // a fingerprint of a short text lets anyone test a guess of it
+  entry.content_fp = '';
+  delete entry.fingerprint;
   entry.tombstone = tombstone;
 }
 

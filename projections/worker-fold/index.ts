@@ -93,14 +93,14 @@ export class FoldWorker {
   }
 
   /** Start folding the named projections from genesis; hand it every frame, then finish(). */
-  start(names: readonly string[]): WorkerFold {
+  start(names: readonly string[], keys?: [string, Uint8Array][]): WorkerFold {
     if (this.fold) throw new Error('the fold worker is already folding');
     clearTimeout(this.idle);
     this.worker.ref(); // a process waiting only for the worker must not exit under it
     const fold = new WorkerFold(this.worker, () => this.settled(fold));
     this.fold = fold;
     if (this.lostWhy) fold.lose(this.lostWhy);
-    else this.worker.postMessage({ type: 'start', names: [...names] } satisfies ToFoldWorker);
+    else this.worker.postMessage({ type: 'start', names: [...names], ...(keys?.length ? { keys } : {}) } satisfies ToFoldWorker);
     return fold;
   }
 

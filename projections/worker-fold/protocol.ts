@@ -4,7 +4,11 @@
  * main → worker, for each fold: `start` (the projections, by registered name, from genesis), then
  * batches of frames back to back in `bytes` (frame i ends at `ends[i]`), then `end`.
  */
-export type ToFoldWorker = { type: 'start'; names: string[] } | { type: 'frames'; bytes: Uint8Array; ends: Uint32Array } | { type: 'end' };
+export type ToFoldWorker =
+  /** `keys`: the data keys (kid, key) sealed texts open with (issue 33); the frames are handed as stored */
+  | { type: 'start'; names: string[]; keys?: [string, Uint8Array][] }
+  | { type: 'frames'; bytes: Uint8Array; ends: Uint32Array }
+  | { type: 'end' };
 
 /**
  * One projection folded to the last frame handed over (the worker may be handed only the types

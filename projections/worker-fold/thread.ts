@@ -4,6 +4,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { LogRecord } from '../../src/events/index.js';
 import { decodeRecord } from '../../src/log/chain.js';
+import { openRecord } from '../../src/privacy/seal.js';
 import type { Projection } from '../projection.js';
 import { packState } from '../snapshot-file.js';
 import type { FoldedProjection, FromFoldWorker, ToFoldWorker } from './protocol.js';
@@ -20,8 +21,12 @@ const post = (message: FromFoldWorker, transfer: ArrayBuffer[] = []): void => po
 
 /** the fold under way (the worker stays for the next one: its code is then warm) */
 let folds: Fold[] = [];
+/** the data keys of this fold: sealed texts are opened as the runner's thread opens them (issue 33) */
+let keys = new Map<string, Buffer>();
+const keyOf = (kid: string): Buffer | undefined => keys.get(kid);
 
-function start(names: readonly string[]): void {
+function start(names: readonly string[], given: readonly [string, Uint8Array][] = []): void {
+  keys = new Map(given.map(([kid, key]) => [kid, Buffer.from(key)]));
   folds = names.map((name) => {
     const Registered = Object.hasOwn(WORKER_FOLDABLE, name) ? WORKER_FOLDABLE[name] : undefined;
     if (!Registered) throw new Error(`no worker-foldable projection named ${name}`);
@@ -44,7 +49,7 @@ function applyFrames(bytes: Uint8Array, ends: Uint32Array): void {
   const frames = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   let start = 0;
   for (const end of ends) {
-    apply(decodeRecord(frames.subarray(start, end)));
+    apply(openRecord(decodeRecord(frames.subarray(start, end)), keyOf));
     start = end;
   }
 }
@@ -59,6 +64,7 @@ function finish(): void {
     return { name: fold.projection.name, ...packed, state, ...(fold.failed ? { failed: fold.failed } : {}) };
   });
   folds = [];
+  keys = new Map();
   post({ type: 'done', folded }, [...transfer]);
 }
 
@@ -66,7 +72,7 @@ const OWN_BUFFER_BYTES = 1 << 20;
 
 port.on('message', (message: ToFoldWorker) => {
   try {
-    if (message.type === 'start') start(message.names);
+    if (message.type === 'start') start(message.names, message.keys);
     else if (message.type === 'frames') {
       applyFrames(message.bytes, message.ends);
       post({ type: 'applied' });

@@ -20,6 +20,7 @@ import type {
   SupersedeAnswer,
 } from '../kioku.js';
 import type { RecallPacket } from '../recall/index.js';
+import { PURGE_SCOPES, type PurgeAnswer } from '../knowledge/purge.js';
 
 type PacketRecord = RecallPacket['records'][number];
 type DeliveredRecord = RecallPacket['delivery'][number];
@@ -95,6 +96,14 @@ export const memoryWriteAnswerSchema = answer<MemoryWriteAnswer>()({
 });
 
 export const forgetAnswerSchema = answer<ForgetAnswer>()({ id: z.string(), forgotten: z.boolean().describe('false: it was forgotten already (nothing appended)') });
+
+export const purgeAnswerSchema = answer<PurgeAnswer>()({
+  scope: z.enum(PURGE_SCOPES),
+  target: z.string().describe("the memory's or session's id, or the namespace"),
+  units: z.number().describe('data keys deleted (their sealed texts can no longer be read)'),
+  items: z.number().describe('items whose text is gone (named by the purged event)'),
+  seq: z.number().describe('the last purged event appended'),
+});
 export const supersedeAnswerSchema = answer<SupersedeAnswer>()({ head_id: z.string(), superseded_ids: z.array(z.string()) });
 export const audienceAnswerSchema = answer<AudienceAnswer>()({ id: z.string(), audience: z.array(z.string()) });
 export const assetRegisteredSchema = answer<AssetRegisteredAnswer>()({ id: z.string(), changed: z.boolean(), size: z.number(), sha256: z.string() });

@@ -246,6 +246,24 @@ export abstract class GroupCommitStore {
   addWriteGuard(guard: WriteGuard): void {
     this.queue.guards.push(guard);
   }
+
+  private readonly readGuards: ((record: LogRecord) => LogRecord)[] = [];
+
+  /**
+   * Run `open` over every record this store decodes for a reader from now on (issue 33: the store
+   * assembly opens sealed texts, src/privacy/seal.ts). Raw frames (readFrames: export, backup,
+   * verify, a rebuild) are handed out as stored.
+   */
+  addReadGuard(open: (record: LogRecord) => LogRecord): void {
+    this.readGuards.push(open);
+  }
+
+  /** A stored frame as readers see it: decoded, then opened by each read guard. */
+  protected decode(frame: Uint8Array): LogRecord {
+    let record = decodeRecord(frame);
+    for (const open of this.readGuards) record = open(record);
+    return record;
+  }
 }
 
 /**

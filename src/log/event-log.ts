@@ -188,7 +188,7 @@ export class EventLog extends GroupCommitStore implements EventStore {
   async get(seq: number): Promise<LogRecord | undefined> {
     if (!Number.isSafeInteger(seq) || seq < 1 || seq > this.headSeq) return undefined;
     const value = await this.sub.records.get(seqKey(seq));
-    return value === undefined ? undefined : decodeRecord(value);
+    return value === undefined ? undefined : this.decode(value);
   }
 
   /** Read committed records in seq order. Filters by type use the type index. */
@@ -206,7 +206,7 @@ export class EventLog extends GroupCommitStore implements EventStore {
   }
 
   private async *readRange(from: number, to: number): AsyncGenerator<LogRecord> {
-    for await (const frames of this.frameBatches(from, to)) for (const frame of frames) yield decodeRecord(frame);
+    for await (const frames of this.frameBatches(from, to)) for (const frame of frames) yield this.decode(frame);
   }
 
   async *readFrames(range: FrameRange): AsyncGenerator<readonly Uint8Array[]> {
@@ -250,7 +250,7 @@ export class EventLog extends GroupCommitStore implements EventStore {
     for (let i = 0; i < seqs.length; i += READ_CHUNK) {
       const chunk = seqs.slice(i, i + READ_CHUNK);
       const values = await this.sub.records.getMany(chunk.map(seqKey));
-      for (const value of values) if (value !== undefined) yield decodeRecord(value);
+      for (const value of values) if (value !== undefined) yield this.decode(value);
     }
   }
 

@@ -5,7 +5,7 @@
 // process: tests, and the model the PostgreSQL store follows.
 import { EventEmitter } from 'node:events';
 import type { LogRecord } from '../events/index.js';
-import { GroupCommitStore, decodeRecord, follow, hexHead, lastIn, planGroup, type ChainPosition, type EncodedRecord, type PendingWrite } from './chain.js';
+import { GroupCommitStore, follow, hexHead, lastIn, planGroup, type ChainPosition, type EncodedRecord, type PendingWrite } from './chain.js';
 import { GENESIS_PREV, seqKey } from './codec.js';
 import type { EventStore, FrameRange, Head, ReadOptions, TailOptions } from './port.js';
 import { verifySource, type ChainReport, type ChainSource, type VerifyChainOptions } from './verify.js';
@@ -96,7 +96,7 @@ export class MemoryEventLog extends GroupCommitStore implements EventStore {
 
   async get(seq: number): Promise<LogRecord | undefined> {
     const frame = Number.isSafeInteger(seq) && seq >= 1 && seq <= this.chain.position.seq ? this.chain.frames[seq - 1] : undefined;
-    return frame === undefined ? undefined : decodeRecord(frame);
+    return frame === undefined ? undefined : this.decode(frame);
   }
 
   async *read(options: ReadOptions = {}): AsyncGenerator<LogRecord> {
@@ -106,7 +106,7 @@ export class MemoryEventLog extends GroupCommitStore implements EventStore {
     let remaining = options.limit ?? Infinity;
     for (let seq = from; seq <= to && remaining > 0; seq++) {
       if (types && !types.has(this.chain.types[seq - 1] as string)) continue;
-      const record = decodeRecord(this.chain.frames[seq - 1] as Buffer);
+      const record = this.decode(this.chain.frames[seq - 1] as Buffer);
       if (options.ns !== undefined && record.ns !== options.ns) continue;
       remaining -= 1;
       yield record;

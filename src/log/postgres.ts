@@ -14,7 +14,7 @@ import pg from 'pg';
 import { redactCredentials } from '../config.js';
 import { KiokuError } from '../errors.js';
 import type { LogRecord } from '../events/index.js';
-import { GroupCommitStore, decodeRecord, follow, hexHead, lastIn, notEmpty, planGroup, type ChainPosition, type PendingWrite } from './chain.js';
+import { GroupCommitStore, follow, hexHead, lastIn, notEmpty, planGroup, type ChainPosition, type PendingWrite } from './chain.js';
 import { FRAME_FORMAT, GENESIS_PREV, HASH_BYTES, HEADER_BYTES, decodeBody, seqKey } from './codec.js';
 import { inBatches, type ChainFrame } from './transfer.js';
 import type { EventStore, FrameRange, Head, ReadOptions, StoreHealth, TailOptions } from './port.js';
@@ -523,11 +523,11 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
     if (!Number.isSafeInteger(seq) || seq < 1) return undefined;
     const res = await this.query<Row>(`SELECT seq, prev, hash, body FROM ${this.names.table} WHERE seq = $1`, [seq], 'read');
     const row = res.rows[0];
-    return row ? decodeRecord(frameOf(row)) : undefined;
+    return row ? this.decode(frameOf(row)) : undefined;
   }
 
   async *read(options: ReadOptions = {}): AsyncGenerator<LogRecord> {
-    for await (const rows of this.rowChunks(options)) for (const row of rows) yield decodeRecord(frameOf(row));
+    for await (const rows of this.rowChunks(options)) for (const row of rows) yield this.decode(frameOf(row));
   }
 
   async *readFrames(range: FrameRange): AsyncGenerator<readonly Uint8Array[]> {

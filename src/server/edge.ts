@@ -60,6 +60,7 @@ export const INPUT_LABELS: Record<MethodWithInput, string> = {
   candidates: 'recall',
   writeMemories: 'write memories',
   forget: 'forget',
+  purge: 'purge',
   supersede: 'supersede',
   importDocuments: 'import',
   replay: 'replay',

@@ -2,7 +2,7 @@
 // a call of the facade with the body parsed and the caller resolved at the edge (edge.ts).
 import type { ServerState } from '../state.js';
 import { bodyRoute } from '../edge.js';
-import { memoryWriteAnswerSchema } from '../../api/outputs.js';
+import { memoryWriteAnswerSchema, purgeAnswerSchema } from '../../api/outputs.js';
 import { plugin, ready } from './common.js';
 
 type ById = { id: string };
@@ -18,6 +18,13 @@ export const memoryRoutes = (state: ServerState) =>
 
     bodyRoute<'forget', ById>(app, { url: '/v1/memories/:id/forget', method: 'forget', summary: 'forget a memory (tombstone; the log keeps it)', ...write }, (input, caller, req) =>
       ready(state).kioku.forget(req.params.id, input, caller),
+    );
+
+    // crypto-shredding (issue 33): the caller's own namespace only (the namespace of the token)
+    bodyRoute(
+      app,
+      { url: '/v1/purge', method: 'purge', summary: 'purge a memory, a session or the namespace: data keys deleted, text unrecoverable', required: true, response: purgeAnswerSchema, ...write },
+      (input, caller) => ready(state).kioku.purge(input, caller),
     );
 
     bodyRoute<'supersede', ById>(

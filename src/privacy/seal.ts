@@ -1,0 +1,125 @@
+// Sealing (issue 33, crypto-shredding): the content fields of memories, traces (a turn's query,
+// conversation, answer and tool data, and the queries recall planned from them), episodes and asset
+// descriptions are stored encrypted, each string with the data key of its erasure unit (a memory,
+// a session, an episode, an asset: seal-keys.ts). The chain hashes the ciphertext, so verify and
+// anchors hold whatever happens to the keys. Two steps, each in one place:
+//   seal   a write guard, after secret redaction (src/store.ts installs both, in that order)
+//   open   every record a store decodes for a reader (GroupCommitStore.openRecord), the runner's
+//          rebuild and the fold worker: projections, replay and reports see plaintext, or
+//          PURGED_TEXT where the key was deleted. Raw frames (export, backup, verify) stay sealed.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { LogRecord, ValidatedEvent } from '../events/index.js';
+import { mapTextFields, type TextPath } from './fields.js';
+import type { WriteGuard } from './redact-event.js';
+import { KID_LENGTH, type DataKey, type SealKeyStore } from './seal-keys.js';
+
+const OPEN = '⟦sealed:';
+const CLOSE = '⟧';
+/** What a sealed text reads as once its key was purged. */
+export const PURGED_TEXT = '⟦purged⟧';
+
+type Data = Record<string, unknown>;
+interface SealedType {
+  paths: readonly TextPath[];
+  /** the erasure unit an event's texts belong to: `<kind>:<namespace>:<id>` */
+  unit: (ns: string, data: Data) => string;
+}
+
+const sessionUnit = (ns: string, d: Data): string => `session:${ns}:${String(d['session_id'])}`;
+
+/** Which texts are sealed, per event type, and under whose key. */
+export const SEALED_FIELDS: Readonly<Record<string, SealedType>> = {
+  'memory.written': { paths: ['text', 'terms[]', 'entities[]'], unit: (ns, d) => `memory:${ns}:${String(d['id'])}` },
+  'turn.started': { paths: ['query', 'conversation[].text'], unit: sessionUnit },
+  'turn.completed': { paths: ['answer', 'tool_data**'], unit: sessionUnit },
+  'recall.performed': {
+    paths: ['queries[].text'],
+    unit: (ns, d) => (d['session_id'] !== undefined ? sessionUnit(ns, d) : `recall:${ns}:${String(d['recall_id'])}`),
+  },
+  'episode.logged': { paths: ['messages[].text'], unit: (ns, d) => `episode:${ns}:${String(d['episode_id'])}` },
+  'asset.registered': { paths: ['description'], unit: (ns, d) => `asset:${ns}:${String(d['id'])}` },
+};
+
+/** The unit names a purge deletes: a memory's, a session's, or everything of a namespace. */
+export function unitMatcher(scope: 'memory' | 'session' | 'namespace', ns: string, target: string): (unit: string) => boolean {
+  if (scope === 'namespace') return (unit) => unit.split(':', 2)[1] === ns;
+  const name = `${scope}:${ns}:${target}`;
+  return (unit) => unit === name;
+}
+
+export function isSealed(text: string): boolean {
+  return text.startsWith(OPEN) && text.endsWith(CLOSE);
+}
+
+function sealText(text: string, key: DataKey): string {
+  if (text === '' || isSealed(text)) return text;
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key.key, iv);
+  cipher.setAAD(Buffer.from(key.kid, 'latin1'));
+  const ct = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return `${OPEN}${key.kid}:${Buffer.concat([iv, cipher.getAuthTag(), ct]).toString('base64')}${CLOSE}`;
+}
+
+/** A sealed text opened with `keyOf(kid)`; PURGED_TEXT when the key is gone (or the bytes do not open with it). */
+export function openText(text: string, keyOf: (kid: string) => Buffer | undefined): string {
+  if (!isSealed(text)) return text;
+  const kid = text.slice(OPEN.length, OPEN.length + KID_LENGTH);
+  const key = keyOf(kid);
+  if (!key) return PURGED_TEXT;
+  try {
+    const bytes = Buffer.from(text.slice(OPEN.length + KID_LENGTH + 1, -CLOSE.length), 'base64');
+    const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12));
+    decipher.setAAD(Buffer.from(kid, 'latin1'));
+    decipher.setAuthTag(bytes.subarray(12, 28));
+    return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return PURGED_TEXT;
+  }
+}
+
+export interface SealOptions {
+  /** namespaces whose events are stored in plain text (opt-out, see the README's trade-off) */
+  plainNamespaces?: readonly string[];
+  /** false: nothing is sealed from now on (what was sealed still opens) */
+  enabled?: boolean;
+}
+
+export interface Sealer {
+  /** the write guard: seals each event's content fields with its unit's key */
+  guard: WriteGuard;
+  /** a decoded record with its sealed texts opened (the same object when it has none) */
+  open: (record: LogRecord) => LogRecord;
+  keys: SealKeyStore;
+}
+
+/** Open the sealed texts of `record` with `keyOf`: the one unsealing step (stores, the runner's rebuild, the fold worker). */
+export function openRecord(record: LogRecord, keyOf: (kid: string) => Buffer | undefined): LogRecord {
+  const spec = SEALED_FIELDS[record.type];
+  if (!spec) return record;
+  const { data, changed } = mapTextFields(record.data, spec.paths, (text) => openText(text, keyOf));
+  return changed.length === 0 ? record : { ...record, data };
+}
+
+export function sealer(keys: SealKeyStore, options: SealOptions = {}): Sealer {
+  const plain = new Set(options.plainNamespaces ?? []);
+  const enabled = options.enabled !== false;
+  const keyOf = (kid: string): Buffer | undefined => keys.key(kid);
+  const guard: WriteGuard = (events) =>
+    events.map((event): ValidatedEvent => {
+      const spec = SEALED_FIELDS[event.type];
+      if (!spec || !enabled || plain.has(event.ns)) return event;
+      const key = keys.current(spec.unit(event.ns, event.data as Data));
+      const { data, changed } = mapTextFields(event.data, spec.paths, (text) => sealText(text, key));
+      return changed.length === 0 ? event : { ...event, data };
+    });
+  return { guard, open: (record) => openRecord(record, keyOf), keys };
+}
+
+/** KIOKU_SEAL=0 turns sealing off; KIOKU_PLAIN_NAMESPACES=a,b keeps those namespaces in plain text. */
+export function sealOptionsFromEnv(env: NodeJS.ProcessEnv): SealOptions {
+  const plain = (env['KIOKU_PLAIN_NAMESPACES'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return { enabled: env['KIOKU_SEAL'] !== '0', ...(plain.length ? { plainNamespaces: plain } : {}) };
+}
