@@ -90,10 +90,14 @@ export async function render(main, ctx) {
   const key = ctx.arg;
   const soft = (p) => p.catch((err) => ({ error: err }));
   const [e, rel, use] = await Promise.all([
-    api('GET', `/v1/evidence/${keyPath(key)}`),
+    api('GET', `/v1/evidence/${keyPath(key)}`).catch((err) => {
+      if (err.status === 404) return null; // a forgotten item may be hidden from reads altogether
+      throw err;
+    }),
     soft(api('GET', `/v1/evidence/${keyPath(key)}/related?limit=30`)),
     soft(api('GET', `/v1/evidence/${keyPath(key)}/usage`)),
   ]);
+  if (!e) return show(main, h('h2', {}, 'No such item'), h('p', { role: 'note' }, h('code', {}, key), ' is not in the library (it may have been forgotten).'));
   show(
     main,
     h('h2', {}, e.title && e.title !== e.text ? e.title : `${e.layer} ${e.id}`),
