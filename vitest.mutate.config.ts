@@ -1,6 +1,8 @@
 // The test files mutation testing runs (npm run mutate): the in-process suites that exercise
 // the rule modules. Suites that only reach the rules through child processes (CLI, crash,
-// benchmark scripts) cannot see Stryker's active mutant, so they would only cost time.
+// benchmark scripts) cannot see Stryker's active mutant, so they would only cost time (the eval
+// harness's CLI cases are in tests/eval-cli.test.ts for that reason: under load they timed out in
+// Stryker's initial run, which then stops).
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
