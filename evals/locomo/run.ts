@@ -1,4 +1,4 @@
-// npm run eval:locomo [-- --json] [--conversations N] [--orders file,reverse,shuffled] [--data FILE] [--reuse-library]
+// npm run eval:locomo [-- --json] [--conversations N] [--orders file,reverse,shuffled] [--data FILE] [--reuse-library] [--delivery] [--contribution]
 // LoCoMo development split, measured the way users run Kioku: `kioku serve` in its own
 // process; each conversation's turns written through `POST /v1/memories` as a user would
 // write a chat history (id = LoCoMo's own turn id such as "D1:3", kind event, text
@@ -16,9 +16,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openKioku } from '../../src/kioku.js';
-import { createRecallCore, recall, type RecallPacket } from '../../src/recall/index.js';
+import { createRecallCore, DEFAULT_RECALL_CONFIG, recall, type RecallPacket } from '../../src/recall/index.js';
 import { dataMissing } from '../data.js';
 import { namespaceOf, score, sessionTime, zero, type Sample, type Scores, type Turn } from './data.js';
+import { measureContribution } from './contribution.js';
+import { measureDelivery } from './delivery.js';
 import { askInOrder, freshDataDir, ORDERS, percentiles, removeDir, startService, type Order } from '../service.js';
 
 const { values } = parseArgs({
@@ -29,6 +31,10 @@ const { values } = parseArgs({
     data: { type: 'string' },
     // keep the written and embedded library in the OS temp dir between runs (it holds no recall history)
     'reuse-library': { type: 'boolean', default: false },
+    // also ask every question through POST /v1/turns/start and score what is delivered (delivery.ts)
+    delivery: { type: 'boolean', default: false },
+    // per lane: recall@10 without it and the questions found only thanks to it, read-only in process (contribution.ts)
+    contribution: { type: 'boolean', default: false },
   },
 });
 const file = resolve(values.data ?? resolve(import.meta.dirname, '../../../shared/evals/locomo/locomo-dev.json'));
@@ -153,6 +159,7 @@ const questions = samples.flatMap((s) =>
 // ---- BM25 and the read-only recall, in process over the same store ----
 const bm25 = run();
 const readOnly = run();
+let contribution: Awaited<ReturnType<typeof measureContribution>> | undefined;
 {
   const store = await openKioku({ data: base });
   const core = createRecallCore(store, { backgroundIndexing: false });
@@ -180,6 +187,7 @@ const readOnly = run();
       performance.now() - t,
     );
   }
+  if (values.contribution) contribution = await measureContribution(core, core.config ?? DEFAULT_RECALL_CONFIG, questions);
   await core.close();
   await store.close();
 }
@@ -203,6 +211,7 @@ for (const order of orders) {
   });
   process.stderr.write(`  ${order} order through HTTP: R@10 ${round(r.overall.r10 / r.overall.n, 4)}\n`);
 }
+const delivery = values.delivery ? await measureDelivery(base, questions) : undefined;
 if (!values['reuse-library']) removeDir(base);
 
 function round(x: number, digits = 2): number {
@@ -243,6 +252,8 @@ const report = {
   malformed_evidence_ids: malformedEvidence,
   writes,
   ingest_seconds: Math.round(ingestSeconds),
+  ...(delivery ? { delivery } : {}),
+  ...(contribution ? { channel_contribution: contribution } : {}),
 };
 const line = (name: string, r: Run): string => {
   const s = summary(r);
@@ -255,6 +266,19 @@ process.stdout.write(
     ...orders.map((o) => line(`HTTP with state, ${o} order`, http[o] as Run)),
     line('read-only, in process', readOnly),
     line('BM25 (keyword lane alone)', bm25),
+    ...(delivery
+      ? [
+          `through POST /v1/turns/start (categories 1–4): gold delivered ${delivery.overall.gold_delivered}, items/question ${delivery.overall.items_per_question}, gold share ${delivery.overall.gold_share}; by category ${Object.entries(delivery.by_category)
+            .map(([c, r]) => `${c}: ${r.gold_delivered}/${r.items_per_question}/${r.gold_share}`)
+            .join('  ')} (delivered/items/share)`,
+        ]
+      : []),
+    ...(contribution
+      ? [
+          `channel contribution (read-only, in process; all lanes R@10 ${contribution.all_lanes_r10}):`,
+          ...Object.entries(contribution.lanes).map(([lane, c]) => `  without ${lane.padEnd(8)} R@10 ${c.r10_without}  found only thanks to it: ${c.found_only_thanks_to}`),
+        ]
+      : []),
     report.pass ? 'PASS' : 'FAIL',
   ].join('\n') + '\n',
 );

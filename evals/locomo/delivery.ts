@@ -1,0 +1,80 @@
+// What a hooked agent gets (issue 35): each LoCoMo question asked through POST /v1/turns/start,
+// as the Claude Code / Codex hook asks it — one session per conversation, `context_since` the
+// moment of the question — and scored on the delivery, not on the ranked records: a gold turn
+// delivered, items delivered per question, and the share of delivered items that are gold, by
+// category. `npm run eval:locomo -- --delivery` runs it after the recall orders, on a copy of the
+// same library.
+import type { RecallPacket } from '../../src/recall/index.js';
+import { askInOrder } from '../service.js';
+
+export interface DeliveryQuestion {
+  ns: string;
+  question: string;
+  category: number;
+  gold: string[];
+}
+
+interface Tally {
+  n: number;
+  gold_delivered: number;
+  items: number;
+  gold_items: number;
+}
+
+export interface DeliveryReport {
+  path: string;
+  /** categories 1–4 */
+  overall: ReturnType<typeof rates>;
+  by_category: Record<string, ReturnType<typeof rates>>;
+}
+
+const zero = (): Tally => ({ n: 0, gold_delivered: 0, items: 0, gold_items: 0 });
+const round = (x: number): number => Math.round(x * 10_000) / 10_000;
+const rates = (t: Tally) => ({
+  n: t.n,
+  gold_delivered: t.n ? round(t.gold_delivered / t.n) : 0,
+  items_per_question: t.n ? round(t.items / t.n) : 0,
+  gold_share: t.items ? round(t.gold_items / t.items) : 0,
+});
+
+/** The id of an evidence key `ev1:<ns>:<layer>:<id>` (LoCoMo ids hold a colon: "D1:3"). */
+const idOf = (key: string): string => key.split(':').slice(3).join(':');
+
+export async function measureDelivery(base: string, questions: readonly DeliveryQuestion[]): Promise<DeliveryReport> {
+  const overall = zero();
+  const byCategory: Record<string, Tally> = {};
+  const sessions = new Map<string, string>();
+  await askInOrder(base, 'locomo-delivery', 'file', questions, async (svc, q) => {
+    let session = sessions.get(q.ns);
+    if (!session) {
+      session = (await svc.post<{ session_id: string }>('/v1/sessions/open', { agent: 'locomo-eval', namespace: q.ns })).session_id;
+      sessions.set(q.ns, session);
+    }
+    const packet = await svc.post<RecallPacket & { turn_id: string }>('/v1/turns/start', {
+      session_id: session,
+      namespace: q.ns,
+      query: q.question,
+      context_since: new Date().toISOString(),
+    });
+    const delivered = packet.delivery.map((d) => idOf(d.evidence_key));
+    const gold = new Set(q.gold);
+    const hits = delivered.filter((id) => gold.has(id)).length;
+    const buckets = [(byCategory[String(q.category)] ??= zero())];
+    if (q.category !== 5) buckets.push(overall);
+    for (const b of buckets) {
+      b.n += 1;
+      b.gold_delivered += hits > 0 ? 1 : 0;
+      b.items += delivered.length;
+      b.gold_items += hits;
+    }
+  });
+  return {
+    path: 'POST /v1/sessions/open once per conversation; POST /v1/turns/start per question (context_since = now), file order, state kept',
+    overall: rates(overall),
+    by_category: Object.fromEntries(
+      Object.entries(byCategory)
+        .sort()
+        .map(([k, t]) => [k, rates(t)]),
+    ),
+  };
+}
