@@ -58,6 +58,7 @@ import {
   type RelationsAnswer,
 } from '../projections/records/queries.js';
 import { importItems, type ImportItemsAnswer } from './knowledge/import-items.js';
+import { canSee, decideAudience, decideOwner, orgCaller, ownerMark, requireOwner, type AudienceInput as AudienceValue, type OrgCaller } from './knowledge/audience.js';
 import { activity, itemUsage, type ActivityAnswer, type ActivityInput, type UsageAnswer } from './api/activity.js';
 import { commitOrgChange, type OrgChangeAnswer } from './knowledge/org-decide.js';
 import { orgAnswer, type OrgAnswer } from './knowledge/org-answer.js';
@@ -318,6 +319,53 @@ export class LocalKioku implements Kioku {
     return this.store.projections.views.records;
   }
 
+  /** Who asks within the namespace's org (src/knowledge/audience.ts): undefined without an org. */
+  private orgCallerIn(ns: string, access: Access): OrgCaller | undefined {
+    return orgCaller(this.store.projections.views.org.org(ns), access.principal);
+  }
+
+  /** The audience policy as a filter over items (undefined: nothing to filter, no org or the local owner). */
+  private visibleIn(ns: string, access: Access): ((e: { owner?: string | undefined; audience?: readonly string[] | undefined }) => boolean) | undefined {
+    const caller = this.orgCallerIn(ns, access);
+    return caller === undefined || caller.all ? undefined : (e) => canSee(e, caller);
+  }
+
+  /** Whether the caller may see the item under `key` (one unknown to the records is no one's to hide). */
+  private visibleKey(key: string, ns: string, access: Access): boolean {
+    const entry = this.records.get(key);
+    return entry === undefined || canSee(entry, this.orgCallerIn(ns, access));
+  }
+
+  /**
+   * The audience policy over recorded turns (replay, the delivery report): a record of a turn is the
+   * caller's when its trace is visible to it; a recall without a turn when its token acts as the caller.
+   */
+  private recordVisible(ns: string, access: Access): ((r: LogRecord) => boolean) | undefined {
+    const caller = this.orgCallerIn(ns, access);
+    if (caller === undefined || caller.all) return undefined;
+    return (r) => {
+      const turnId = (r.data as { turn_id?: unknown }).turn_id;
+      if (typeof turnId === 'string') return this.visibleKey(evidenceKey({ ns, layer: 'trace', id: turnId }), ns, access);
+      const token = r.actor.slice(r.actor.indexOf(':') + 1);
+      return r.actor.includes(':') && caller.member !== undefined && caller.member.tokens.includes(token);
+    };
+  }
+
+  private replayFilter(ns: string, access: Access): { visible?: (r: LogRecord) => boolean } {
+    const visible = this.recordVisible(ns, access);
+    return visible ? { visible } : {};
+  }
+
+  /** Memories as the writer may write them in an org: owned by its member, audience within its subtree (refused whole otherwise). */
+  private ownedWrites<M extends { owner?: string | undefined; audience?: AudienceValue | undefined }>(memories: M[], ns: string, access: Access): M[] {
+    const caller = this.orgCallerIn(ns, access);
+    return memories.map((m, i) => {
+      const owner = decideOwner(m.owner, caller, `memories.${i}.owner`, 'write memories');
+      const audience = decideAudience(m.audience, caller, `memories.${i}.audience`, 'write memories');
+      return { ...m, ...(owner !== undefined ? { owner } : {}), ...(audience !== undefined ? { audience } : {}) };
+    });
+  }
+
   openSession(input: OpenSessionInput, access: Access = {}): Promise<SessionAnswer> {
     return openSession(this.core, input, access);
   }
@@ -365,7 +413,7 @@ export class LocalKioku implements Kioku {
     // notify (issue 34): refused whole before anything is written; the notices follow the memories
     const notifies = memories.flatMap((m, index) => (m.notify ? [{ index, to: m.notify, kind: m.kind }] : []));
     const sender = await notices.senderFor(this.store, ns, access, notifies);
-    const result = await this.knowledge.writeParsedMemories({ memories: resolved, ns });
+    const result = await this.knowledge.writeParsedMemories({ memories: this.ownedWrites(resolved, ns, access), ns });
     if (sender !== undefined) await notices.sendMemoryNotices(this.store, ns, sender, notifies, result.ids, access.actor ?? this.options.actor ?? 'kioku');
     const vectors =
       timeoutMs === undefined
@@ -407,7 +455,11 @@ export class LocalKioku implements Kioku {
   async evidence(key: string, access: Access = {}): Promise<EvidenceAnswer> {
     key = itemKey(key, access);
     const ns = namespaceOf(keyNamespace(key), access);
-    const answer = evidenceOf(this.records, key);
+    const found = evidenceOf(this.records, key);
+    // the one audience policy (issue 34): an item the caller may not see is not found
+    const caller = this.orgCallerIn(ns, access);
+    if (!canSee(found, caller)) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
+    const answer = { ...found, ...ownerMark(found, caller) };
     // a fetch by key is a use (projections/access.ts): it feeds the ACT-R re-rank and brings an archived item back
     await this.store.log.append({ type: 'evidence.fetched', ns, actor: access.actor ?? this.options.actor ?? 'kioku', data: { evidence_keys: [answer.key] } });
     return answer;
@@ -435,7 +487,7 @@ export class LocalKioku implements Kioku {
       namespace: ns,
       min_considered: min,
       basis: 'usage counters: considered/judged/relevant/returned from recall.performed and verdict.recorded events',
-      items: this.store.projections.views.usage.cold(ns, min),
+      items: this.store.projections.views.usage.cold(ns, min).filter((c) => this.visibleKey(c.key, ns, access)),
     };
   }
 
@@ -443,7 +495,8 @@ export class LocalKioku implements Kioku {
     const days = input.days ?? 7;
     if (!Number.isFinite(days) || days <= 0 || days > 3650)
       throw new KiokuError('KIOKU_INPUT_INVALID', 'days must be a number above 0 and at most 3650', { details: { field: 'days' } });
-    return deliveryReport(this.store.log, { days, ns: namespaceOf(input.namespace, access) });
+    const ns = namespaceOf(input.namespace, access);
+    return deliveryReport(this.store.log, { days, ns, visible: this.recordVisible(ns, access) });
   }
 
   lifecycleRun(input: LifecycleRunInput, access: Access = {}): Promise<LifecycleReport> {
@@ -465,6 +518,7 @@ export class LocalKioku implements Kioku {
       ns,
       rules: rulesWith(body.rules),
       ...(body.retrieve ? { retrieve: true } : {}),
+      ...this.replayFilter(ns, access),
     });
     // the shared log's head moves with every namespace's writes: only for a caller who sees the whole service
     if (seesService(access)) return report;
@@ -472,10 +526,15 @@ export class LocalKioku implements Kioku {
     return own;
   }
 
-  setAudience(id: string, input: AudienceInput, access: Access = {}): Promise<AudienceAnswer> {
+  async setAudience(id: string, input: AudienceInput, access: Access = {}): Promise<AudienceAnswer> {
     const { namespace, ...rest } = parseInput(wire.audience, input ?? {}, 'set audience');
     const ns = namespaceOf(namespace, access);
-    return this.knowledge.setAudienceParsed({ ...rest, id: pathId(id, 'id', 'set audience', ns), ns });
+    const memoryId = pathId(id, 'id', 'set audience', ns);
+    // the one audience policy (issue 34): within the writer's subtree, and only by the memory's owner
+    const caller = this.orgCallerIn(ns, access);
+    const audience = decideAudience(rest.audience, caller, 'audience', 'set audience') ?? [];
+    requireOwner(this.records.get(evidenceKey({ ns, layer: 'memory', id: memoryId })), caller, 'set audience', memoryId);
+    return this.knowledge.setAudienceParsed({ ...rest, audience, id: memoryId, ns });
   }
 
   notify(input: NotifyInput, access: Access = {}): Promise<NotifyAnswer> {
@@ -517,7 +576,9 @@ export class LocalKioku implements Kioku {
     const from = timeBound(fromText, 'from', now, 'items');
     // a phrase alone ("last week") is a whole range
     const to = timeBound(toText, 'to', now, 'items') ?? (from?.range ? { at: from.range.to.getTime(), exclusive: true } : undefined);
-    const found = queryItems(this.records, ns, q, { from, to });
+    const caller = this.orgCallerIn(ns, access);
+    const queried = queryItems(this.records, ns, q, { from, to, visible: this.visibleIn(ns, access) });
+    const found = { ...queried, items: queried.items.map((e) => ({ ...e, ...ownerMark(e, caller) })) };
     const range = from?.range;
     return {
       namespace: ns,
@@ -545,7 +606,11 @@ export class LocalKioku implements Kioku {
   }
 
   async asset(id: string, input: AssetQueryInput, access: Access = {}): Promise<AssetAnswer> {
-    return assetOf(this.records, this.knowledge.assets, namespaceOf(input.namespace, access), id, input);
+    const ns = namespaceOf(input.namespace, access);
+    const entry = this.records.get(evidenceKey({ ns, layer: 'asset', id }));
+    if (entry && !canSee(entry, this.orgCallerIn(ns, access)))
+      throw new KiokuError('KIOKU_NOT_FOUND', `no asset "${id}" in namespace ${ns}`, { details: { id } });
+    return assetOf(this.records, this.knowledge.assets, ns, id, input);
   }
 
   async org(input: InNamespaceInput, access: Access = {}): Promise<OrgAnswer> {
@@ -572,14 +637,15 @@ export class LocalKioku implements Kioku {
   async stats(input: InNamespaceInput, access: Access = {}): Promise<StatsAnswer> {
     const ns = namespaceOf(input.namespace, access);
     const events = this.store.projections.views.stats.current().by_namespace[ns]?.count ?? 0;
-    return { namespace: ns, items: this.records.counts(ns), events, ...(seesService(access) ? { head: this.store.log.head() } : {}) };
+    return { namespace: ns, items: this.records.counts(ns, this.visibleIn(ns, access)), events, ...(seesService(access) ? { head: this.store.log.head() } : {}) };
   }
 
   async related(key: string, input: RelatedInput, access: Access = {}): Promise<RelatedAnswer> {
     key = itemKey(key, access);
     const { limit } = parseInput(wire.related, input, 'related');
     const ns = namespaceOf(keyNamespace(key), access);
-    return relatedOf(this.records, ns, key, Math.min(Math.max(limit ?? 20, 1), 100), this.store.projections.views.graph);
+    if (!this.visibleKey(key, ns, access)) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
+    return relatedOf(this.records, ns, key, Math.min(Math.max(limit ?? 20, 1), 100), this.store.projections.views.graph, this.visibleIn(ns, access));
   }
 
   async recordJobEvent(input: JobEventInput, access: Access = {}): Promise<{ seq: number; hash: string }> {
@@ -604,7 +670,8 @@ export class LocalKioku implements Kioku {
 
   async ingestStatus(access: Access = {}): Promise<IngestStatus> {
     // a caller confined to its namespace sees its counts only; the anonymous single user (or a service:read token) the store
-    return ingestStatus(this.store, this.core, seesService(access) ? undefined : namespaceOf(undefined, access));
+    const ns = seesService(access) ? undefined : namespaceOf(undefined, access);
+    return ingestStatus(this.store, this.core, ns, ns === undefined ? undefined : this.visibleIn(ns, access));
   }
 
   artifacts(traceId: string, access: Access = {}): Promise<ArtifactsAnswer> {
@@ -633,14 +700,18 @@ export class LocalKioku implements Kioku {
     const from = timeBound(since, 'since', now, 'list');
     // a phrase alone ("last week") is a whole range
     const to = timeBound(until, 'until', now, 'list') ?? (from?.range ? { at: from.range.to.getTime(), exclusive: true } : undefined);
-    return listItems(this.records, {
-      ...q,
-      namespace: ns,
-      since: from?.at,
-      until: to && (to.exclusive ? to.at - 1 : to.at),
-      since_text: since,
-      until_text: until,
-    });
+    return listItems(
+      this.records,
+      {
+        ...q,
+        namespace: ns,
+        since: from?.at,
+        until: to && (to.exclusive ? to.at - 1 : to.at),
+        since_text: since,
+        until_text: until,
+      },
+      this.visibleIn(ns, access),
+    );
   }
 
   async importItems(input: ImportItemsInput, access: Access = {}): Promise<ImportItemsAnswer> {

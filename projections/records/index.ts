@@ -774,12 +774,13 @@ export class RecordsProjection implements Projection {
   }
 
   /** Items of one namespace, or of all. */
-  counts(ns?: string): { total: number; active: number; by_layer: Record<string, number> } {
+  /** `visible`: the caller's audience (issue 34): what it may not see is not counted */
+  counts(ns?: string, visible?: (e: RecordEntry) => boolean): { total: number; active: number; by_layer: Record<string, number> } {
     const by_layer: Record<string, number> = {};
     let active = 0;
     let total = 0;
     for (const e of this.allEntries()) {
-      if (ns !== undefined && e.ns !== ns) continue;
+      if ((ns !== undefined && e.ns !== ns) || (visible !== undefined && !visible(e))) continue;
       total += 1;
       if (e.status !== 'active') continue;
       active += 1;

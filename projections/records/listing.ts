@@ -198,7 +198,8 @@ export function passes(e: RecordEntry, q: ListQuery, text: string | undefined, t
 }
 
 /** One page of a namespace's items in key order, from after the cursor. */
-export function listItems(records: RecordsProjection, q: ListQuery): ListAnswer {
+/** `visible`: the caller's audience (src/knowledge/audience.ts canSee): what it may not see is walked past, never listed. */
+export function listItems(records: RecordsProjection, q: ListQuery, visible?: (e: RecordEntry) => boolean): ListAnswer {
   const keys = candidates(records, q);
   const after = q.cursor !== undefined ? decodeCursor(q.cursor, q) : undefined;
   const text = q.text !== undefined ? lowerNfkc(q.text) : undefined;
@@ -208,7 +209,7 @@ export function listItems(records: RecordsProjection, q: ListQuery): ListAnswer 
   let scanned = 0;
   for (; i < keys.length && items.length < q.limit && scanned < SCAN_MAX; i++, scanned++) {
     const e = records.get(keys[i] as string);
-    if (e && e.ns === q.namespace && passes(e, q, text, tags)) items.push(e);
+    if (e && e.ns === q.namespace && passes(e, q, text, tags) && (visible === undefined || visible(e))) items.push(e);
   }
   // the last key looked at: a full page goes on after its last item, a page cut by SCAN_MAX after the last key walked
   const next = i < keys.length ? encodeCursor(keys[i - 1] as string, q) : null;

@@ -154,7 +154,8 @@ export function queryItems(
   records: RecordsProjection,
   ns: string,
   q: Omit<ItemsQuery, 'namespace' | 'from' | 'to'>,
-  bounds: { from?: TimeBound | undefined; to?: TimeBound | undefined },
+  /** `visible`: the caller's audience (src/knowledge/audience.ts canSee); what it may not see is neither listed nor counted */
+  bounds: { from?: TimeBound | undefined; to?: TimeBound | undefined; visible?: ((e: RecordEntry) => boolean) | undefined },
 ): Pick<ItemsAnswer, 'items' | 'total' | 'truncated'> {
   const { from, to } = bounds;
   const kinds = q.kinds && new Set(q.kinds);
@@ -170,6 +171,7 @@ export function queryItems(
     const at = Date.parse(e.occurred_at);
     if (from && at < from.at) continue;
     if (to && (to.exclusive ? at >= to.at : at > to.at)) continue;
+    if (bounds.visible && !bounds.visible(e)) continue;
     matches.push(e);
   }
   matches.sort((a, b) => Date.parse(b.occurred_at) - Date.parse(a.occurred_at) || b.seq - a.seq);
@@ -184,13 +186,21 @@ export function queryItems(
 const RELATED_MAX_DF = 50;
 
 /** What an item is connected to: supersede edges, card references, session neighbours, shared entities (at most `limit`). */
-export function relatedOf(records: RecordsProjection, ns: string, key: string, limit: number, graph?: GraphProjection): RelatedAnswer {
+export function relatedOf(
+  records: RecordsProjection,
+  ns: string,
+  key: string,
+  limit: number,
+  graph?: GraphProjection,
+  /** the caller's audience: an item it may not see is no edge */
+  visible?: (e: RecordEntry) => boolean,
+): RelatedAnswer {
   const e = records.get(key);
   if (!e) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
   const edges: RelatedEdge[] = [];
   const seen = new Set<string>([key]);
   const add = (other: RecordEntry | undefined, relation: RelatedEdge['relation'], entity?: string): void => {
-    if (!other || seen.has(other.key) || other.ns !== ns) return;
+    if (!other || seen.has(other.key) || other.ns !== ns || (visible !== undefined && !visible(other))) return;
     seen.add(other.key);
     edges.push({ evidence_key: other.key, relation, title: other.title, status: other.status, ...(entity ? { entity } : {}) });
   };

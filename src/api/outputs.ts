@@ -44,6 +44,8 @@ const packetRecord = answer<PacketRecord>()({
   rank_score: z.number(),
   occurred_at: z.string(),
   provenance: z.object({ ns: z.string(), seq: z.number(), source_path: z.string().optional(), session_id: z.string().optional(), kind: z.string().optional() }),
+  owner: z.string().optional().describe('in an org: the member who owns it (absent: the namespace\'s)'),
+  mine: z.boolean().optional().describe('in an org: false when it is someone else\'s (say whose when retelling it)'),
   why: z.object({ lanes: counts, fused_score: z.number(), demoted: z.boolean(), delivered: z.boolean() }).describe('why it was recalled, and why it was or was not delivered'),
 });
 
@@ -55,6 +57,8 @@ const deliveredRecord = answer<DeliveredRecord>()({
   text: z.string(),
   excerpt: z.boolean().describe('the text was cut at a paragraph boundary'),
   verdict: z.number(),
+  owner: z.string().optional(),
+  mine: z.boolean().optional(),
 });
 
 /** The recall packet: what recall, context, candidates and a turn start answer. */

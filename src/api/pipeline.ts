@@ -13,6 +13,9 @@ import type { ProjectionStatus } from '../../projections/runner.js';
 import { visibleTurn } from '../recall/turns.js';
 import type { Access } from '../access.js';
 import type { KiokuStore } from '../store.js';
+import type { RecordEntry } from '../knowledge/item.js';
+import { canSee, orgCaller } from '../knowledge/audience.js';
+import { evidenceKey } from '../knowledge/evidence.js';
 import type { createRecallCore } from '../recall/index.js';
 
 /** The statuses a job event may carry: the event catalog's own list. */
@@ -69,13 +72,16 @@ export interface ArtifactsAnswer {
 type Core = ReturnType<typeof createRecallCore>;
 
 /** What is indexed, what waits for vectors, the last embedding job; `ns` undefined: the whole store. */
-export function ingestStatus(store: KiokuStore, core: Core, ns: string | undefined): IngestStatus {
+/** `visible`: the caller's audience (issue 34): items it may not see are not counted. */
+export function ingestStatus(store: KiokuStore, core: Core, ns: string | undefined, visible?: (e: RecordEntry) => boolean): IngestStatus {
   const status = core.indexer.status();
   // one plan for both counts (planning walks every item)
-  const tasks = core.indexer.plan().tasks.filter((t) => ns === undefined || t.ns === ns);
+  const records = store.projections.views.records;
+  const seen = (key: string): boolean => visible === undefined || !records.get(key) || visible(records.get(key) as RecordEntry);
+  const tasks = core.indexer.plan().tasks.filter((t) => (ns === undefined || t.ns === ns) && seen(t.key));
   return {
     ...(ns ? { namespace: ns } : { head: store.log.head() }),
-    items: store.projections.views.records.counts(ns),
+    items: records.counts(ns, visible),
     embedder: core.embedder?.id ?? null,
     waiting_for_vectors: tasks.filter((t) => t.lane === 'text').length,
     // every embedding still to compute (text and window lanes): 0 once the library is fully indexed
@@ -109,6 +115,10 @@ export function pipelineJobs(store: KiokuStore, ns: string, input: PipelineJobsI
 /** Everything recorded for one turn; another namespace's turn answers as a missing one (404 alike), never 403. */
 export async function artifacts(store: KiokuStore, traceId: string, access: Access): Promise<ArtifactsAnswer> {
   const turn = visibleTurn(store.projections.views.turns, traceId, access);
+  // another member's turn answers as a missing one (the one audience policy, issue 34)
+  const trace = store.projections.views.records.get(evidenceKey({ ns: turn.ns, layer: 'trace', id: traceId }));
+  if (trace && !canSee(trace, orgCaller(store.projections.views.org.org(turn.ns), access.principal)))
+    throw new KiokuError('KIOKU_NOT_FOUND', `no turn ${traceId}`, { details: { field: 'turn_id' } });
   const events: ArtifactsAnswer['events'] = [];
   for (const seq of turn.seqs) {
     const r = await store.log.get(seq);

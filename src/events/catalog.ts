@@ -56,6 +56,8 @@ export const eventSchemas = {
     occurred_at: isoTime.optional(),
     /** who spoke, for conversations between people (an entity of the trace) */
     speaker: z.string().min(1).max(200).optional(),
+    /** in an org (issue 34): the member whose turn it is; its trace is visible to that member only */
+    owner: z.string().min(1).max(200).optional(),
   }),
   // v2 (issue 31): the candidates in columns, see recall-event.ts; v1 events are upcast
   'recall.performed': z

@@ -2,6 +2,7 @@
 // whole block bounded (hosts silently cut long hook output), excerpts cut at paragraph boundaries.
 import type { RecallPacket } from '../recall/packet.js';
 import { excerpt } from '../text/excerpt.js';
+import { whoseLine } from '../recall/render.js';
 
 export const HOOK_HEADER =
   'Kioku recalled these from earlier work. Use what applies to this message and ignore the rest without mentioning it. Ask get_memory (MCP) or `kioku recall` with an evidence key for more.';
@@ -13,7 +14,7 @@ export function renderDelivery(packet: Pick<RecallPacket, 'delivery'>, maxChars:
   // an equal share each, but never so thin that nothing fits: then fewer items, whole enough to use
   const share = Math.max(Math.floor((maxChars - used) / packet.delivery.length), 300);
   for (const d of packet.delivery) {
-    const head = `\n\n### ${d.title.slice(0, 200)}\n[${d.evidence_key}]\n`;
+    const head = `\n\n### ${d.title.slice(0, 200)}\n[${d.evidence_key}]\n${whoseLine(d)}`;
     const room = Math.min(share, maxChars - used) - head.length;
     if (room < 60) break;
     const body = excerpt(d.text, room);

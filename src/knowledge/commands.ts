@@ -14,7 +14,7 @@ import { memoryEntities } from './fold.js';
 import { documentSections, splitDocument, type DocumentSection } from './sections.js';
 import { sectionSuccession } from './succession.js';
 import { parseInput } from './validate.js';
-import { requireOwnAudience } from './audience.js';
+import { audienceEntries, audienceInputSchema, requireStoredAudience } from './audience.js';
 import { recipientsSchema } from './notices.js';
 import type { RecordEntry } from './item.js';
 import type { KnowledgeReadModel, KnowledgeRecords } from './read-model.js';
@@ -39,7 +39,8 @@ export const memoryInputSchema = z.strictObject({
   tags: words,
   attachments: z.array(z.string().min(1).max(4_096)).max(100).default([]),
   owner: z.string().max(200).optional(),
-  audience: z.array(z.string().max(200)).max(100).optional(),
+  /** {org: true}, {spaces: [...]} or their stored strings (src/knowledge/audience.ts); absent: its owner only */
+  audience: audienceInputSchema.optional(),
   occurred_at: isoTime.optional(),
   session_id: itemIdSchema.optional(),
   /** who said it, for a turn of a conversation; without it a "Name: …" prefix of a session memory names the speaker */
@@ -80,7 +81,7 @@ export const supersedeSchema = z.strictObject({
   reason: z.string().max(2_000).optional(),
 });
 /** Who a memory is for. */
-export const audienceSchema = z.strictObject({ ns, id: itemIdSchema, audience: z.array(z.string().min(1).max(200)).max(100) });
+export const audienceSchema = z.strictObject({ ns, id: itemIdSchema, audience: audienceInputSchema });
 
 export const episodeSchema = z.strictObject({
   ns,
@@ -263,7 +264,7 @@ export class Knowledge {
   /** Write memories parsed already (by the facade, with writeMemoriesSchema's own memory schema): nothing is parsed again. */
   writeParsedMemories(parsed: ParsedWrite): Promise<WriteMemoriesResult> {
     try {
-      parsed.memories.forEach((m, i) => requireOwnAudience(m.audience, `memories.${i}.audience`, 'write memories'));
+      parsed.memories.forEach((m, i) => requireStoredAudience(m.audience, `memories.${i}.audience`, 'write memories'));
     } catch (err) {
       return Promise.reject(err);
     }
@@ -350,7 +351,7 @@ export class Knowledge {
           attachments: m.attachments,
           fingerprint: fingerprint(m.text),
           ...(m.owner !== undefined ? { owner: m.owner } : {}),
-          ...(m.audience !== undefined ? { audience: m.audience } : {}),
+          ...(m.audience !== undefined ? { audience: audienceEntries(m.audience) } : {}),
           ...(m.occurred_at !== undefined ? { occurred_at: m.occurred_at } : {}),
           ...(m.session_id !== undefined ? { session_id: m.session_id } : {}),
           ...(m.speaker !== undefined ? { speaker: m.speaker } : {}),
@@ -432,11 +433,11 @@ export class Knowledge {
   }
 
   async setAudienceParsed(p: z.output<typeof audienceSchema>): Promise<{ id: string; audience: string[] }> {
-    requireOwnAudience(p.audience, 'audience', 'set audience');
+    const audience = requireStoredAudience(p.audience, 'audience', 'set audience') ?? [];
     return this.exclusive(async () => {
       this.requireActiveMemory(p.ns, p.id, 'id');
-      await this.commit([{ type: 'memory.audience_set', ns: p.ns, data: { id: p.id, audience: p.audience } }]);
-      return { id: p.id, audience: p.audience };
+      await this.commit([{ type: 'memory.audience_set', ns: p.ns, data: { id: p.id, audience } }]);
+      return { id: p.id, audience };
     });
   }
 

@@ -10,6 +10,8 @@ interface PendingTurn {
   session_id: string;
   occurred_at: string;
   speaker?: string;
+  /** the member whose turn it is, in an org (issue 34) */
+  owner?: string;
   /** forgotten before its answer came: the answer makes this tombstone again, never a trace */
   forgotten?: ItemChange;
 }
@@ -425,9 +427,9 @@ export class KnowledgeFold {
     const occurred = d.occurred_at ?? isoAt(record.ts);
     this.edit({
       turns: `${ns}\u0000${d.turn_id}`,
-      turn: { query: d.query, session_id: d.session_id, occurred_at: occurred, ...(d.speaker ? { speaker: d.speaker } : {}) },
+      turn: { query: d.query, session_id: d.session_id, occurred_at: occurred, ...(d.speaker ? { speaker: d.speaker } : {}), ...(d.owner ? { owner: d.owner } : {}) },
     });
-    return { op: 'upsert', item: this.traceItem(ns, d.turn_id, d.query, '', d.session_id, occurred, record.seq, d.speaker) };
+    return { op: 'upsert', item: this.traceItem(ns, d.turn_id, d.query, '', d.session_id, occurred, record.seq, d.speaker, d.owner) };
   }
 
   /** The completed turn's trace: its query (from the state) and answer together. */
@@ -440,16 +442,16 @@ export class KnowledgeFold {
     if (started?.forgotten) return started.forgotten;
     return {
       op: 'upsert',
-      item: this.traceItem(ns, d.turn_id, started?.query ?? '', d.answer, d.session_id, started?.occurred_at ?? isoAt(record.ts), record.seq, started?.speaker),
+      item: this.traceItem(ns, d.turn_id, started?.query ?? '', d.answer, d.session_id, started?.occurred_at ?? isoAt(record.ts), record.seq, started?.speaker, started?.owner),
     };
   }
 
-  private traceItem(ns: string, turnId: string, query: string, answer: string, sessionId: string, occurredAt: string, seq: number, speaker?: string): Item {
+  private traceItem(ns: string, turnId: string, query: string, answer: string, sessionId: string, occurredAt: string, seq: number, speaker?: string, owner?: string): Item {
     // a speaker's name is part of what a turn is found by ("what did Caroline say …")
     const text = `${speaker ? `${speaker}: ` : ''}${answer ? `${query}\n${answer}` : query}`;
     const item = makeItem(
       { ns, layer: 'trace', id: turnId, title: firstLine(query), text, occurred_at: occurredAt, seq },
-      { entities: speaker ? [speaker] : NONE, session_id: sessionId },
+      { entities: speaker ? [speaker] : NONE, session_id: sessionId, ...(owner ? { owner } : {}) },
     );
     item.fingerprint = item.content_fp;
     return item;

@@ -28,6 +28,9 @@ export interface PacketRecord {
   rank_score: number;
   occurred_at: string;
   provenance: { ns: string; seq: number; source_path?: string; session_id?: string; kind?: string };
+  /** in an org (issue 34): the member who owns it (absent: the namespace's), and whether that is the caller */
+  owner?: string;
+  mine?: boolean;
   /** why this was recalled, and why it was or was not delivered */
   why: {
     /** each lane's weighted, normalised contribution to the fused score (plus cue, neighbour and demotion parts) */
@@ -48,7 +51,7 @@ export interface PacketRecord {
 }
 
 /** A delivered item as the packet carries it. */
-export type DeliveredRecord = Omit<DeliveredItem, 'key' | 'fingerprint'> & { evidence_key: string };
+export type DeliveredRecord = Omit<DeliveredItem, 'key' | 'fingerprint'> & { evidence_key: string; owner?: string; mine?: boolean };
 
 export interface RecallPacket {
   recall_id: string;

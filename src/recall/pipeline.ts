@@ -17,6 +17,7 @@ import { deliverCandidates } from './stages/deliver.js';
 import { judgeCandidates } from './stages/judge.js';
 import { planRecall, type BoundDialogue } from './stages/plan.js';
 import { rankCandidates } from './stages/rank.js';
+import { orgCaller, ownerMark } from '../knowledge/audience.js';
 import { record, recallEvents, skippedEvent } from './stages/record.js';
 
 export type { RecallContext, RecallCore } from './core.js';
@@ -72,7 +73,9 @@ export async function recallParsed(
   const t1 = performance.now();
   // matches kept out are another namespace's: counting them for a caller confined to its own would
   // tell it what other namespaces hold (a search oracle), so only a caller who sees them all gets counts
-  const ranked = rankCandidates(core, config, plan, channels.lists, seesService(context) ? channels.filteredByLayer : {});
+  // who asks within the namespace's org: the one audience policy leaves out what it may not see (issue 34)
+  const audience = orgCaller(core.projections.views.org.org(ns), context.principal);
+  const ranked = rankCandidates(core, config, plan, channels.lists, seesService(context) ? channels.filteredByLayer : {}, audience);
   const fusionMs = round(performance.now() - t1);
   const judged = await judgeCandidates(core, config, plan, ranked, channels.lists, channels.embedded);
   const backends = { ...channels.backends, ...ranked.backends };
@@ -86,7 +89,10 @@ export async function recallParsed(
   const laneRanks = laneRankIndex(channels.lists);
   const packetRecords: PacketRecord[] = ranked.ranked
     .slice(0, plan.request.limit)
-    .map((s, i) => toPacketRecord(s, i, judged.judged, result.held, deliveredKeys, config.delivery.excerpt_chars, laneRanks.get(s.entry.key), plan.asked));
+    .map((s, i) => ({
+      ...toPacketRecord(s, i, judged.judged, result.held, deliveredKeys, config.delivery.excerpt_chars, laneRanks.get(s.entry.key), plan.asked),
+      ...ownerMark(s.entry, audience),
+    }));
   // a delivered section longer than one excerpt: the passage that matches what was asked, not its opening
   const fullText = new Map(judged.pool.filter((s) => deliveredKeys.has(s.entry.key)).map((s) => [s.entry.key, s.entry.text]));
   const delivered = result.items.map((it) => {
@@ -111,6 +117,7 @@ export async function recallParsed(
       text: it.text,
       excerpt: it.excerpt,
       verdict: it.verdict,
+      ...ownerMark(core.projections.views.records.get(it.key) ?? {}, audience),
     })),
     judge: {
       status: j.status,

@@ -45,6 +45,8 @@ export interface ReplayOptions {
   rules?: DeliveryRules;
   /** also re-run retrieval against today's projections (read-only) */
   retrieve?: boolean;
+  /** the caller's audience (issue 34): another member's turns are not replayed */
+  visible?: (r: LogRecord) => boolean;
 }
 
 export interface ReplayedTurn {
@@ -133,7 +135,7 @@ export async function replay(
   const turns = new Map<string, TurnRecord>();
   const order: string[] = [];
   for await (const r of store.log.read({ from, to, types: ['turn.started', 'recall.performed', 'verdict.recorded', 'delivery.made'] })) {
-    if (options.ns !== undefined && r.ns !== options.ns) continue;
+    if ((options.ns !== undefined && r.ns !== options.ns) || (options.visible !== undefined && !options.visible(r))) continue;
     collect(r, turns, order);
   }
   const context: ReplayContext = { records: store.projections.views.records, core, rules, retrieve: options.retrieve ?? false };

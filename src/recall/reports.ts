@@ -1,6 +1,7 @@
 // Delivery outcomes over a time window: how much of each delivered item the answers used.
 // One function for `kioku report delivery` and `GET /v1/reports/delivery`.
 import type { EventStore } from '../log/index.js';
+import type { LogRecord } from '../events/index.js';
 import { seqAtTime } from './replay.js';
 
 export const OVERLAP_BUCKETS = ['0', '0-0.25', '0.25-0.5', '0.5-0.75', '0.75-1'] as const;
@@ -16,13 +17,17 @@ export interface DeliveryReport {
   basis: string;
 }
 
-export async function deliveryReport(log: EventStore, options: { days: number; ns?: string; now?: number }): Promise<DeliveryReport> {
+/** `visible`: the caller's audience (issue 34): another member's turns are not counted. */
+export async function deliveryReport(
+  log: EventStore,
+  options: { days: number; ns?: string; now?: number; visible?: ((r: LogRecord) => boolean) | undefined },
+): Promise<DeliveryReport> {
   const since = (options.now ?? Date.now()) - options.days * 86_400_000;
   const buckets = Object.fromEntries(OVERLAP_BUCKETS.map((b) => [b, 0])) as DeliveryReport['overlap_distribution'];
   const perKey = new Map<string, { delivered: number; overlap: number }>();
   let turns = 0;
   for await (const r of log.read({ types: ['turn.completed'], from: await seqAtTime(log, since) })) {
-    if (options.ns !== undefined && r.ns !== options.ns) continue;
+    if ((options.ns !== undefined && r.ns !== options.ns) || (options.visible !== undefined && !options.visible(r))) continue;
     turns += 1;
     for (const o of (r.data as { delivery_outcomes?: { evidence_key: string; term_overlap: number }[] }).delivery_outcomes ?? []) {
       const v = o.term_overlap;

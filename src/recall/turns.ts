@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { completionHash, type TurnState, type TurnsProjection } from '../../projections/turns.js';
 import { mayUseNamespace, namespaceOf, type Access } from '../access.js';
+import { orgCaller } from '../knowledge/audience.js';
 import { KiokuError } from '../errors.js';
 import { DEFAULT_NAMESPACE, namespaceSchema } from '../events/index.js';
 import { itemIdSchema } from '../knowledge/evidence.js';
@@ -41,6 +42,12 @@ export async function openSession(core: RecallCore, input: unknown, context: Rec
 
 export const startTurnSchema = recallRequestSchema.extend({ session_id: itemIdSchema });
 
+/** The member a turn belongs to: the caller's, in an org. */
+function ownerOfTurn(core: RecallCore, ns: string, context: RecallContext): { owner?: string } {
+  const member = orgCaller(core.projections.views.org.org(ns), context.principal)?.member;
+  return member ? { owner: member.name } : {};
+}
+
 /** Capture the turn, then recall once; the client must not search again for this turn. */
 export async function startTurn(core: RecallCore, input: unknown, context: RecallContext = {}): Promise<{ turn_id: string } & RecallPacket> {
   const p = parseInput(startTurnSchema, input, 'start turn');
@@ -62,6 +69,8 @@ export async function startTurn(core: RecallCore, input: unknown, context: Recal
         ? { conversation: dialogue.map((m) => ({ role: m.role, text: m.content })), conversation_fingerprint: fingerprint }
         : {}),
       ...(p.context_since ? { context_since: p.context_since } : {}),
+      // in an org, the turn (its trace) is its member's: visible to that member only (issue 34)
+      ...ownerOfTurn(core, ns, context),
     },
   });
   await core.projections.waitFor(seq);

@@ -82,16 +82,16 @@ export const forget = kiokuTool({
 export const setMemoryAudience = kiokuTool({
   name: 'set_memory_audience',
   description:
-    'Set who a memory is for. Kioku runs for a single user here: the audience can only be you, [] (owner only) or ["me"]; naming anyone else is refused with KIOKU_AUDIENCE_REFUSED and nothing changes.',
+    'Widen or narrow who sees one of your memories. In an org: {org: true} (every member), {spaces: [...]} (spaces of your own subtree: list_spaces) or [] (you only, the default); only its owner may change it. Without an org (single user) the audience can only be you, [] or ["me"]; anything else (a member, a space outside your subtree) is refused with KIOKU_AUDIENCE_REFUSED and nothing changes.',
   input: inputSchemas.setAudience,
   fields: { audience: 'audience' },
-  describe: { audience: '[] or ["me"]: any other name is refused (no other members in single-user mode)' },
+  describe: { audience: '{org: true}, {spaces: ["eng"]} or [] (owner only); without an org only []' },
   extra: { id: memoryId },
   into: { id: BESIDE_INPUT },
   scope: 'memory:write',
   call: async (k, input, caller, { id }) => {
     const r = await k.setAudience(id, input, caller);
-    return { text: `audience of ${id}: ${input.audience.join(', ') || '(owner only)'}`, data: r };
+    return { text: `audience of ${id}: ${r.audience.join(', ') || '(owner only)'}`, data: r };
   },
 });
 

@@ -16,6 +16,7 @@ import type { BackendDiagnostic } from '../packet.js';
 import { LAYER_OPTIONS } from '../request.js';
 import { agingAdjustments } from './activation.js';
 import type { RecallPlan } from './plan.js';
+import { canSee, type OrgCaller } from '../../knowledge/audience.js';
 
 export interface Ranked {
   /** every candidate after caps, best first */
@@ -32,8 +33,16 @@ export function rankCandidates(
   plan: RecallPlan,
   lists: Map<string, LaneHit[]>,
   filteredByLayer: Record<string, number>,
+  /** who asks within the namespace's org: what it may not see is left out and counted (issue 34) */
+  audience?: OrgCaller,
 ): Ranked {
   const { ns, request, asked } = plan;
+  const hidden: Record<string, number> = {};
+  const visible = (entry: RecordEntry): boolean => {
+    if (canSee(entry, audience)) return true;
+    hidden[entry.layer] = (hidden[entry.layer] ?? 0) + 1;
+    return false;
+  };
   const records = core.projections.views.records;
   const usage = core.projections.views.usage;
   const fused = fuse(config.fusion, lists, laneWeights(config, lists.keys()), config.rrf_k);
@@ -53,6 +62,7 @@ export function rankCandidates(
   for (const f of fused) {
     const entry = records.get(f.key);
     if (!entry || entry.status !== 'active' || !carriesTags(entry, tags)) continue;
+    if (!visible(entry)) continue;
     // this session's own traces in the visible range never come back (the agent can still see them)
     if (isOwnVisibleTrace(entry)) {
       ownSession += 1;
@@ -79,7 +89,7 @@ export function rankCandidates(
       if (have) have.score += have.parts['neighbour'] = boost;
       else {
         const entry = records.get(key);
-        if (entry?.status === 'active' && !isOwnVisibleTrace(entry) && carriesTags(entry, tags))
+        if (entry?.status === 'active' && !isOwnVisibleTrace(entry) && carriesTags(entry, tags) && canSee(entry, audience))
           scored.push({ entry, score: boost, parts: { neighbour: boost }, demoted: isDemoted(usage.get(ns, key)) });
       }
     }
@@ -117,6 +127,11 @@ export function rankCandidates(
   });
   const filtered = aclCounts(filteredByLayer);
   if (filtered.total > 0) warnings.push('records_filtered_by_acl');
+  // the seed's honest "filtered N": matches another member's audience keeps from this caller, by layer
+  for (const [layer, n] of Object.entries(hidden)) filtered.by_layer[layer] = (filtered.by_layer[layer] ?? 0) + n;
+  const hiddenTotal = Object.values(hidden).reduce((a, b) => a + b, 0);
+  filtered.total += hiddenTotal;
+  if (hiddenTotal > 0) warnings.push('records_filtered_by_audience');
   return { ranked, range, filtered, backends, warnings };
 }
 
