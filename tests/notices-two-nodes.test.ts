@@ -7,6 +7,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresEventLog } from '../src/log/postgres.js';
+import { runCli } from './helpers.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
 import { callTool, remoteMcpClient, type ToolResult } from './support/mcp.js';
 import { PG_AVAILABLE, startPgCluster, type PgCluster } from './support/postgres.js';
@@ -146,6 +147,12 @@ describe.runIf(PG_AVAILABLE)('notices between two members on two nodes of one Po
         [assignment, 'acked', 'will do on Monday'],
         [reminder, 'arrived', undefined],
       ]);
+
+      // the CLI shows the same outbox, as the member its token acts as
+      const cli = await runCli(['outbox', '--json'], { KIOKU_URL: nodeA.url, KIOKU_TOKEN: ALICE, HOME: nodeA.dir });
+      expect(cli.code, cli.stderr).toBe(0);
+      const printed = JSON.parse(cli.stdout.trim().split('\n').at(-1) ?? '{}') as { member: string; notices: { to: { status: string }[] }[] };
+      expect([printed.member, printed.notices.map((n) => n.to[0]?.status)]).toEqual(['alice', ['acked', 'arrived']]);
 
       // every step is in the shared log, each written by the node and member that took it
       const steps = (await all()).filter((r) => r.type.startsWith('notice.')).map((r) => [r.type, r.actor]);

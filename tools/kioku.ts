@@ -11,6 +11,7 @@ import { backup, rebuild, restore, store, verify } from './commands/program/libr
 import { log } from './commands/program/log.js';
 import { secret } from './commands/program/privacy.js';
 import { org } from './commands/program/org.js';
+import { ack, inbox, outbox } from './commands/program/notices.js';
 import type { Define } from './commands/program/options.js';
 import { ask, evaluate, lifecycle, recall, replay, report } from './commands/program/recall.js';
 import { serve, status, stop, ui } from './commands/program/service.js';
@@ -42,6 +43,9 @@ const COMMANDS: readonly Define[] = [
   store,
   log,
   org,
+  inbox,
+  ack,
+  outbox,
   secret,
 ];
 
