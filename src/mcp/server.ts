@@ -35,7 +35,7 @@ export const MCP_TOOLS: readonly McpTool[] = [...recallTools, ...writeTools, ...
  */
 export const SESSION_RHYTHM = [
   'Kioku is your long-term memory for this user. The rhythm of a session:',
-  '1. At the start: call recall_directives. Follow the standing instructions, habits and constraints it returns for the whole session; its `now` is the authoritative current time (you have no reliable clock).',
+  '1. At the start: call recall_directives. Follow the standing instructions, habits and constraints it returns for the whole session; its `now` is the authoritative current time (you have no reliable clock). In a team (list_members answers members), also call inbox: notes and assignments from colleagues wait there; ack each once handled.',
   "2. Before answering each turn: call search_memory with `query` (the user's words plus the gist of your last reply) and `terms` (expansion words: synonyms, names, the other language). This is thinking, not something to wait to be asked for. Before writing code or a design, also call recall_constraints.",
   '3. When a topic closes: call write_memory once with the decisions, commitments, preferences and facts worth keeping (a batch; kind, terms, entities). Name supersede_ids when a memory replaces an older one; otherwise look at the supersede_candidates it returns.',
   '4. When the user asks about the past and a search misses, switch entry points: recall_timeline (a time range, "last week"), recall_topic (an entity), recall_episodes (the verbatim dialogue), get_related (follow links from an item you found).',
