@@ -5,27 +5,21 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from './helpers.js';
+import { runCli } from './helpers.js';
 import { startTestServer } from './server-helpers.js';
-import { writeEvalCases } from './support/eval-cases.js';
+import { useEvalCases } from './support/eval-cases.js';
 
-let dir: ReturnType<typeof tempDir>;
-let casesFile: string;
-beforeAll(() => {
-  dir = tempDir();
-  casesFile = writeEvalCases(dir.path);
-});
-afterAll(() => dir.cleanup());
+const cases = useEvalCases();
 
 it('evaluates a running token-protected service with KIOKU_TOKEN, and refuses to start without one', async () => {
   const token = 'eval-token-0123456789';
   const live = await startTestServer({ tokens: { tokens: [{ name: 'eval', token, namespace: 'private', scopes: ['memory:read', 'memory:write'] }] } });
   try {
     await live.call('POST', '/v1/memories', { memories: [{ id: 'staging-db', kind: 'fact', text: 'The staging database is pg-staging-2.' }] }, token);
-    const without = await runCli(['eval', '--cases', casesFile, '--url', live.url, '--live']);
+    const without = await runCli(['eval', '--cases', cases.file, '--url', live.url, '--live']);
     expect(without.code).toBe(2);
     expect(without.stderr).toMatch(/requires a token: set KIOKU_TOKEN/);
-    const withToken = await runCli(['eval', '--cases', casesFile, '--url', live.url, '--live', '--json'], { KIOKU_TOKEN: token });
+    const withToken = await runCli(['eval', '--cases', cases.file, '--url', live.url, '--live', '--json'], { KIOKU_TOKEN: token });
     expect(withToken.code).toBe(1); // the wrong label still fails
     expect(withToken.json).toMatchObject({ summary: { cases: 3, passed: 2, failed: 1, transport_failures: 0 } });
   } finally {
@@ -34,7 +28,7 @@ it('evaluates a running token-protected service with KIOKU_TOKEN, and refuses to
 }, 60_000);
 
 it('runs a real server process over HTTP from the CLI and exits 1 when a case fails', async () => {
-  const r = await runCli(['eval', '--cases', casesFile, '--embedder', 'hash', '--judge', 'disabled', '--json']);
+  const r = await runCli(['eval', '--cases', cases.file, '--embedder', 'hash', '--judge', 'disabled', '--json']);
   expect(r.code).toBe(1);
   expect(r.json).toMatchObject({ transport: 'http', summary: { cases: 3, passed: 2, failed: 1 } });
   // other case files share no case with the shipped baseline: no made-up regression
@@ -42,7 +36,7 @@ it('runs a real server process over HTTP from the CLI and exits 1 when a case fa
   const one = await runCli([
     'eval',
     '--cases',
-    casesFile,
+    cases.file,
     '--only',
     'right-label',
     '--embedder',
@@ -55,7 +49,7 @@ it('runs a real server process over HTTP from the CLI and exits 1 when a case fa
   ]);
   expect(one.code).toBe(0);
   expect(one.json).toMatchObject({ summary: { cases: 1, passed: 1 } });
-  const ghost = await runCli(['eval', '--cases', casesFile, '--only', 'right-label,no-such-case']);
+  const ghost = await runCli(['eval', '--cases', cases.file, '--only', 'right-label,no-such-case']);
   expect(ghost.code).toBe(2);
   expect(ghost.stderr).toMatch(/no case with id no-such-case/);
 }, 60_000);
@@ -82,7 +76,7 @@ describe('evaluating the LLM judge', () => {
   afterAll(() => new Promise<void>((r) => llm.close(() => r())));
 
   it("passes the judge's endpoint settings to the evaluated server process, and nothing else", async () => {
-    const r = await runCli(['eval', '--cases', casesFile, '--embedder', 'hash', '--judge', 'llm', '--json'], {
+    const r = await runCli(['eval', '--cases', cases.file, '--embedder', 'hash', '--judge', 'llm', '--json'], {
       KIOKU_JUDGE_URL: llmUrl,
       KIOKU_JUDGE_MODEL: 'judge-model',
     });
@@ -92,10 +86,10 @@ describe('evaluating the LLM judge', () => {
   }, 60_000);
 
   it('refuses an LLM judge without its endpoint before starting anything (exit 2)', async () => {
-    const r = await runCli(['eval', '--cases', casesFile, '--embedder', 'hash', '--judge', 'llm'], { KIOKU_JUDGE_URL: '', KIOKU_JUDGE_MODEL: '' });
+    const r = await runCli(['eval', '--cases', cases.file, '--embedder', 'hash', '--judge', 'llm'], { KIOKU_JUDGE_URL: '', KIOKU_JUDGE_MODEL: '' });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/KIOKU_JUDGE_URL/);
-    const unknown = await runCli(['eval', '--cases', casesFile, '--judge', 'magic']);
+    const unknown = await runCli(['eval', '--cases', cases.file, '--judge', 'magic']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/--judge must be local, llm or disabled/);
   });

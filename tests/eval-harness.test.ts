@@ -2,22 +2,16 @@
 // and a correct label passes, in-process (the CLI and server-process cases are in eval-cli.test.ts).
 // The judge is off: these tests check the harness's scoring of recall, not the judge's calibration.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { evalCaseSchema, runEval, scoreCase, summarise } from '../src/eval/index.js';
 import type { PacketRecord, RecallPacket } from '../src/recall/index.js';
-import { REPO, tempDir } from './helpers.js';
-import { writeEvalCases } from './support/eval-cases.js';
+import { REPO } from './helpers.js';
+import { useEvalCases } from './support/eval-cases.js';
 
-let dir: ReturnType<typeof tempDir>;
-let casesFile: string;
-beforeAll(() => {
-  dir = tempDir();
-  casesFile = writeEvalCases(dir.path);
-});
-afterAll(() => dir.cleanup());
+const cases = useEvalCases();
 
 it('passes a correct label and fails a deliberately wrong one (in-process)', async () => {
-  const report = await runEval({ caseFiles: [casesFile], libraryDir: join(REPO, 'evals/library'), transport: 'inproc', embedder: 'hash', judge: 'disabled' });
+  const report = await runEval({ caseFiles: [cases.file], libraryDir: join(REPO, 'evals/library'), transport: 'inproc', embedder: 'hash', judge: 'disabled' });
   const byId = Object.fromEntries(report.results.map((r) => [r.id, r]));
   expect(byId['right-label']?.pass).toBe(true);
   expect(byId['wrong-label']?.pass).toBe(false);
@@ -34,7 +28,7 @@ it('passes a correct label and fails a deliberately wrong one (in-process)', asy
 });
 
 it('counts an unreachable server as failure, never as an empty success', async () => {
-  const report = await runEval({ caseFiles: [casesFile], libraryDir: join(REPO, 'evals/library'), transport: 'http', url: 'http://127.0.0.1:1' });
+  const report = await runEval({ caseFiles: [cases.file], libraryDir: join(REPO, 'evals/library'), transport: 'http', url: 'http://127.0.0.1:1' });
   expect(report.summary).toMatchObject({ passed: 0, failed: 3, transport_failures: 3 });
 });
 

@@ -2,6 +2,8 @@
 // through the CLI in eval-cli.test.ts): one right label, one deliberately wrong one, one greeting.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { tempDir } from '../helpers.js';
 
 /** Write the three cases into `dir`; returns the case file's path. */
 export function writeEvalCases(dir: string): string {
@@ -23,4 +25,16 @@ export function writeEvalCases(dir: string): string {
     }),
   );
   return casesFile;
+}
+
+/** The three cases in a temporary directory for the whole test file: `cases.file` once beforeAll ran. */
+export function useEvalCases(): { file: string } {
+  const cases = { file: '' };
+  let dir: ReturnType<typeof tempDir> | undefined;
+  beforeAll(() => {
+    dir = tempDir();
+    cases.file = writeEvalCases(dir.path);
+  });
+  afterAll(() => dir?.cleanup());
+  return cases;
 }
