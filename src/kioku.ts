@@ -460,8 +460,11 @@ export class LocalKioku implements Kioku {
     const caller = this.orgCallerIn(ns, access);
     if (!canSee(found, caller)) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
     const answer = { ...found, ...ownerMark(found, caller) };
-    // a fetch by key is a use (projections/access.ts): it feeds the ACT-R re-rank and brings an archived item back
-    await this.store.log.append({ type: 'evidence.fetched', ns, actor: access.actor ?? this.options.actor ?? 'kioku', data: { evidence_keys: [answer.key] } });
+    // a fetch by key is a use (projections/access.ts): it feeds the ACT-R re-rank and brings an archived item back.
+    // Recorded when the log takes writes: a store that refuses them (full disk, database lost) still answers reads
+    await this.store.log
+      .append({ type: 'evidence.fetched', ns, actor: access.actor ?? this.options.actor ?? 'kioku', data: { evidence_keys: [answer.key] } })
+      .catch(() => undefined);
     return answer;
   }
 
