@@ -36,16 +36,20 @@ export function isSecretKind(kind: string): kind is SecretKind {
 }
 
 
-/** Every rule's hints in one case-insensitive expression: a text matching none (most of them) is done in one scan. */
-const ANY_HINT = new RegExp(
-  [...new Set(SECRET_RULES.flatMap((r) => r.hints.map((h) => h.toLowerCase())))].map((h) => h.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
-  'i',
-);
+/** Every rule's hints in two expressions (as written; lower-cased ones in any case): a text matching neither (most of them) is done in two scans. */
+const escape = (h: string): string => h.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const hintsOf = (lower: boolean): RegExp | undefined => {
+  const hints = [...new Set(SECRET_RULES.filter((r) => (r.lowerCase === true) === lower).flatMap((r) => r.hints))];
+  return hints.length ? new RegExp(hints.map(escape).join('|'), lower ? 'i' : '') : undefined;
+};
+const EXACT_HINT = hintsOf(false);
+const ANY_CASE_HINT = hintsOf(true);
 
 /** Spans that are never secrets whatever a rule says: placeholders, data URIs (images), and what lies inside them. */
 function protectedSpans(text: string): [number, number][] {
   const spans: [number, number][] = [];
-  for (const m of text.matchAll(PLACEHOLDER_PATTERN)) spans.push([m.index, m.index + m[0].length]);
+  // anything in ⟦ ⟧ is a placeholder, ours or one a text describes (`⟦secret:kind:id⟧`)
+  for (const m of text.matchAll(/⟦[^⟦⟧\n]{1,80}⟧/g)) spans.push([m.index, m.index + m[0].length]);
   for (const m of text.matchAll(/data:[\w/+.-]{1,100}(?:;[\w=.-]{1,100})*;base64,[A-Za-z0-9+/=]+/g)) spans.push([m.index, m.index + m[0].length]);
   return spans;
 }
@@ -72,7 +76,7 @@ function secretOf(m: RegExpExecArray): { start: number; value: string } | undefi
 
 /** Every secret the rules find, left to right, none overlapping (the more specific rule wins a tie). */
 export function findSecrets(text: string): SecretFinding[] {
-  if (text.length < 8 || !ANY_HINT.test(text)) return [];
+  if (text.length < 8 || !(EXACT_HINT?.test(text) || ANY_CASE_HINT?.test(text))) return [];
   let lower: string | undefined;
   let shielded: [number, number][] | undefined;
   const taken: [number, number][] = [];

@@ -79,7 +79,7 @@ const FORMAT_RULES: SecretRule[] = [
     // sk-learn-style words joined by hyphens are prose; a key has digits and mixed case
     accept: (value) => /\d/.test(value) && /[A-Z]/.test(value) && /[a-z]/.test(value.slice(3)),
   },
-  { kind: 'github-token', hints: ['gh', 'github_pat_'], pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])/gd },
+  { kind: 'github-token', hints: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'], pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])/gd },
   { kind: 'gitlab-token', hints: ['glpat-'], pattern: /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}/gd },
   { kind: 'slack-token', hints: ['xox'], pattern: /(?<![A-Za-z0-9_-])xox[abprse]-(?:[A-Za-z0-9]{1,40}-){0,5}[A-Za-z0-9]{10,}/gd },
   { kind: 'slack-webhook', hints: ['hooks.slack.com'], pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{20,}/gd },
@@ -132,11 +132,11 @@ const SEPARATOR = String.raw`["']?\s{0,3}(?:=>|=|:|：|\bis\b|\bwas\b|是|为|�
 const VALUE = String.raw`(?:"(?<dq>[^"\\\n]{1,400})"|'(?<sq>[^'\\\n]{1,400})'|\x60(?<bq>[^\x60\n]{1,400})\x60|(?<bare>[^\s"'\x60<>]{1,400}))`;
 
 /**
- * One pass for every English label: the search starts at the label (a literal V8 scans for
- * quickly), and what comes before it (DB_, x-api-, --) is a lookbehind checked only there.
+ * One pass for every English label: the search starts at the label, and what comes before it
+ * (DB_, x-api-, --) is checked where a label matched (labelStandsAlone).
  */
 const ASSIGNMENT = new RegExp(
-  `(?<=(?:^|[^A-Za-z0-9])-{0,2}(?<prefix>[A-Za-z0-9]{0,40}[_.-]?))(?:(?<password>${PASSWORD_LABEL})|(?<apikey>${API_KEY_LABEL})|(?<secret>${SECRET_LABEL})|(?<token>${TOKEN_LABEL}))${SEPARATOR}${VALUE}`,
+  `(?:(?<password>${PASSWORD_LABEL})|(?<apikey>${API_KEY_LABEL})|(?<secret>${SECRET_LABEL})|(?<token>${TOKEN_LABEL}))${SEPARATOR}${VALUE}`,
   'gid',
 );
 
@@ -195,7 +195,13 @@ function acceptAssigned(value: string, match: RegExpExecArray, min: number): boo
 
 /** The label is a key of its own (DB_PASSWORD, dbPassword, apiKey), not the end of a word (bypass, compass, mytoken). */
 function labelStandsAlone(match: RegExpExecArray): boolean {
-  const prefix = match.groups?.['prefix'];
+  // what comes before the label (DB_, x-api-, dbPassword's db, --), read back from the text here
+  // rather than as a lookbehind the expression would try at every position
+  const start = Math.max(0, match.index - 44);
+  const before = match.input.slice(start, match.index);
+  const m = (start === 0 ? /(?:^|[^A-Za-z0-9])-{0,2}([A-Za-z0-9]{0,40}[_.-]?)$/ : /[^A-Za-z0-9]-{0,2}([A-Za-z0-9]{0,40}[_.-]?)$/).exec(before);
+  if (!m) return false;
+  const prefix = m[1] ?? '';
   if (!prefix || /[_.-]$/.test(prefix)) return true;
   const g = match.groups ?? {};
   const label = g['password'] ?? g['apikey'] ?? g['secret'] ?? g['token'] ?? '';
@@ -207,7 +213,7 @@ export function isTemplate(value: string): boolean {
   if (value.startsWith('⟦')) return true;
   if (/^\$\{[^}]*\}?$|^\$[A-Za-z_][A-Za-z0-9_]*$|^\{\{.*\}\}$|^<[^>]*>$|^\[[^\]]*\]$|^%[sd]$|^\{[A-Za-z_]*\}$/.test(value)) return true;
   if (/^(?:\*+|x+|X+|\.+|…+|-+|#+|•+)$/.test(value)) return true;
-  if (/^(?:null|none|nil|undefined|true|false|empty|redacted|hidden|required|optional|string|str|changeme|password|secret|token)$/i.test(value)) return true;
+  if (/^(?:null|none|nil|undefined|true|false|empty|redacted|hidden|required|optional|string|str|changeme|password|passwd|pass|pwd|secret|token)$/i.test(value)) return true;
   if (/^(?:YOUR|MY|SOME|THE|ENTER|INSERT|REPLACE)[_-]/i.test(value) || /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value)) return true;
   if (/^process\.env\.|^os\.environ|^env\(|^getenv\(/i.test(value)) return true;
   return false;
