@@ -57,9 +57,9 @@ describe('the corpus (npm run eval:secrets)', () => {
     expect(r.false_positives).toEqual([]);
   });
 
-  it('keeps the held-out figures it had when written (precision 1, recall ≥ 0.8)', () => {
+  it('keeps the held-out figures (precision 1, recall ≥ 0.96; 0.80 when first measured, see holdout.json)', () => {
     const r = scoreCorpus(corpus('holdout.json'));
     expect(r.precision).toBe(1);
-    expect(r.recall).toBeGreaterThanOrEqual(0.8);
+    expect(r.recall).toBeGreaterThanOrEqual(0.96);
   });
 });

@@ -81,7 +81,7 @@ const FORMAT_RULES: SecretRule[] = [
   },
   { kind: 'github-token', hints: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'], pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])/gd },
   { kind: 'gitlab-token', hints: ['glpat-'], pattern: /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}/gd },
-  { kind: 'slack-token', hints: ['xox'], pattern: /(?<![A-Za-z0-9_-])xox[abprse]-(?:[A-Za-z0-9]{1,40}-){0,5}[A-Za-z0-9]{10,}/gd },
+  { kind: 'slack-token', hints: ['xox'], pattern: /(?<![A-Za-z0-9_-])xox[abprse](?:\.xox[a-z])?-(?:[A-Za-z0-9]{1,40}-){0,5}[A-Za-z0-9]{10,}/gd },
   { kind: 'slack-webhook', hints: ['hooks.slack.com'], pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{20,}/gd },
   { kind: 'discord-webhook', hints: ['/api/webhooks/'], pattern: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d{5,}\/[A-Za-z0-9_-]{20,}/gd },
   // publishable keys (pk_live_) are meant to be public and stay
@@ -99,6 +99,13 @@ const FORMAT_RULES: SecretRule[] = [
     // (a # is taken into the password: pasted raw, it is not a fragment, since a host follows)
     pattern: /(?<=(?:^|[^A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}):\/\/[^\s:/?#@'"<>]*:(?<value>[^\s@/?'"<>]+)@[^\s/?#'"<>@]+/gd,
     accept: (value) => !isTemplate(value),
+  },
+  // --password VALUE: a command line's flag and its value apart
+  {
+    kind: 'password',
+    hints: ['--pass', '--token', '--api-key', '--secret'],
+    pattern: /--(?:password|passwd|pass|token|api-key|secret)[ \t]+(?<value>[^\s'"-][^\s'"]{3,})/gd,
+    accept: (value) => !isTemplate(value) && /[\d\W]|[a-z][A-Z]/.test(value),
   },
   // mysql -pSECRET: the password glued to the flag
   { kind: 'password', hints: ['mysql'], pattern: /\bmysql(?:dump|admin)?\b[^\n]{0,200}?\s-p(?<value>[^\s'"]{4,})/gd, accept: (value) => !isTemplate(value) },
@@ -205,6 +212,8 @@ function labelStandsAlone(match: RegExpExecArray): boolean {
   if (!prefix || /[_.-]$/.test(prefix)) return true;
   const g = match.groups ?? {};
   const label = g['password'] ?? g['apikey'] ?? g['secret'] ?? g['token'] ?? '';
+  // PGPASSWORD, MYSQLTOKEN: an environment variable's name in capitals (not BYPASS: a short label glued on)
+  if (/^[A-Z0-9]+$/.test(prefix) && /^[A-Z]{5,}$/.test(label)) return true;
   return /^[A-Z]/.test(label) && /[a-z0-9]$/.test(prefix);
 }
 
