@@ -5,7 +5,7 @@
 // renamed over the old one, both fsynced), so the sealed bytes in the log can no longer be opened.
 // A unit written after its purge gets a new key (a new kid): old ciphertexts stay unreadable.
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 const FILE = 'data-keys.jsonl';
@@ -150,4 +150,25 @@ function parseLine(text: string): DataKey | undefined {
 /** Where a data dir keeps its data keys. */
 export function keysDir(dataDir: string): string {
   return join(dataDir, 'keys');
+}
+
+/**
+ * Write every data key of `dataDir` to `file` (mode 0600) beside an export or a backup, so the
+ * copy opens what the library opens — and nothing it purged. No file when there are none.
+ */
+export function exportKeys(dataDir: string, file: string): number {
+  const keys = new FileKeyStore(keysDir(dataDir)).all();
+  if (keys.length === 0) return 0;
+  writeFileSync(file, keys.map(line).join(''), { mode: 0o600 });
+  return keys.length;
+}
+
+/** Add the keys of an export's or a backup's key file to `dataDir`'s store; how many were new (0 without a file). */
+export function importKeys(file: string, dataDir: string): number {
+  if (!existsSync(file)) return 0;
+  const keys = readFileSync(file, 'utf8')
+    .split('\n')
+    .map(parseLine)
+    .filter((k): k is DataKey => k !== undefined);
+  return new FileKeyStore(keysDir(dataDir)).adopt(keys);
 }

@@ -13,6 +13,7 @@ import { DEFAULT_DELIVERY_RULES, deliver, PARTIAL_OF, type DeliveryCandidate, ty
 import { DisabledJudge } from './judge/index.js';
 import { recall, type RecallCore } from './pipeline.js';
 import { matchText, turnQueryTerms } from './terms.js';
+import { PURGED_TEXT } from '../privacy/index.js';
 
 const isoTime = z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO 8601 date or time');
 
@@ -60,6 +61,8 @@ export interface ReplayedTurn {
   /** candidates that had no recorded verdict (unknown: never delivered) */
   unjudged: number;
   retrieval: 'recorded' | 'rerun';
+  /** the turn's text was purged (issue 33): its query reads as ⟦purged⟧, the delivery is replayed without it */
+  text_purged?: true;
   /**
    * Usage accounting as recorded for this turn: candidates that were demoted (with their rank
    * in the fused list, after the bounded demotion), and which negative verdicts counted toward
@@ -231,6 +234,7 @@ async function replayTurn(t: TurnRecord, context: ReplayContext, delivered: Deli
     after: result.items.map((i) => i.key),
     unjudged: deliveryCandidates.filter((c) => c.verdict === null).length,
     retrieval: context.retrieve ? 'rerun' : 'recorded',
+    ...(t.query === PURGED_TEXT ? { text_purged: true as const } : {}),
     accounting: accountingOf(t),
   };
 }

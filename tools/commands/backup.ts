@@ -17,6 +17,7 @@ import { KiokuError } from '../../src/errors.js';
 import { openKioku } from '../../src/kioku.js';
 import { openEventStore, type Head, type VerifyReport } from '../../src/log/index.js';
 import { readChainFile } from '../../src/log/transfer.js';
+import { exportKeys, importKeys } from '../../src/privacy/index.js';
 import { EXIT, emit, shortHash, type OutputOptions } from '../cli-util.js';
 import { connectKioku } from './connection.js';
 import { writeVerifiedChain } from './chain-pages.js';
@@ -29,6 +30,8 @@ export const MANIFEST = 'manifest.json';
 const CHAIN_FILE = 'log.kchain';
 const ANCHORS_FILE = 'anchors.jsonl';
 const KEY_FILE = 'anchor-ed25519.pem';
+/** the data keys sealed texts open with (issue 33): what the library had not purged when backed up */
+const DATA_KEYS_FILE = 'data-keys.jsonl';
 
 export interface BackupManifest {
   kioku_backup: 1;
@@ -44,6 +47,7 @@ export interface BackupManifest {
   live_digests?: Record<string, string>;
   anchors?: string;
   anchor_key?: string;
+  data_keys?: string;
 }
 
 async function sha256File(file: string): Promise<string> {
@@ -97,10 +101,12 @@ export async function backupCommand(dir: string, flags: BackupFlags): Promise<nu
   } finally {
     await kioku.close();
   }
+  const dataKeys = library.remote ? 0 : exportKeys(library.paths.dataDir, join(dir, DATA_KEYS_FILE));
   // shown to restore: the chain folded in a scratch library, off the service
   const scratch = mkdtempSync(join(tmpdir(), 'kioku-backup-check-'));
   let rebuilt: Awaited<ReturnType<typeof restoreChain>>;
   try {
+    importKeys(join(dir, DATA_KEYS_FILE), scratch);
     rebuilt = await restoreChain(resolvePaths({ data: scratch, store: 'leveldb' }), chainFile, head);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -115,6 +121,7 @@ export async function backupCommand(dir: string, flags: BackupFlags): Promise<nu
     chain_sha256: await sha256File(chainFile),
     digests: rebuilt.digests,
     ...(live ? { live_digests: live } : {}),
+    ...(dataKeys > 0 ? { data_keys: DATA_KEYS_FILE } : {}),
   };
   // the anchors and their key live beside the log, outside the chain: copied as they are now —
   // from this machine's data dir only (a service named by KIOKU_URL never hands out its key)
@@ -175,6 +182,8 @@ export async function restoreCommand(dir: string, flags: BackupFlags): Promise<n
     mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
     copyFileSync(join(dir, name), target);
   }
+  // the data keys before the fold: the sealed texts open as they did when backed up
+  if (manifest.data_keys && !manifest.data_keys.includes('/')) importKeys(join(dir, manifest.data_keys), paths.dataDir);
   const { digests, verify } = await restoreChain(paths, chainFile, manifest.head);
   const differ = differing(manifest.digests, digests);
   const ok = verify.ok && verify.head.seq === manifest.head.seq && verify.head.hash === manifest.head.hash && differ.length === 0;

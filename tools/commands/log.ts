@@ -5,6 +5,7 @@ import type { PathOverrides } from '../../src/config.js';
 import { resolvePaths } from '../../src/config.js';
 import { openChainSource, openEventStore, verifySource } from '../../src/log/index.js';
 import { exportChainToFile, readChainFile } from '../../src/log/transfer.js';
+import { exportKeys, importKeys } from '../../src/privacy/index.js';
 import { EXIT, emit, jsonReplacer, shortHash, type OutputOptions } from '../cli-util.js';
 import type { LogStatsAnswer } from '../../src/operations.js';
 import { writeVerifiedChain } from './chain-pages.js';
@@ -78,11 +79,13 @@ export async function logExportCommand(flags: LogFlags & { out?: string }): Prom
   return storeOrService(
     flags,
     () => exportStoreItself(flags, out, started),
-    async ({ kioku, via }) => {
+    async ({ kioku, via, library }) => {
       // the service's head now; the frames up to it are read in pages between its writes, and checked link by link as the file is read back
       const { head } = await kioku.logFrames({ from: 1, limit: 1 });
       const written = await writeVerifiedChain(kioku, head, out);
-      const result = { ok: true, file: out, head, records: written.records, bytes: written.bytes, via, seconds: elapsed(started) };
+      // a service named by KIOKU_URL never hands out its data keys: its sealed texts travel sealed, unopenable
+      const data_keys = library.remote ? 0 : exportKeys(library.paths.dataDir, keysFileOf(out));
+      const result = { ok: true, file: out, head, records: written.records, bytes: written.bytes, data_keys, via, seconds: elapsed(started) };
       emit(flags, () => `exported ${written.records} records (head ${head.seq} ${shortHash(head.hash)}, verified) to ${out} through ${via}`, result);
       return EXIT.ok;
     },
@@ -100,7 +103,8 @@ async function exportStoreItself(flags: LogFlags, out: string, started: number):
       return EXIT.problem;
     }
     const written = await exportChainToFile(chain.source(), report.head, out);
-    const result = { ok: true, file: out, head: report.head, records: written.records, bytes: written.bytes, via: 'the store', seconds: elapsed(started) };
+    const data_keys = exportKeys(paths.dataDir, keysFileOf(out));
+    const result = { ok: true, file: out, head: report.head, records: written.records, bytes: written.bytes, data_keys, via: 'the store', seconds: elapsed(started) };
     emit(flags, () => `exported ${written.records} records (head ${report.head.seq} ${shortHash(report.head.hash)}, verified) to ${out}`, result);
     return EXIT.ok;
   } finally {
@@ -117,9 +121,11 @@ export async function logImportCommand(file: string, flags: LogFlags): Promise<n
   try {
     if (!log.importChain) throw new KiokuError('KIOKU_USAGE', `the ${log.kind} store cannot import a chain`);
     const head = await log.importChain(frames);
+    // the sealed texts open here with the keys exported beside the chain (a purged item's are not among them)
+    const data_keys = importKeys(keysFileOf(file), paths.dataDir);
     const report = await log.verify();
     const ok = report.ok && head.seq === header.head.seq && head.hash === header.head.hash && report.head.hash === header.head.hash;
-    const result = { ok, file, store: log.kind, head, exported_head: header.head, verified: report.ok, checked: report.checked, seconds: elapsed(started) };
+    const result = { ok, file, store: log.kind, head, exported_head: header.head, verified: report.ok, checked: report.checked, data_keys, seconds: elapsed(started) };
     emit(
       flags,
       () =>
@@ -132,6 +138,11 @@ export async function logImportCommand(file: string, flags: LogFlags): Promise<n
   } finally {
     await log.close();
   }
+}
+
+/** Where an export keeps the data keys of its sealed texts (issue 33): beside the chain file, mode 0600. */
+function keysFileOf(chainFile: string): string {
+  return `${chainFile}.keys`;
 }
 
 function elapsed(started: number): number {
