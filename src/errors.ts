@@ -35,7 +35,10 @@ export const ERROR_REGISTRY = {
   KIOKU_NOT_FOUND: { status: 404, summary: 'The item, memory or document named does not exist in that namespace.' },
   KIOKU_ID_CONFLICT: { status: 409, summary: 'An id is already used by an item with different content.' },
   KIOKU_RETIRED: { status: 409, summary: 'The memory was forgotten or superseded and cannot be changed that way.' },
-  KIOKU_AUDIENCE_REFUSED: { status: 403, summary: "Single-user Kioku: a memory's audience can only be you; naming anyone else is refused." },
+  KIOKU_AUDIENCE_REFUSED: {
+    status: 403,
+    summary: "An audience the writer may not give: without an org only you; in an org only the org or spaces of the writer's own subtree.",
+  },
   KIOKU_SINGLE_USER: { status: 409, summary: 'The library has no org (single-user Kioku): a notify names members that cannot exist; nothing was written.' },
   KIOKU_EMBEDDER_FAILED: { status: 502, summary: 'The embedding model or provider failed or timed out.' },
   KIOKU_EMBEDDER_UNAVAILABLE: { status: 503, summary: 'The configured embedder cannot be loaded (missing package, bad configuration).' },

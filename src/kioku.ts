@@ -600,12 +600,14 @@ export class LocalKioku implements Kioku {
 
   logEpisode(input: EpisodeInput, access: Access = {}): Promise<{ episode_id: string }> {
     const { namespace, ...rest } = parseInput(wire.episode, input ?? {}, 'log episode');
-    return this.knowledge.logEpisodeParsed({ ...rest, ns: namespaceOf(namespace, access) });
+    const ns = namespaceOf(namespace, access);
+    return this.knowledge.logEpisodeParsed({ ...rest, ns }, this.orgCallerIn(ns, access)?.member?.name);
   }
 
   registerAsset(input: AssetInput, access: Access = {}): Promise<AssetRegisteredAnswer> {
     const { namespace, ...rest } = parseInput(wire.asset, input ?? {}, 'register asset');
-    return this.knowledge.registerAssetParsed({ ...rest, ns: namespaceOf(namespace, access) });
+    const ns = namespaceOf(namespace, access);
+    return this.knowledge.registerAssetParsed({ ...rest, ns }, this.orgCallerIn(ns, access)?.member?.name);
   }
 
   async asset(id: string, input: AssetQueryInput, access: Access = {}): Promise<AssetAnswer> {

@@ -83,6 +83,9 @@ beforeAll(async () => {
     expect((await write(who, `${p}-${space}`, { spaces: [space] })).status).toBe(200);
     expect((await write(who, `${p}-org`, { org: true })).status).toBe(200);
   }
+  // alice's own episode and asset: hers alone, like an own memory
+  expect((await call('alice', 'POST', '/v1/episodes', { episode_id: 'A-ep', messages: [{ role: 'user', text: 'the quarterly rollout plan call, verbatim' }] })).status).toBe(200);
+  expect((await call('alice', 'POST', '/v1/assets', { id: 'A-asset', content: 'rollout steps', name: 'rollout.txt', description: 'the quarterly rollout plan diagram' })).status).toBe(200);
   for (const who of MEMBERS) {
     expect((await call(who, 'POST', '/v1/sessions/open', { agent: 'matrix', session_id: `s-${who}` })).status).toBe(200);
     const turn = await call(who, 'POST', '/v1/turns/start', { session_id: `s-${who}`, query: 'what is the quarterly rollout plan for billing?' });
@@ -156,6 +159,18 @@ describe('the access matrix over HTTP', () => {
       const art = await call(who, 'GET', `/v1/artifacts/${turnOf.get(other) as string}`);
       expect(art.status, `${who} artifacts of ${other}`).toBe(other === who ? 200 : 404);
     }
+  });
+});
+
+describe('episodes and assets', () => {
+  it.each(MEMBERS)("%s: alice's episode and asset are hers alone (items, GET /v1/assets, recall_episodes, get_asset)", async (who) => {
+    const hers = who === 'alice';
+    const items = await call(who, 'POST', '/v1/items/query', { layers: ['episode', 'asset'], limit: 50 });
+    expect(keysOf(items.body['items'], 'key').sort()).toEqual(hers ? ['ev1:team:asset:A-asset', 'ev1:team:episode:A-ep'] : []);
+    expect((await call(who, 'GET', '/v1/assets/A-asset')).status).toBe(hers ? 200 : 404);
+    const episodes = await tool(who, 'recall_episodes', { message: 'quarterly rollout plan call verbatim' });
+    expect(JSON.stringify(episodes.structuredContent ?? {}).includes('ev1:team:episode:A-ep'), `${who} recall_episodes`).toBe(hers);
+    expect((await tool(who, 'get_asset', { id: 'A-asset' })).isError === true, `${who} get_asset`).toBe(!hers);
   });
 });
 

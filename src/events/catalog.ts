@@ -154,6 +154,8 @@ export const eventSchemas = {
     episode_id: id,
     session_id: id.optional(),
     messages: z.array(message).min(1).max(10_000),
+    /** in an org (issue 34): the member whose dialogue it is; visible to that member only */
+    owner: z.string().min(1).max(200).optional(),
   }),
   'asset.registered': z.strictObject({
     id: id,
@@ -167,6 +169,8 @@ export const eventSchemas = {
     size: z.number().int().nonnegative(),
     sha256: sha256Hex,
     mime: z.string().max(200).optional(),
+    /** in an org (issue 34): the member who registered it; visible to that member only */
+    owner: z.string().min(1).max(200).optional(),
   }),
   'embedding.computed': z.strictObject({
     evidence_key: evidenceKey,

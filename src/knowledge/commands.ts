@@ -556,14 +556,19 @@ export class Knowledge {
     return this.logEpisodeParsed(parseInput(episodeSchema, input, 'log episode'));
   }
 
-  async logEpisodeParsed(p: z.output<typeof episodeSchema>): Promise<{ episode_id: string }> {
+  /** `owner`: the writer's member in an org (issue 34): the episode is visible to it only */
+  async logEpisodeParsed(p: z.output<typeof episodeSchema>, owner?: string): Promise<{ episode_id: string }> {
     return this.exclusive(async () => {
       const episodeId = p.episode_id ?? newId('ep');
       if (this.records.get(evidenceKey({ ns: p.ns, layer: 'episode', id: episodeId }))) {
         throw new KiokuError('KIOKU_ID_CONFLICT', `episode "${episodeId}" already exists`, { details: { field: 'episode_id' } });
       }
       await this.commit([
-        { type: 'episode.logged', ns: p.ns, data: { episode_id: episodeId, messages: p.messages, ...(p.session_id ? { session_id: p.session_id } : {}) } },
+        {
+          type: 'episode.logged',
+          ns: p.ns,
+          data: { episode_id: episodeId, messages: p.messages, ...(p.session_id ? { session_id: p.session_id } : {}), ...(owner ? { owner } : {}) },
+        },
       ]);
       return { episode_id: episodeId };
     });
@@ -574,7 +579,8 @@ export class Knowledge {
     return this.registerAssetParsed(parseInput(assetSchema, input, 'register asset'));
   }
 
-  async registerAssetParsed(p: z.output<typeof assetSchema>): Promise<AssetRegistered> {
+  /** `owner`: the writer's member in an org (issue 34): the asset is visible to it only */
+  async registerAssetParsed(p: z.output<typeof assetSchema>, owner?: string): Promise<AssetRegistered> {
     if ((p.path === undefined) === (p.content === undefined))
       throw new KiokuError('KIOKU_INPUT_INVALID', 'register asset: path: give either path (a file under the namespace\'s asset root) or content (the bytes), not both', {
         details: { field: 'path' },
@@ -591,7 +597,7 @@ export class Knowledge {
         {
           type: 'asset.registered',
           ns: p.ns,
-          data: { id, path, description: p.description, tags: p.tags, size, sha256, ...(p.mime ? { mime: p.mime } : {}) },
+          data: { id, path, description: p.description, tags: p.tags, size, sha256, ...(p.mime ? { mime: p.mime } : {}), ...(owner ? { owner } : {}) },
         },
       ]);
       return { id, changed: true, size, sha256 };

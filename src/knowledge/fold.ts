@@ -278,7 +278,7 @@ function episodeLogged(record: LogRecord): ItemChange {
       occurred_at: d.messages[0]?.at ?? isoAt(record.ts),
       seq: record.seq,
     },
-    { ...(d.session_id ? { session_id: d.session_id } : {}) },
+    { ...(d.session_id ? { session_id: d.session_id } : {}), ...(d.owner ? { owner: d.owner } : {}) },
   );
   return { op: 'upsert', item: { ...item, fingerprint: item.content_fp } };
 }
@@ -288,7 +288,7 @@ function assetRegistered(record: LogRecord): ItemChange {
   const d = record.data as EventData<'asset.registered'>;
   const item = makeItem(
     { ns: record.ns, layer: 'asset', id: d.id, title: d.path.split('/').pop() ?? d.path, text: d.description, occurred_at: isoAt(record.ts), seq: record.seq },
-    { tags: d.tags, asset: { path: d.path, size: d.size, sha256: d.sha256, ...(d.mime ? { mime: d.mime } : {}) } },
+    { tags: d.tags, asset: { path: d.path, size: d.size, sha256: d.sha256, ...(d.mime ? { mime: d.mime } : {}) }, ...(d.owner ? { owner: d.owner } : {}) },
   );
   return { op: 'upsert', item };
 }

@@ -8,7 +8,7 @@ import type { Caller } from '../api/index.js';
 import type { Rendered } from './tool.js';
 
 /** One item as the tools show it. Remote answers are JSON: a field the type promises may still be absent. */
-export function itemView(e: RecordEntry & Pick<EvidenceAnswer, 'head_id'>) {
+export function itemView(e: RecordEntry & Pick<EvidenceAnswer, 'head_id'> & { mine?: boolean }) {
   return {
     evidence_key: e.key,
     id: e.id,
@@ -21,6 +21,8 @@ export function itemView(e: RecordEntry & Pick<EvidenceAnswer, 'head_id'>) {
     ...(e.head_id ? { current: e.head_id } : {}),
     ...(Array.isArray(e.tags) && e.tags.length ? { tags: e.tags } : {}),
     ...(e.owner ? { owner: e.owner } : {}),
+    // in an org (issue 34): false for another member's item, which the agent must not retell as the user's
+    ...(typeof e.mine === 'boolean' ? { mine: e.mine } : {}),
   };
 }
 
@@ -31,7 +33,7 @@ export function renderItems(items: ItemView[], empty: string): string {
   return items
     .map(
       (i) =>
-        `- [${i.evidence_key}]${i.kind ? ` (${i.kind})` : ''}${i.status !== 'active' ? ` [${i.status}${i.current ? ` → ${i.current}` : ''}]` : ''} ${String(i.text).slice(0, 400)}`,
+        `- [${i.evidence_key}]${i.kind ? ` (${i.kind})` : ''}${i.status !== 'active' ? ` [${i.status}${i.current ? ` → ${i.current}` : ''}]` : ''}${i.mine === false ? ` (${i.owner ?? 'the team'}'s, not the user's)` : ''} ${String(i.text).slice(0, 400)}`,
     )
     .join('\n');
 }
@@ -41,7 +43,7 @@ export function renderPacket(p: RecallPacket): string {
   const others = p.records
     .filter((r) => !r.why.delivered)
     .slice(0, 5)
-    .map((r) => `- [${r.evidence_key}] ${r.title}`);
+    .map((r) => `- [${r.evidence_key}]${r.mine === false ? ` (${r.owner ?? 'the team'}'s)` : ''} ${r.title}`);
   return [delivered || 'Nothing to deliver for this message.', others.length ? `Other candidates (ask get_memory for one):\n${others.join('\n')}` : '']
     .filter(Boolean)
     .join('\n\n');
