@@ -3,7 +3,7 @@
 // write_memory and log_episodes (kioku mcp over stdio), the hook (a prompt and a captured answer),
 // `kioku import` (a child process) — and then: no file under the data dir but the vault holds any of
 // them (LevelDB .log/.ldb, projection snapshots, the hook's files), recall shows placeholders, and
-// reveal_secret gives every value back to this machine. A real server on a loopback port.
+// reveal_secret (and kioku secret reveal) give every value back to this machine. A real server on a loopback port.
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -155,6 +155,10 @@ describe('20 secrets through every write path', () => {
       const r = await callTool(mcp, 'reveal_secret', { id: vault.idOf('private', value) });
       expect({ name, error: r.isError ? r.content[0]?.text : undefined, value: r.structuredContent?.['value'] }).toEqual({ name, error: undefined, value });
     }
+
+    // and `kioku secret reveal` (a child process, through the running service): the value alone on stdout
+    const cli = await runCli(['secret', 'reveal', `⟦secret:private-key:${vault.idOf('private', S.pem)}⟧`, '--data', server.dir], { HOME: server.dir });
+    expect({ code: cli.code, stdout: cli.stdout }).toEqual({ code: 0, stdout: `${S.pem}\n` });
 
     // every file under the data dir but the vault, after the service wrote its snapshots and closed
     await mcp.close();
