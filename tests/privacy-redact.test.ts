@@ -97,6 +97,11 @@ describe('redaction before append', () => {
     expect(all).toContain(turn.turn_id);
     const types = frames.map((f) => (JSON.parse(f) as { type: string; data: { event_type?: string } })).filter((r) => r.type === 'secret.redacted');
     expect(new Set(types.map((r) => r.data.event_type))).toEqual(new Set(['turn.started', 'recall.performed', 'turn.completed']));
+    // the log holds what was stored: a rebuild folds the same state, bit for bit
+    await kioku.writeMemories({ memories: [{ id: 'm1', kind: 'fact', text: `the key is ${KEY}` }] });
+    const before = kioku.projections.digests();
+    await kioku.projections.rebuild();
+    expect(kioku.projections.digests()).toEqual(before);
   });
 
   it("keeps the hook's spool free of them: a capture the service could not take waits redacted, its value in the vault", async () => {
