@@ -4,6 +4,7 @@
 // delivered, items delivered per question, and the share of delivered items that are gold, by
 // category. `npm run eval:locomo -- --delivery` runs it after the recall orders, on a copy of the
 // same library.
+import { parseEvidenceKey } from '../../src/knowledge/evidence.js';
 import type { RecallPacket } from '../../src/recall/index.js';
 import { askInOrder } from '../service.js';
 
@@ -37,8 +38,8 @@ const rates = (t: Tally) => ({
   gold_share: t.items ? round(t.gold_items / t.items) : 0,
 });
 
-/** The id of an evidence key `ev1:<ns>:<layer>:<id>` (LoCoMo ids hold a colon: "D1:3"). */
-const idOf = (key: string): string => key.split(':').slice(3).join(':');
+/** The id of an evidence key (a LoCoMo id's colon is escaped in the key: parsed, never split). */
+const idOf = (key: string): string => parseEvidenceKey(key)?.id ?? key;
 
 export async function measureDelivery(base: string, questions: readonly DeliveryQuestion[]): Promise<DeliveryReport> {
   const overall = zero();
