@@ -411,7 +411,7 @@ export class LocalKioku implements Kioku {
     // supersede_ids may name memories by evidence key (as answers show them): resolved to ids here, once
     const resolved = memories.map((m, i) => (m.supersede_ids.some((r) => r.startsWith('ev1:')) ? { ...m, supersede_ids: memoryIdsOf(m.supersede_ids, ns, `memories.${i}.supersede_ids`, 'write memories') } : m));
     // notify (issue 34): refused whole before anything is written; the notices follow the memories
-    const notifies = memories.flatMap((m, index) => (m.notify ? [{ index, to: m.notify, kind: m.kind }] : []));
+    const notifies = memories.flatMap((m, index) => (m.notify ? [{ index, to: m.notify, kind: m.kind, audience: m.audience }] : []));
     const sender = await notices.senderFor(this.store, ns, access, notifies);
     const result = await this.knowledge.writeParsedMemories({ memories: this.ownedWrites(resolved, ns, access), ns });
     if (sender !== undefined) await notices.sendMemoryNotices(this.store, ns, sender, notifies, result.ids, access.actor ?? this.options.actor ?? 'kioku');

@@ -3,7 +3,8 @@
 // own token. alice writes a commitment with notify and sends a note; bob's inbox (node B) lists
 // both, which marks them arrived; bob signs one off; alice's outbox (node A) shows per recipient
 // arrived and acked. Refused whole, appending nothing: a notify to an unknown member, and a notify
-// from a token that acts as no member. Every step is an event in the shared log.
+// from a token that acts as no member, and a notify to a member the memory's audience keeps it
+// from (a notice carries the memory's text). Every step is an event in the shared log.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresEventLog } from '../src/log/postgres.js';
@@ -87,7 +88,7 @@ describe.runIf(PG_AVAILABLE)('notices between two members on two nodes of one Po
       const headNow = async () => (await all()).length;
 
       const wrote = await callTool(alice as Client, 'write_memory', {
-        memories: [{ id: 'cutover', kind: 'commitment', text: 'Bob moves the billing cutover to May 3 and tells finance.', notify: ['bob'] }],
+        memories: [{ id: 'cutover', kind: 'commitment', text: 'Bob moves the billing cutover to May 3 and tells finance.', audience: { spaces: ['billing'] }, notify: ['bob'] }],
       });
       expect(wrote.isError, JSON.stringify(wrote)).toBeFalsy();
       const note = await callTool(alice as Client, 'notify', { to: 'bob', text: 'Please review the rollback runbook before Friday.', about: 'cutover' });
@@ -102,6 +103,9 @@ describe.runIf(PG_AVAILABLE)('notices between two members on two nodes of one Po
         error: { code: 'KIOKU_NOT_FOUND', message: 'write memories: memories.0.notify.1: no member "zed" in this org; nothing was written' },
       });
       expect((await callTool(alice as Client, 'notify', { to: ['zed'], text: 'hi' })).structuredContent).toMatchObject({ error: { code: 'KIOKU_NOT_FOUND' } });
+      // a notice carries the memory's text: a recipient its audience (here: alice only) keeps it from is refused
+      const hidden = await callTool(alice as Client, 'write_memory', { memories: [{ id: 'private-note', kind: 'fact', text: 'Only mine.', notify: ['bob'] }] });
+      expect(hidden.structuredContent).toMatchObject({ error: { code: 'KIOKU_AUDIENCE_REFUSED', message: expect.stringContaining('memories.0.notify.0: "bob" would not see this memory') } });
       const stranger = await until(
         () => callTool(eve as Client, 'notify', { to: 'bob', text: 'hi' }),
         (r) => (r.structuredContent?.['error'] as { code?: string } | undefined)?.code !== 'KIOKU_SINGLE_USER',

@@ -20,6 +20,8 @@ import {
   type OutboxItem,
 } from '../knowledge/notices.js';
 import type { MemoryKind } from '../knowledge/kinds.js';
+import { audienceEntries, canSee, type AudienceInput } from '../knowledge/audience.js';
+import { spacesSeenBy, type Org } from '../knowledge/org.js';
 import type { AppendInput } from '../events/index.js';
 import type { Access } from '../access.js';
 import type { KiokuStore } from '../store.js';
@@ -60,11 +62,12 @@ export interface AckAnswer {
   acked: boolean;
 }
 
-/** A memory's notify, as the facade hands it on from a write: where it was, whom, what. */
+/** A memory's notify, as the facade hands it on from a write: where it was, whom, what, and who may see it. */
 export interface MemoryNotify {
   index: number;
   to: readonly string[];
   kind: MemoryKind;
+  audience?: AudienceInput | undefined;
 }
 
 function orgOf(store: KiokuStore, ns: string): NoticeOrg {
@@ -102,7 +105,27 @@ export async function senderFor(store: KiokuStore, ns: string, access: Access, n
   if (notifies.length === 0) return undefined;
   await caughtUp(store);
   requireRecipients(orgOf(store, ns), notifies.map((n) => ({ to: n.to, field: `memories.${n.index}.notify` })), 'write memories');
-  return callerMember(store, ns, access, 'write memories');
+  const from = callerMember(store, ns, access, 'write memories');
+  const org = store.projections.views.org.org(ns);
+  for (const n of notifies) requireSeenBy(org, from, n, 'write memories');
+  return from;
+}
+
+/**
+ * A notice carries its memory's text: each recipient must be one the memory's audience lets see it
+ * (the one policy, canSee), else the notice would leak what the audience keeps from them.
+ */
+function requireSeenBy(org: Org, owner: string, n: MemoryNotify, what: string): void {
+  const audience = audienceEntries(n.audience) ?? [];
+  for (const [i, name] of n.to.entries()) {
+    const member = org.members[name];
+    if (member === undefined || canSee({ owner, audience }, { org, member, all: false, seen: spacesSeenBy(org, name) })) continue;
+    throw new KiokuError(
+      'KIOKU_AUDIENCE_REFUSED',
+      `${what}: memories.${n.index}.notify.${i}: "${name}" would not see this memory (its audience: ${audience.join(', ') || 'you only'}); widen its audience ({org: true}, or a space ${name} is in) or notify only members who see it; nothing was written`,
+      { details: { field: `memories.${n.index}.notify.${i}`, value: name } },
+    );
+  }
 }
 
 /** After the write: one notice per notifying memory, carrying the memory's text as stored (its secrets as placeholders). */
