@@ -4,6 +4,7 @@
 import type { EventData, LogRecord } from '../events/index.js';
 import { evidenceKey, fingerprint, parseEvidenceKey, type Layer } from './evidence.js';
 import type { Item, ItemChange } from './item.js';
+import { findSecrets, PLACEHOLDER_PATTERN } from '../privacy/detect.js';
 
 interface PendingTurn {
   query: string;
@@ -28,10 +29,25 @@ const isoAt = (ts: number): string => new Date(ts).toISOString();
 
 const docRef = (ns: string, layer: Layer, id: string): string => `${ns}\u0000${layer}\u0000${id}`;
 
+/**
+ * A heading with each secret (or its placeholder) replaced by `secret-<kind>`: a section's id is made
+ * from its heading and ends up in evidence keys, which redaction never rewrites (issue 33), so the
+ * id is made from what any copy of the heading (as sent or as stored) shares, never from the value.
+ */
+function headingWithoutSecrets(heading: string): string {
+  let out = heading.replace(PLACEHOLDER_PATTERN, (_m, kind: string) => ` secret-${kind} `);
+  const found = findSecrets(out);
+  for (let i = found.length - 1; i >= 0; i--) {
+    const f = found[i]!;
+    out = `${out.slice(0, f.start)} secret-${f.kind} ${out.slice(f.end)}`;
+  }
+  return out;
+}
+
 /** Heading → stable section id: survives inserting other sections (unlike a position). */
 export function sectionSlug(heading: string, taken: Set<string>): string {
   const base =
-    heading
+    headingWithoutSecrets(heading)
       .normalize('NFKC')
       .toLowerCase()
       .replace(/[\s:#/\\?]+/g, '-')

@@ -87,15 +87,37 @@ function mapPath(value: unknown, path: string, redact: (text: string) => string)
 
 function mapDeep(value: unknown, redact: (text: string) => string): unknown {
   if (typeof value === 'string') return redact(value);
-  if (Array.isArray(value)) return sameOrCopy(value, value.map((v) => mapDeep(v, redact)));
+  if (Array.isArray(value)) {
+    // argv-like arrays: a value after a flag (`--password`, `-p`) is read with its flag as its label
+    const out = value.map((v, i) => {
+      const flag = value[i - 1];
+      return typeof v === 'string' && typeof flag === 'string' && flag.startsWith('-') ? labelled(flag, ' ', v, redact) : mapDeep(v, redact);
+    });
+    return sameOrCopy(value, out);
+  }
   if (typeof value !== 'object' || value === null || value instanceof Uint8Array) return value;
   const obj = value as Record<string, unknown>;
   let copy: Record<string, unknown> | undefined;
   for (const [k, v] of Object.entries(obj)) {
-    const next = mapDeep(v, redact);
-    if (next !== v) (copy ??= { ...obj })[k] = next;
+    // structured tool data names a secret by its key ({"password": "…"}, {"Authorization": "Bearer …"}),
+    // and a key can itself be a secret ({"ghp_…": 1}): both are read, never only the bare value
+    const key = redact(k);
+    const next = typeof v === 'string' ? labelled(k, ': ', v, redact) : mapDeep(v, redact);
+    if (key !== k) {
+      copy ??= { ...obj };
+      delete copy[k];
+      copy[key] = next;
+    } else if (next !== v) (copy ??= { ...obj })[k] = next;
   }
   return copy ?? value;
+}
+
+/** `value` redacted as the rules read it after its label (`label: value`), else on its own. */
+function labelled(label: string, separator: string, value: string, redact: (text: string) => string): string {
+  const prefix = label + separator;
+  const read = redact(prefix + value);
+  if (read !== prefix + value && read.startsWith(prefix)) return read.slice(prefix.length);
+  return redact(value);
 }
 
 function sameOrCopy(before: unknown[], after: unknown[]): unknown[] {
