@@ -129,6 +129,8 @@ function guardSealing(log: EventStore, paths: KiokuPaths, options: OpenStoreOpti
   const seal = sealer(new FileKeyStore(keysDir(paths.dataDir)), options.seal ?? { ...sealOptionsFromEnv(process.env), ...(sealedHere ? {} : { enabled: false }) });
   if (log instanceof GroupCommitStore) {
     log.addWriteGuard(seal.guard);
+    // the keys a group's events were sealed with are on disk before the group is (one fsync per group)
+    log.addBeforeCommit(() => seal.keys.flush());
     log.addReadGuard(seal.open);
   } else if (options.seal?.enabled !== false) options.onWarning?.('this event store does not run write guards: content fields are not sealed');
   return seal;

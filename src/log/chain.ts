@@ -177,11 +177,20 @@ export class CommitQueue {
     });
   }
 
+  /** run before each group is committed (issue 33: the data keys its events were sealed with made durable, once per group) */
+  readonly beforeCommit: (() => void)[] = [];
+
   private async drain(): Promise<void> {
     try {
       while (this.pending.length > 0) {
         const group = this.pending;
         this.pending = [];
+        try {
+          for (const hook of this.beforeCommit) hook();
+        } catch (err) {
+          for (const write of group) write.reject(err);
+          continue;
+        }
         await this.commitGroup(group);
       }
     } finally {
@@ -245,6 +254,11 @@ export abstract class GroupCommitStore {
    */
   addWriteGuard(guard: WriteGuard): void {
     this.queue.guards.push(guard);
+  }
+
+  /** Run `hook` before each group commit from now on (what the write guards need durable first: new data keys). */
+  addBeforeCommit(hook: () => void): void {
+    this.queue.beforeCommit.push(hook);
   }
 
   private readonly readGuards: ((record: LogRecord) => LogRecord)[] = [];

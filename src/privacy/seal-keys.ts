@@ -22,8 +22,10 @@ export interface DataKey {
 export interface SealKeyStore {
   /** the key `kid` names, or undefined once it was purged (or never existed here) */
   key(kid: string): Buffer | undefined;
-  /** the unit's current key, made (and kept durably, before it returns) when it has none */
+  /** the unit's current key, made when it has none (durable at the next flush) */
   current(unit: string): DataKey;
+  /** make the keys made since the last flush durable (the log calls it before each group commit) */
+  flush(): void;
   /** delete every key of the units `match` accepts; the units deleted */
   purge(match: (unit: string) => boolean): string[];
   /** every key held (what `kioku log export` carries, and what a rebuild's fold worker is handed) */
@@ -35,6 +37,8 @@ export interface SealKeyStore {
 export class FileKeyStore implements SealKeyStore {
   private byKid: Map<string, DataKey> | undefined;
   private byUnit = new Map<string, DataKey>();
+  /** keys made since the last flush: in memory (they open what they sealed), on disk at the flush */
+  private unflushed: DataKey[] = [];
 
   /** `dir` undefined: keys held in memory only (a store over an in-memory log, tests) */
   constructor(readonly dir: string | undefined) {}
@@ -48,12 +52,27 @@ export class FileKeyStore implements SealKeyStore {
     const held = this.byUnit.get(unit);
     if (held) return held;
     const made: DataKey = { kid: randomBytes(KID_LENGTH / 2).toString('hex'), unit, key: randomBytes(32) };
-    this.append([made]);
+    this.byKid?.set(made.kid, made);
+    this.byUnit.set(unit, made);
+    this.unflushed.push(made);
     return made;
+  }
+
+  flush(): void {
+    if (this.unflushed.length === 0) return;
+    const keys = this.unflushed;
+    this.unflushed = [];
+    try {
+      this.append(keys);
+    } catch (err) {
+      this.unflushed = [...keys, ...this.unflushed]; // kept for the next flush: never a key in use that is not on disk
+      throw err;
+    }
   }
 
   purge(match: (unit: string) => boolean): string[] {
     const keys = this.load();
+    this.flush();
     const gone = [...keys.values()].filter((k) => match(k.unit));
     if (gone.length === 0) return [];
     for (const k of gone) {
@@ -65,6 +84,7 @@ export class FileKeyStore implements SealKeyStore {
   }
 
   all(): DataKey[] {
+    this.flush();
     return [...this.load().values()];
   }
 

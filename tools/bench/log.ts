@@ -1,4 +1,5 @@
 // npm run bench:log -- --events 100000 [--json] [--data DIR] [--serial N] [--writers 64]
+// npm run bench:log -- --sealing [--events N] [--rounds 3] [--json]: sealing on and off (log-sealing.ts)
 // Durable append throughput (serial and concurrent), verify and rebuild speed, bytes per event.
 // Prints a human table, then (with --json) one JSON object as the last line.
 import { execFileSync } from 'node:child_process';
@@ -17,6 +18,8 @@ const { values } = parseArgs({
     writers: { type: 'string', default: '64' },
     data: { type: 'string' },
     json: { type: 'boolean', default: false },
+    sealing: { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '3' },
   },
 });
 const events = Number(values.events);
@@ -25,6 +28,11 @@ const writers = Number(values.writers);
 if (![events, serial, writers].every((n) => Number.isSafeInteger(n) && n > 0)) {
   process.stderr.write('usage: bench:log -- --events N [--serial N] [--writers N] [--data DIR] [--json]\n');
   process.exit(2);
+}
+if (values.sealing) {
+  const { sealingBench } = await import('./log-sealing.js');
+  await sealingBench({ events, serial, writers, rounds: Number(values.rounds), json: values.json });
+  process.exit(0);
 }
 const keep = values.data !== undefined;
 const dataDir = keep ? resolve(values.data as string) : mkdtempSync(join(tmpdir(), 'kioku-bench-'));
