@@ -60,6 +60,15 @@ describe('reveal a secret', () => {
     });
     expect(proxied.status).toBe(403);
     expect(await proxied.json()).toMatchObject({ error: { code: 'KIOKU_SECRET_REMOTE' } });
+    // headers CDNs and other proxies add (found by the outside attack: these were taken as local)
+    for (const header of ['true-client-ip', 'cf-connecting-ip', 'via']) {
+      const viaProxy = await fetch(`${server.url}/v1/secrets/reveal`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${WRITE}`, [header]: header === 'via' ? '1.1 edge' : '203.0.113.9' },
+        body: JSON.stringify({ id }),
+      });
+      expect({ header, status: viaProxy.status }).toEqual({ header, status: 403 });
+    }
     const outside = outsideAddress();
     if (!outside) return; // a machine with loopback only cannot be called from elsewhere
     const port = new URL(server.url).port;

@@ -7,7 +7,21 @@ import type { ServerState } from '../state.js';
 import { bodyRoute } from '../edge.js';
 import { plugin, ready } from './common.js';
 
-const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip', 'x-forwarded-host'] as const;
+// every header a common proxy or CDN adds to say whom it forwards for (nginx's default proxy_pass adds
+// none: a reverse proxy on this machine must not be put in front of reveal — README, Privacy)
+const FORWARDING_HEADERS = [
+  'forwarded',
+  'x-forwarded-for',
+  'x-real-ip',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-client-ip',
+  'x-cluster-client-ip',
+  'true-client-ip',
+  'cf-connecting-ip',
+  'fastly-client-ip',
+  'via',
+] as const;
 
 /** Whether the request comes straight from this machine: a loopback peer and no proxy in between. */
 export function isLocalRequest(req: FastifyRequest): boolean {
