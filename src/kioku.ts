@@ -685,7 +685,8 @@ export class LocalKioku implements Kioku {
 
   activity(input: ActivityInput, access: Access = {}): Promise<ActivityAnswer> {
     const { namespace, ...q } = parseInput(wire.activity, input ?? {}, 'activity');
-    return activity(this.store, namespaceOf(namespace, access), q, this.now().getTime());
+    const ns = namespaceOf(namespace, access);
+    return activity(this.store, ns, q, this.now().getTime(), this.visibleIn(ns, access));
   }
 
   async usage(key: string, access: Access = {}): Promise<UsageAnswer> {

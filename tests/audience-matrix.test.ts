@@ -155,6 +155,9 @@ describe('the access matrix over HTTP', () => {
     const replayed = await call(who, 'POST', '/v1/replay', {});
     expect((replayed.body['turns'] as unknown[]).length).toBeGreaterThan(0);
     expect(JSON.stringify(replayed.body)).not.toMatch(new RegExp(MEMBERS.filter((m) => m !== who).map((m) => turnOf.get(m)).join('|')));
+    const activity = await call(who, 'GET', '/v1/activity?days=30&limit=50');
+    expect((activity.body['by_kind'] as Record<string, number>)['decision']).toBe(SEES[who].length);
+    expect(JSON.stringify(activity.body['turns'])).not.toMatch(new RegExp(MEMBERS.filter((m) => m !== who).map((m) => turnOf.get(m)).join('|')));
     for (const other of MEMBERS) {
       const art = await call(who, 'GET', `/v1/artifacts/${turnOf.get(other) as string}`);
       expect(art.status, `${who} artifacts of ${other}`).toBe(other === who ? 200 : 404);

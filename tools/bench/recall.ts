@@ -1,4 +1,7 @@
-// npm run bench:recall -- --records 100000 [--json] [--turns 300] [--no-model]
+// npm run bench:recall -- --records 100000 [--json] [--turns 300] [--no-model] [--org [--members 50] [--spaces 20]]
+// --org (issue 34): the namespace is an org of --members members in a tree of --spaces spaces; the
+// records are owned by its members with audiences mixed (own only, a space, the org), and the turns
+// run as one member, so the one audience policy filters every candidate (beside the single-user figure).
 // Turn-start latency (capture + recall with three planned queries + local judge +
 // delivery + events) at N records, with the bundled model embedding the queries, and
 // the same with embedding excluded (what Kioku itself controls). Item vectors are
@@ -25,8 +28,12 @@ const { values } = parseArgs({
     turns: { type: 'string', default: '300' },
     json: { type: 'boolean', default: false },
     'no-model': { type: 'boolean', default: false },
+    org: { type: 'boolean', default: false },
+    members: { type: 'string', default: '50' },
+    spaces: { type: 'string', default: '20' },
   },
 });
+const ORG = values.org ? { members: Number(values.members), spaces: Number(values.spaces) } : undefined;
 const RECORDS = Number(values.records);
 const TURNS = Number(values.turns);
 if (![RECORDS, TURNS].every((n) => Number.isSafeInteger(n) && n > 0)) {
@@ -51,12 +58,28 @@ const model: Embedder = values['no-model']
 await model.init();
 
 const store = await openKioku({ data: dataDir });
+
+/** A memory's owner and audience in the org: owned round-robin by the members; own only, a space, or the org in turn. */
+function orgFields(i: number): { owner?: string; audience?: string[] } {
+  if (!ORG) return {};
+  const audience = i % 3 === 0 ? [] : i % 3 === 1 ? [`space:s${i % ORG.spaces}`] : ['org'];
+  return { owner: `m${i % ORG.members}`, audience };
+}
+
+/** The org as `kioku org` builds it: a tree of spaces (s0 at the top, each next one below an earlier one), members each in one space. */
+async function buildOrg(members: number, spaces: number): Promise<void> {
+  for (let s = 0; s < spaces; s++) await store.changeOrg({ action: 'space_add', space: `s${s}`, ...(s > 0 ? { parent: `s${Math.floor((s - 1) / 4)}` } : {}) });
+  for (let m = 0; m < members; m++) {
+    await store.changeOrg({ action: 'member_add', member: `m${m}`, tokens: [`m${m}`] });
+    await store.changeOrg({ action: 'member_join', member: `m${m}`, space: `s${m % spaces}` });
+  }
+}
 const knowledge = new Knowledge(store, 'bench');
 const centers = syn.centers(200, 512);
 for (let i = 0; i < RECORDS; i += 500) {
   const n = Math.min(500, RECORDS - i);
   await knowledge.writeMemories({
-    memories: Array.from({ length: n }, (_, j) => ({ id: `r${i + j}`, kind: 'fact' as const, text: syn.text(i + j), terms: [syn.word()] })),
+    memories: Array.from({ length: n }, (_, j) => ({ id: `r${i + j}`, kind: 'fact' as const, text: syn.text(i + j), terms: [syn.word()], ...orgFields(i + j) })),
   });
   const events: AppendInput[] = Array.from({ length: n }, (_, j) => ({
     type: 'embedding.computed',
@@ -76,6 +99,9 @@ for (let i = 0; i < RECORDS; i += 500) {
 }
 
 const core: RecallCore = { log: store.log, projections: store.projections, embedder: model, judge: new LocalJudge(), cache: new EmbeddingCache() };
+if (ORG) await buildOrg(ORG.members, ORG.spaces);
+// in an org the turns are member m0's (its token is named m0): every candidate passes the audience policy
+const asMember = ORG ? { principal: 'm0' } : {};
 const { session_id } = await openSession(core, { agent: 'bench' });
 const conversation = [
   { role: 'user' as const, content: `We are planning the ${syn.word()} migration for next week.` },
@@ -87,10 +113,10 @@ const utterance = (i: number): string =>
 const whole: number[] = [];
 const controlled: number[] = [];
 const embedMs: number[] = [];
-for (let i = 0; i < 10; i++) await startTurn(core, { session_id, query: utterance(-i), conversation }); // warm-up
+for (let i = 0; i < 10; i++) await startTurn(core, { session_id, query: utterance(-i), conversation }, asMember); // warm-up
 for (let i = 0; i < TURNS; i++) {
   const t = performance.now();
-  const packet = await startTurn(core, { session_id, query: utterance(i), conversation });
+  const packet = await startTurn(core, { session_id, query: utterance(i), conversation }, asMember);
   const ms = performance.now() - t;
   whole.push(ms);
   embedMs.push(packet.timings['embed_ms'] ?? 0);
@@ -110,6 +136,7 @@ const result = {
   bench: 'recall',
   records: RECORDS,
   turns: TURNS,
+  org: ORG ?? null,
   queries_per_turn: 3,
   model: values['no-model'] ? 'stand-in (no model)' : model.id,
   judge: 'local-calibrated',
@@ -127,6 +154,7 @@ const result = {
 };
 const rows: [string, string][] = [
   ['records / turns (3 queries each)', `${RECORDS} / ${TURNS}`],
+  ['org (members / spaces)', ORG ? `${ORG.members} / ${ORG.spaces}` : 'none (single user)'],
   ['turn start ms p50 / p95 / p99 (with the model)', `${result.turnMs.p50} / ${result.turnMs.p95} / ${result.turnMs.p99}`],
   ['embedding excluded ms p50 / p95 / p99', `${result.embeddingExcludedMs.p50} / ${result.embeddingExcludedMs.p95} / ${result.embeddingExcludedMs.p99}`],
   ['query embedding ms p50 / p95', `${result.embedMs.p50} / ${result.embedMs.p95}`],
