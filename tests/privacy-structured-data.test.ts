@@ -2,7 +2,7 @@
 // ({"password": "…"}, argv flags) and kept them, a secret used as a key stayed, and a secret in a
 // markdown heading reached the log inside the section's evidence key.
 import { describe, expect, it } from 'vitest';
-import { redactEventData } from '../src/privacy/index.js';
+import { redactEventData, redactText } from '../src/privacy/index.js';
 import { sectionSlug } from '../src/knowledge/index.js';
 
 const idOf = (value: string): string => `id${value.length}x`;
@@ -62,5 +62,19 @@ describe('section ids of headings that hold a secret', () => {
 
   it('keeps the id of a heading without secrets', () => {
     expect(sectionSlug('Server › Instance: close()', new Set())).toBe('server-instance-close');
+  });
+});
+
+describe('secrets the outside attack found stored as sent', () => {
+  const redact = (text: string): string => redactText(text, idOf).text;
+
+  it('a JSON-escaped assignment inside a JSON string', () => {
+    expect(redact('{"args": "{\\"password\\": \\"EsCaPeDpw77\\"}"}')).not.toContain('EsCaPeDpw77');
+  });
+
+  it('basic auth on a curl or wget command line, and not other -u flags', () => {
+    expect(redact('curl -u admin:CuRlPaSs44 https://api.example.com')).toBe(`curl -u admin:⟦secret:password:${idOf('CuRlPaSs44')}⟧ https://api.example.com`);
+    expect(redact('wget --user "bob:s3cr3tPw" https://x.example')).not.toContain('s3cr3tPw');
+    for (const plain of ['git log -u main:file.txt', 'time -u 12:30:45', 'sort -u a:b', 'curl -u $USER:$PASS x']) expect(redact(plain)).toBe(plain);
   });
 });

@@ -65,7 +65,7 @@ function secretOf(m: RegExpExecArray): { start: number; value: string } | undefi
     const at = groups[name];
     if (at) return { start: at[0], value: m.groups?.[name] as string };
   }
-  for (const name of ['dq', 'sq', 'bq', 'bare'] as const) {
+  for (const name of ['edq', 'dq', 'sq', 'bq', 'bare'] as const) {
     const at = groups[name];
     if (!at) continue;
     const assigned = assignedValue(m);

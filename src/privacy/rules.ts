@@ -107,6 +107,13 @@ const FORMAT_RULES: SecretRule[] = [
     pattern: /--(?:password|passwd|pass|token|api-key|secret)[ \t]+(?<value>[^\s'"-][^\s'"]{3,})/gd,
     accept: (value) => !isTemplate(value) && /[\d\W]|[a-z][A-Z]/.test(value),
   },
+  // curl -u user:pass, wget --user user:pass: basic auth on a command line (only after curl/wget: `-u a:b` means other things elsewhere)
+  {
+    kind: 'password',
+    hints: ['curl', 'wget'],
+    pattern: /\b(?:curl|wget)\b[^\n]{0,200}?\s(?:-u|--user)(?:[ \t]+|=)["']?[^\s:"'@]{1,64}:(?<value>[^\s"'@]{4,200})/gd,
+    accept: (value) => !isTemplate(value),
+  },
   // mysql -pSECRET: the password glued to the flag
   { kind: 'password', hints: ['mysql'], pattern: /\bmysql(?:dump|admin)?\b[^\n]{0,200}?\s-p(?<value>[^\s'"]{4,})/gd, accept: (value) => !isTemplate(value) },
   {
@@ -134,9 +141,9 @@ const CJK_TOKEN = '(?:令牌)';
 /** what may come before the label in a key: DB_, x-api-, a camelCase start (dbPassword), a CLI flag's dashes */
 const KEY_PREFIX = String.raw`(?<![A-Za-z0-9])(?:--?)?(?<prefix>[A-Za-z0-9]*[_.-]?)`;
 /** after the key: an optional closing quote, then `=`, `:`, `=>`, a full-width colon, or `is` / `是` / `为` */
-const SEPARATOR = String.raw`["']?\s{0,3}(?:=>|=|:|：|\bis\b|\bwas\b|是|为|為)\s{0,3}`;
-/** a quoted value, or everything up to whitespace or a quote */
-const VALUE = String.raw`(?:"(?<dq>[^"\\\n]{1,400})"|'(?<sq>[^'\\\n]{1,400})'|\x60(?<bq>[^\x60\n]{1,400})\x60|(?<bare>[^\s"'\x60<>]{1,400}))`;
+const SEPARATOR = String.raw`\\?["']?\s{0,3}(?:=>|=|:|：|\bis\b|\bwas\b|是|为|為)\s{0,3}`;
+/** a quoted value (also JSON-escaped, `\"…\"`, as in a JSON string inside JSON), or everything up to whitespace or a quote */
+const VALUE = String.raw`(?:\\"(?<edq>[^"\\\n]{1,400})\\"|"(?<dq>[^"\\\n]{1,400})"|'(?<sq>[^'\\\n]{1,400})'|\x60(?<bq>[^\x60\n]{1,400})\x60|(?<bare>[^\s"'\x60<>]{1,400}))`;
 
 /**
  * One pass for every English label: the search starts at the label, and what comes before it
@@ -174,7 +181,7 @@ export const SECRET_RULES: readonly SecretRule[] = [...FORMAT_RULES, ...ASSIGNME
 /** The value an assignment match assigns: the quoted text, or the bare word cut where a connection string or query ends it. */
 export function assignedValue(match: RegExpExecArray): { value: string; quoted: boolean } | undefined {
   const g = match.groups ?? {};
-  const quoted = g['dq'] ?? g['sq'] ?? g['bq'];
+  const quoted = g['edq'] ?? g['dq'] ?? g['sq'] ?? g['bq'];
   if (quoted !== undefined) return { value: quoted, quoted: true };
   const bare = g['bare'];
   if (bare === undefined) return undefined;
@@ -189,7 +196,7 @@ export function assignedValue(match: RegExpExecArray): { value: string; quoted: 
  * a bare value needs a digit, a symbol or mixed case.
  */
 function acceptAssigned(value: string, match: RegExpExecArray, min: number): boolean {
-  const quoted = (match.groups?.['dq'] ?? match.groups?.['sq'] ?? match.groups?.['bq']) !== undefined;
+  const quoted = (match.groups?.['edq'] ?? match.groups?.['dq'] ?? match.groups?.['sq'] ?? match.groups?.['bq']) !== undefined;
   if (value.length < min || isTemplate(value) || !labelStandsAlone(match)) return false;
   if (/^\d+$/.test(value) && min > 4) return false; // token: 4096, api_key: 12 are counts, not keys
   if (quoted) return !/^[a-z]+$/.test(value) || value.length >= 12;
