@@ -8,8 +8,6 @@ import { namespaceSchema } from '../events/index.js';
 import type { KiokuStore } from '../store.js';
 import type { RecordEntry } from '../knowledge/item.js';
 import { evidenceKey } from '../knowledge/evidence.js';
-import type { RecordEntry } from '../knowledge/item.js';
-import { evidenceKey } from '../knowledge/evidence.js';
 
 /** GET /v1/activity: the last `days` days (default 14), `limit` turns (default 20) started before seq `before`. */
 export const activitySchema = z.strictObject({
