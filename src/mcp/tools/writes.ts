@@ -5,6 +5,8 @@ import { BESIDE_INPUT, kiokuTool } from '../tool.js';
 
 /** the memory a call acts on, beside its input (the facade's first parameter): its id or its evidence key */
 const memoryId = z.string().min(1).max(512).describe("the memory's id, or its evidence key (ev1:<namespace>:memory:<id>) as answers show it");
+/** forget's id: a memory's, or the evidence key of a memory, trace, episode or asset (issue 33) */
+const forgettableId = z.string().min(1).max(512).describe("the memory's id, or the evidence key of a memory, trace, episode or asset (ev1:<namespace>:<layer>:<id>)");
 
 /** The facade's memory, told field by field to the agent (what each is for). */
 const describedMemory = () =>
@@ -67,10 +69,11 @@ export const supersede = kiokuTool({
 
 export const forget = kiokuTool({
   name: 'forget',
-  description: 'Forget a memory that is wrong or must not be used (a tombstone: it is never recalled again; the log keeps the history).',
+  description:
+    'Forget a memory that is wrong or must not be used (a tombstone: it is never recalled again; the log keeps the history). Also a trace, an episode or an asset, by its evidence key: only its tombstone stays visible.',
   input: inputSchemas.forget,
   fields: { reason: 'reason' },
-  extra: { id: memoryId },
+  extra: { id: forgettableId },
   into: { id: BESIDE_INPUT },
   scope: 'memory:write',
   call: async (k, input, caller, { id }) => {
