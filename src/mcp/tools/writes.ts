@@ -22,6 +22,8 @@ const describedMemory = () =>
           tags: 'domains, e.g. "security" for a constraint',
           supersede_ids: 'memories this one replaces: ids or evidence keys',
           occurred_at: 'when it happened (ISO 8601); defaults to now',
+          audience: 'who else sees it, in a team: {org: true} or {spaces: [...]} of your subtree (list_spaces); default you only; refused without an org',
+          notify: 'members to tell (list_members): a notice in each inbox, a commitment as an assignment; each must be in its audience; refused without an org (KIOKU_SINGLE_USER)',
         }),
       }),
     )
