@@ -5,6 +5,8 @@
 import type { Views } from '../../../projections/views.js';
 import type { RecordEntry } from '../../knowledge/item.js';
 import { activation, activationBoost, decayClass, strength, type AgingConfig } from '../aging.js';
+import type { RecallConfig } from '../config.js';
+import type { Scored } from '../judging.js';
 
 export interface AgingAdjustment {
   /** what ACT-R activation adds (absent: re-rank off or the item does not age) */
@@ -39,4 +41,24 @@ export function agingAdjustments(
     if (adjust.actr !== undefined || adjust.archived) out.set(e.key, adjust);
   }
   return out;
+}
+
+/**
+ * Apply the adjustments to the scored candidates (rank's own list): ACT-R adds its boost; demoted
+ * and archived evidence lose a bounded share of their score — they can fall below near-equals,
+ * never below candidates that match much more weakly, and they never vanish.
+ */
+export function ageAndDemote(scored: Scored[], aging: ReadonlyMap<string, AgingAdjustment>, config: Pick<RecallConfig, 'demotion_factor' | 'aging'>): void {
+  for (const s of scored) {
+    const a = aging.get(s.entry.key);
+    if (a?.actr !== undefined) s.score += s.parts['actr'] = a.actr;
+    if (s.demoted && config.demotion_factor < 1) {
+      s.parts['demotion'] = -(1 - config.demotion_factor) * s.score;
+      s.score *= config.demotion_factor;
+    }
+    if (a?.archived && config.aging.archived_factor < 1) {
+      s.parts['archived'] = -(1 - config.aging.archived_factor) * s.score;
+      s.score *= config.aging.archived_factor;
+    }
+  }
 }

@@ -14,7 +14,7 @@ import type { Scored } from '../judging.js';
 import { isQuestion, neighbourBoosts, sessionNeighbours } from '../neighbours.js';
 import type { BackendDiagnostic } from '../packet.js';
 import { LAYER_OPTIONS } from '../request.js';
-import { agingAdjustments } from './activation.js';
+import { ageAndDemote, agingAdjustments } from './activation.js';
 import type { RecallPlan } from './plan.js';
 import { canSee, type OrgCaller } from '../../knowledge/audience.js';
 
@@ -94,24 +94,8 @@ export function rankCandidates(
       }
     }
   }
-  // ACT-R activation (when enabled) and archived items, after fusion (stages/activation.ts)
-  const aging = agingAdjustments(core.projections.views, config.aging, ns, plan.now, scored.map((s) => s.entry));
-  for (const s of scored) {
-    const a = aging.get(s.entry.key);
-    if (a?.actr !== undefined) s.score += s.parts['actr'] = a.actr;
-  }
-  // demoted and archived evidence lose a bounded share of their score: they can fall below
-  // near-equals, never below candidates that match much more weakly, and they never vanish
-  for (const s of scored) {
-    if (s.demoted && config.demotion_factor < 1) {
-      s.parts['demotion'] = -(1 - config.demotion_factor) * s.score;
-      s.score *= config.demotion_factor;
-    }
-    if (aging.get(s.entry.key)?.archived && config.aging.archived_factor < 1) {
-      s.parts['archived'] = -(1 - config.aging.archived_factor) * s.score;
-      s.score *= config.aging.archived_factor;
-    }
-  }
+  // ACT-R activation (when enabled), then demoted and archived evidence sink (stages/activation.ts)
+  ageAndDemote(scored, agingAdjustments(core.projections.views, config.aging, ns, plan.now, scored.map((s) => s.entry)), config);
   scored.sort((a, b) => b.score - a.score || (a.entry.key < b.entry.key ? -1 : 1));
   if (ownSession) warnings.push(`own_session_traces_excluded:${ownSession}`);
 
