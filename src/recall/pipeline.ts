@@ -73,8 +73,7 @@ export async function recallParsed(
   const t1 = performance.now();
   // matches kept out are another namespace's: counting them for a caller confined to its own would
   // tell it what other namespaces hold (a search oracle), so only a caller who sees them all gets counts
-  // who asks within the namespace's org: the one audience policy leaves out what it may not see (issue 34)
-  const audience = orgCaller(core.projections.views.org.org(ns), context.principal);
+  const audience = orgCaller(core.projections.views.org.org(ns), context.principal); // the one audience policy (issue 34)
   const ranked = rankCandidates(core, config, plan, channels.lists, seesService(context) ? channels.filteredByLayer : {}, audience);
   const fusionMs = round(performance.now() - t1);
   const judged = await judgeCandidates(core, config, plan, ranked, channels.lists, channels.embedded);
@@ -89,10 +88,7 @@ export async function recallParsed(
   const laneRanks = laneRankIndex(channels.lists);
   const packetRecords: PacketRecord[] = ranked.ranked
     .slice(0, plan.request.limit)
-    .map((s, i) => ({
-      ...toPacketRecord(s, i, judged.judged, result.held, deliveredKeys, config.delivery.excerpt_chars, laneRanks.get(s.entry.key), plan.asked),
-      ...ownerMark(s.entry, audience),
-    }));
+    .map((s, i) => ({ ...toPacketRecord(s, i, judged.judged, result.held, deliveredKeys, config.delivery.excerpt_chars, laneRanks.get(s.entry.key), plan.asked), ...ownerMark(s.entry, audience) }));
   // a delivered section longer than one excerpt: the passage that matches what was asked, not its opening
   const fullText = new Map(judged.pool.filter((s) => deliveredKeys.has(s.entry.key)).map((s) => [s.entry.key, s.entry.text]));
   const delivered = result.items.map((it) => {
