@@ -1,6 +1,7 @@
 // The lifecycle job inside `kioku serve` (seed 004 ran its decay nightly from cron): every
-// `everyHours` (KIOKU_LIFECYCLE_EVERY_H, default 24; 0 turns it off), the first run a few
-// minutes after start. On a shared store (PostgreSQL) only the node holding the `lifecycle` role
+// `everyHours` (KIOKU_LIFECYCLE_EVERY_H, default 24; 0 turns it off), the first run one interval
+// after start: a service started for a job (an eval, a backup) never appends transitions meant
+// for a library that lives for days. On a shared store (PostgreSQL) only the node holding the `lifecycle` role
 // runs it, as one node runs the embedding job, so two nodes never append the same transitions.
 import { KiokuError } from '../errors.js';
 import { recallConfigFromEnv, type RecallConfig } from '../recall/config.js';
@@ -8,8 +9,6 @@ import { runLifecycle, type LifecycleReport } from '../recall/lifecycle.js';
 import type { KiokuStore } from '../store.js';
 
 export const DEFAULT_LIFECYCLE_EVERY_H = 24;
-/** the first run waits this long after start (or the interval, when shorter): a start is busy enough */
-const FIRST_RUN_MS = 5 * 60_000;
 
 /** KIOKU_LIFECYCLE_EVERY_H: hours between runs (fractions allowed), 0 = off. */
 export function lifecycleEveryFromEnv(raw: string | undefined): number {
@@ -54,7 +53,7 @@ export function startLifecycleTimer(
     }, ms);
     timer.unref();
   };
-  schedule(Math.min(FIRST_RUN_MS, everyMs));
+  schedule(everyMs);
   return {
     runs,
     stop: async () => {
