@@ -143,7 +143,11 @@ describe('the access matrix over HTTP', () => {
   });
 
   it.each(MEMBERS)('%s: counts (stats, ingest status), reports (cold, delivery), replay and artifacts hold nothing outside its audience', async (who) => {
-    const visibleTraces = 2; // its own two turns
+    // its own turns only: the traces it can list are its own, and every count agrees with them
+    const traces = keysOf((await call(who, 'POST', '/v1/items/query', { layers: ['trace'], limit: 50 })).body['items'], 'key');
+    expect(traces).toContain(`ev1:team:trace:${turnOf.get(who) as string}`);
+    for (const other of MEMBERS.filter((m) => m !== who)) expect(traces).not.toContain(`ev1:team:trace:${turnOf.get(other) as string}`);
+    const visibleTraces = traces.length;
     const stats = await call(who, 'GET', '/v1/stats');
     expect((stats.body['items'] as { by_layer: Record<string, number> }).by_layer).toMatchObject({ memory: SEES[who].length, trace: visibleTraces });
     const ingest = await call(who, 'GET', '/v1/ingest/status');
