@@ -39,6 +39,10 @@ export interface Access {
   actor?: string;
   /** the token's name (the auth file's `name`), for a caller with a token: which org member it acts as (issue 34) */
   principal?: string;
+  /** the token holds org:admin: it may forget and purge any member's items, and purge the namespace (issue 34) */
+  orgAdmin?: boolean;
+  /** the token names the door knows for this namespace (its auth file): an org member is given only these (issue 34) */
+  knownTokens?: readonly string[];
   /** may see the service as a whole (the log head, other namespaces' activity); implied when namespaces is absent */
   service?: boolean;
   /** the caller named the namespace itself (no token fixed it): one nothing was written in is likely a typo */

@@ -58,7 +58,19 @@ import {
   type RelationsAnswer,
 } from '../projections/records/queries.js';
 import { importItems, type ImportItemsAnswer } from './knowledge/import-items.js';
-import { canSee, decideAudience, decideOwner, orgCaller, ownerMark, requireOwner, type AudienceInput as AudienceValue, type OrgCaller } from './knowledge/audience.js';
+import {
+  actsAs,
+  canSee,
+  decideAudience,
+  decideOwner,
+  orgCaller,
+  ownerMark,
+  requireActor,
+  requireNamespaceActor,
+  requireOwner,
+  type AudienceInput as AudienceValue,
+  type OrgCaller,
+} from './knowledge/audience.js';
 import { activity, itemUsage, type ActivityAnswer, type ActivityInput, type UsageAnswer } from './api/activity.js';
 import { commitOrgChange, type OrgChangeAnswer } from './knowledge/org-decide.js';
 import { orgAnswer, type OrgAnswer } from './knowledge/org-answer.js';
@@ -321,7 +333,7 @@ export class LocalKioku implements Kioku {
 
   /** Who asks within the namespace's org (src/knowledge/audience.ts): undefined without an org. */
   private orgCallerIn(ns: string, access: Access): OrgCaller | undefined {
-    return orgCaller(this.store.projections.views.org.org(ns), access.principal);
+    return orgCaller(this.store.projections.views.org.org(ns), access.principal, access.orgAdmin === true);
   }
 
   /** The audience policy as a filter over items (undefined: nothing to filter, no org or the local owner). */
@@ -364,6 +376,51 @@ export class LocalKioku implements Kioku {
       const audience = decideAudience(m.audience, caller, `memories.${i}.audience`, 'write memories');
       return { ...m, ...(owner !== undefined ? { owner } : {}), ...(audience !== undefined ? { audience } : {}) };
     });
+  }
+
+  /**
+   * A write may not reach items the caller cannot see (issue 34): an id taken by such an item is
+   * refused as taken, saying nothing of it (not its content, not whether a repeat would match); a
+   * memory it supersedes must be the caller's own, as for forget.
+   */
+  private requireWritable(memories: readonly { id?: string | undefined; supersede_ids: readonly string[] }[], ns: string, access: Access): void {
+    const caller = this.orgCallerIn(ns, access);
+    if (caller === undefined || caller.all) return;
+    memories.forEach((m, i) => {
+      const taken = m.id === undefined ? undefined : this.records.get(evidenceKey({ ns, layer: 'memory', id: m.id }));
+      if (taken && !canSee(taken, caller))
+        throw new KiokuError('KIOKU_ID_CONFLICT', `write memories: memories.${i}.id: "${m.id as string}" is taken; choose another id`, {
+          details: { field: `memories.${i}.id`, id: m.id },
+        });
+      for (const old of m.supersede_ids) {
+        const entry = this.records.get(evidenceKey({ ns, layer: 'memory', id: old }));
+        if (entry) requireActor([entry], caller, 'supersede', 'memory', old);
+      }
+    });
+  }
+
+  /**
+   * A secret is the audience of the items that hold it (issue 34): in an org it is revealed to a
+   * member who wrote it (the vault keeps its writers) or who may see an item holding its placeholder.
+   */
+  private mayReveal(ns: string, entry: { id: string; by: readonly string[] }, access: Access): boolean {
+    const caller = this.orgCallerIn(ns, access);
+    if (caller === undefined || caller.all || entry.by.some((actor) => actsAs(actor, caller))) return true;
+    const mark = `:${entry.id}⟧`;
+    for (const e of this.records.all()) if (e.ns === ns && e.text.includes(mark) && canSee(e, caller)) return true;
+    return false;
+  }
+
+  /** Who may purge (issue 34): an item or a session only its owner, the whole namespace only an org admin; hidden ones are not found. */
+  private requirePurger(p: { ns: string; scope: PurgeInput['scope']; id?: string | undefined }, access: Access): void {
+    const caller = this.orgCallerIn(p.ns, access);
+    if (p.scope === 'namespace') return requireNamespaceActor(caller, 'purge', p.ns);
+    if (p.id === undefined) return; // refused by the purge itself
+    const items =
+      p.scope === 'memory'
+        ? [this.records.get(evidenceKey({ ns: p.ns, layer: 'memory', id: p.id }))].filter((e) => e !== undefined)
+        : [...this.records.all({ includeRetired: true })].filter((e) => e.ns === p.ns && e.session_id === p.id);
+    if (items.length > 0) requireActor(items, caller, 'purge', p.scope, p.id);
   }
 
   openSession(input: OpenSessionInput, access: Access = {}): Promise<SessionAnswer> {
@@ -412,6 +469,7 @@ export class LocalKioku implements Kioku {
     const resolved = memories.map((m, i) => (m.supersede_ids.some((r) => r.startsWith('ev1:')) ? { ...m, supersede_ids: memoryIdsOf(m.supersede_ids, ns, `memories.${i}.supersede_ids`, 'write memories') } : m));
     // notify (issue 34): refused whole before anything is written; the notices follow the memories
     const notifies = memories.flatMap((m, index) => (m.notify ? [{ index, to: m.notify, kind: m.kind, audience: m.audience }] : []));
+    this.requireWritable(resolved, ns, access);
     const sender = await notices.senderFor(this.store, ns, access, notifies);
     const result = await this.knowledge.writeParsedMemories({ memories: this.ownedWrites(resolved, ns, access), ns });
     if (sender !== undefined) await notices.sendMemoryNotices(this.store, ns, sender, notifies, result.ids, access.actor ?? this.options.actor ?? 'kioku');
@@ -430,7 +488,11 @@ export class LocalKioku implements Kioku {
     const ns = namespaceOf(namespace, access);
     // a memory by id or key; a trace, an episode or an asset by its evidence key (issue 33)
     const target = forgetTargetOf(parseInput(z.strictObject({ id: itemIdSchema }), { id }, 'forget').id, ns, 'id');
-    return this.knowledge.forgetParsed({ ...rest, ...target, ns });
+    // only its owner (or an org admin) forgets an item; one the caller cannot see is not found (issue 34)
+    const entry = this.records.get(evidenceKey({ ns, layer: target.layer, id: target.id }));
+    if (entry) requireActor([entry], this.orgCallerIn(ns, access), 'forget', target.layer, target.id);
+    // the tombstone names who forgot it: a token's caller by its actor (`http:<token>`), not the door's name
+    return this.knowledge.forgetParsed({ ...rest, ...target, ns, ...(access.principal !== undefined && access.actor ? { actor: access.actor } : {}) });
   }
 
   async purge(input: PurgeInput, access: Access = {}): Promise<PurgeAnswer> {
@@ -438,6 +500,7 @@ export class LocalKioku implements Kioku {
     const ns = namespaceOf(namespace, access);
     const { projections, privacy, log } = this.store;
     await projections.waitFor(log.head().seq);
+    this.requirePurger({ ...rest, ns }, access);
     const answer = await purgeSealed({ records: this.records, keys: privacy.seal.keys, log, actor: access.actor ?? this.options.actor ?? 'kioku' }, { ...rest, ns });
     // the projections drop the text now, and their snapshots are written again without it
     await projections.waitFor(answer.seq);
@@ -449,7 +512,16 @@ export class LocalKioku implements Kioku {
     const { namespace, ...rest } = parseInput(wire.supersede, input ?? {}, 'supersede');
     const ns = namespaceOf(namespace, access);
     const superseded_ids = memoryIdsOf(rest.superseded_ids, ns, 'superseded_ids', 'supersede');
-    return this.knowledge.supersedeParsed({ ...rest, superseded_ids, head_id: pathId(headId, 'head_id', 'supersede', ns), ns });
+    const head_id = pathId(headId, 'head_id', 'supersede', ns);
+    // the head must be one the caller sees; what it retires, the caller's own (issue 34)
+    const caller = this.orgCallerIn(ns, access);
+    const head = this.records.get(evidenceKey({ ns, layer: 'memory', id: head_id }));
+    if (head && !canSee(head, caller)) throw new KiokuError('KIOKU_NOT_FOUND', `supersede: no memory "${head_id}"`, { details: { field: 'head_id', id: head_id } });
+    for (const old of superseded_ids) {
+      const entry = this.records.get(evidenceKey({ ns, layer: 'memory', id: old }));
+      if (entry) requireActor([entry], caller, 'supersede', 'memory', old);
+    }
+    return this.knowledge.supersedeParsed({ ...rest, superseded_ids, head_id, ns });
   }
 
   async evidence(key: string, access: Access = {}): Promise<EvidenceAnswer> {
@@ -561,11 +633,14 @@ export class LocalKioku implements Kioku {
   }
 
   async document(layer: 'card' | 'wiki', id: string, input: InNamespaceInput, access: Access = {}): Promise<DocumentAnswer> {
-    return documentOf(this.records, namespaceOf(input.namespace, access), layer, id);
+    const ns = namespaceOf(input.namespace, access);
+    return documentOf(this.records, ns, layer, id, this.visibleIn(ns, access));
   }
 
   async source(id: string, input: InNamespaceInput, access: Access = {}): Promise<DocumentAnswer> {
-    return sourceOf(this.records, namespaceOf(input.namespace, access), id);
+    // the one audience policy (issue 34): a memory the caller may not see is no source of its
+    const ns = namespaceOf(input.namespace, access);
+    return sourceOf(this.records, ns, id, this.visibleIn(ns, access));
   }
 
   async relations(cardId: string, input: InNamespaceInput, access: Access = {}): Promise<RelationsAnswer> {
@@ -626,6 +701,12 @@ export class LocalKioku implements Kioku {
   async changeOrg(input: OrgChangeInput, access: Access = {}): Promise<OrgChangeAnswer> {
     const { namespace, ...change } = parseInput(wire.orgChange, input ?? {}, 'org');
     const ns = namespaceOf(namespace, access);
+    // a member reached by a token name the auth file does not hold could never be reached (or a later token of that name would become it)
+    const unknown = change.action === 'member_add' && access.knownTokens ? (change.tokens ?? (change.member ? [change.member] : [])).find((t) => !access.knownTokens?.includes(t)) : undefined;
+    if (unknown !== undefined)
+      throw new KiokuError('KIOKU_INPUT_INVALID', `org: tokens: "${unknown.slice(0, 80)}" is no token of namespace ${ns} in the auth file: add it there first (its name), then the member`, {
+        details: { field: 'tokens', value: unknown.slice(0, 200) },
+      });
     const projections = this.store.projections;
     const store = {
       log: this.store.log,
@@ -691,7 +772,10 @@ export class LocalKioku implements Kioku {
 
   async usage(key: string, access: Access = {}): Promise<UsageAnswer> {
     key = itemKey(key, access);
-    return itemUsage(this.store, namespaceOf(keyNamespace(key), access), key);
+    const ns = namespaceOf(keyNamespace(key), access);
+    // counters of an item the caller may not see would tell that it exists (issue 34): not found
+    if (!this.visibleKey(key, ns, access)) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
+    return itemUsage(this.store, ns, key);
   }
 
   /** the clock recall uses (KIOKU_CLOCK pins it), without loading the model for it */
@@ -730,7 +814,8 @@ export class LocalKioku implements Kioku {
 
   async revealSecret(input: RevealSecretInput, access: Access = {}): Promise<RevealedSecret> {
     const { namespace, ...rest } = parseInput(wire.revealSecret, input ?? {}, 'reveal secret');
-    return revealSecret(this.store.privacy.vault, { ...rest, ns: namespaceOf(namespace, access) }, access);
+    const ns = namespaceOf(namespace, access);
+    return revealSecret(this.store.privacy.vault, { ...rest, ns }, access, (entry) => this.mayReveal(ns, entry, access));
   }
 
   async verifyLog(input: VerifyLogInput, access: Access = {}): Promise<VerifyReport> {

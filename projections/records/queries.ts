@@ -117,9 +117,9 @@ const section = (e: RecordEntry): DocumentAnswer['sections'][number] => ({
   ...(e.fingerprint ? { fingerprint: e.fingerprint } : {}),
 });
 
-/** A document of one layer and its active sections. */
-export function documentOf(records: RecordsProjection, ns: string, layer: Layer, id: string): DocumentAnswer {
-  const sections = records.document(ns, layer, id).filter((e) => e.status === 'active');
+/** A document of one layer and its active sections; `visible`: the caller's audience (a memory another member keeps to itself is not found). */
+export function documentOf(records: RecordsProjection, ns: string, layer: Layer, id: string, visible?: (e: RecordEntry) => boolean): DocumentAnswer {
+  const sections = records.document(ns, layer, id).filter((e) => e.status === 'active' && (visible === undefined || visible(e)));
   if (sections.length === 0) throw new KiokuError('KIOKU_NOT_FOUND', `no ${layer} "${id}" in namespace ${ns}`, { details: { id } });
   const first = sections[0] as RecordEntry;
   // a wiki section is titled by its heading path (issue 30): the page's title is the path's root
@@ -127,10 +127,10 @@ export function documentOf(records: RecordsProjection, ns: string, layer: Layer,
   return { id, layer, namespace: ns, title, tags: first.tags, source_path: first.source_path ?? null, sections: sections.map(section) };
 }
 
-/** A source document by id, whatever its layer. */
-export function sourceOf(records: RecordsProjection, ns: string, id: string): DocumentAnswer {
+/** A source document by id, whatever its layer, as far as the caller may see it (`visible`). */
+export function sourceOf(records: RecordsProjection, ns: string, id: string, visible?: (e: RecordEntry) => boolean): DocumentAnswer {
   for (const layer of SOURCE_ORDER) {
-    if (records.document(ns, layer, id).some((e) => e.status === 'active')) return documentOf(records, ns, layer, id);
+    if (records.document(ns, layer, id).some((e) => e.status === 'active' && (visible === undefined || visible(e)))) return documentOf(records, ns, layer, id, visible);
   }
   throw new KiokuError('KIOKU_NOT_FOUND', `no source "${id}" in namespace ${ns}`);
 }

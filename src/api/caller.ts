@@ -37,6 +37,7 @@ export function resolveCaller(principal: Principal, requestedNamespace: string |
     service: access.service === true,
     namespaceChosen: access.namespaceChosen === true,
     ...(principal.anonymous ? {} : { principal: principal.name }),
+    ...(!principal.anonymous && principal.scopes.has('org:admin') ? { orgAdmin: true } : {}),
     [SETTLED]: namespace,
   };
 }

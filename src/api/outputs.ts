@@ -135,5 +135,6 @@ export const artifactsAnswerSchema = answer<ArtifactsAnswer>()({
   session_id: z.string(),
   namespace: z.string(),
   completed: z.boolean(),
+  forgotten: z.object({ at: z.string(), by: z.string(), purged: z.literal(true).optional() }).optional(),
   events: z.array(z.object({ seq: z.number(), ts: z.string(), type: z.string(), hash: z.string(), data: z.unknown() })),
 });

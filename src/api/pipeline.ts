@@ -66,6 +66,8 @@ export interface ArtifactsAnswer {
   session_id: string;
   namespace: string;
   completed: boolean;
+  /** the turn was forgotten (issue 33): its events are listed without their data, and this is its tombstone */
+  forgotten?: { at: string; by: string; purged?: true };
   events: { seq: number; ts: string; type: string; hash: string; data: unknown }[];
 }
 
@@ -119,11 +121,13 @@ export async function artifacts(store: KiokuStore, traceId: string, access: Acce
   const trace = store.projections.views.records.get(evidenceKey({ ns: turn.ns, layer: 'trace', id: traceId }));
   if (trace && !canSee(trace, orgCaller(store.projections.views.org.org(turn.ns), access.principal)))
     throw new KiokuError('KIOKU_NOT_FOUND', `no turn ${traceId}`, { details: { field: 'turn_id' } });
+  // forgotten is gone from every view (issue 33): the events' data hold its text, so only their place in the chain is shown
+  const forgotten = trace?.status === 'forgotten' ? (trace.tombstone ?? { at: '', by: '' }) : undefined;
   const events: ArtifactsAnswer['events'] = [];
   for (const seq of turn.seqs) {
     const r = await store.log.get(seq);
     // recall and verdict events are stored in columns (issue 31): shown one object per candidate
-    if (r) events.push({ seq: r.seq, ts: new Date(r.ts).toISOString(), type: r.type, hash: r.hash, data: readableEventData(r.type, r.data) });
+    if (r) events.push({ seq: r.seq, ts: new Date(r.ts).toISOString(), type: r.type, hash: r.hash, data: forgotten ? {} : readableEventData(r.type, r.data) });
   }
-  return { trace_id: traceId, session_id: turn.session_id, namespace: turn.ns, completed: turn.completed !== undefined, events };
+  return { trace_id: traceId, session_id: turn.session_id, namespace: turn.ns, completed: turn.completed !== undefined, ...(forgotten ? { forgotten } : {}), events };
 }

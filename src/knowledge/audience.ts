@@ -69,14 +69,23 @@ export interface OrgCaller {
   all: boolean;
   /** spaces whose shared items this caller sees */
   seen: ReadonlySet<string>;
+  /** holds org:admin: may forget or purge any member's item, and the whole namespace (it sees no more for it) */
+  admin?: boolean;
 }
 
-/** The caller in a namespace's org from its token's name (`principal`: absent = the anonymous local owner). */
-export function orgCaller(org: Org, principal: string | undefined): OrgCaller | undefined {
+/** The caller in a namespace's org from its token's name (`principal`: absent = the anonymous local owner); `admin`: its token holds org:admin. */
+export function orgCaller(org: Org, principal: string | undefined, admin = false): OrgCaller | undefined {
   if (!isOrg(org)) return undefined;
   if (principal === undefined) return { org, all: true, seen: new Set(Object.keys(org.spaces)) };
   const member = memberByToken(org, principal);
-  return member ? { org, member, all: false, seen: spacesSeenBy(org, member.name) } : { org, all: false, seen: new Set() };
+  const base = member ? { org, member, all: false, seen: spacesSeenBy(org, member.name) } : { org, all: false, seen: new Set<string>() };
+  return admin ? { ...base, admin } : base;
+}
+
+/** Whether a log record's actor (`<door>:<token name>`) is this caller's member: who wrote it. */
+export function actsAs(actor: string, caller: OrgCaller): boolean {
+  const colon = actor.indexOf(':');
+  return colon > 0 && caller.member !== undefined && caller.member.tokens.includes(actor.slice(colon + 1));
 }
 
 /** What the audience policy reads of an item. */
@@ -151,4 +160,36 @@ export function requireOwner(item: (Audienced & { key: string }) | undefined, ca
     throw new KiokuError('KIOKU_FORBIDDEN', `${what}: memory "${id}" is ${item.owner ?? "the namespace's"}, not yours: only its owner changes who sees it`, {
       details: { field: 'id', id, ...(item.owner !== undefined ? { owner: item.owner } : {}) },
     });
+}
+
+/**
+ * Who may act on items beyond seeing them — forget, purge, supersede (an act that hides or destroys
+ * them for everyone): each item's owner, a holder of org:admin, or the local owner; single user:
+ * anyone with write scope, as before. An item the caller cannot see is not found (none of them
+ * seen: 404, no existence oracle); one it sees but does not own is refused naming its owner.
+ * `noun` and `target` name what was asked for ("memory", "A-own"; "session", "s-1").
+ */
+export function requireActor(items: readonly Audienced[], caller: OrgCaller | undefined, what: string, noun: string, target: string): void {
+  if (caller === undefined || caller.all || caller.admin === true) return;
+  const seen = items.filter((i) => canSee(i, caller));
+  if (seen.length < items.length && (seen.length === 0 || noun !== 'session'))
+    throw new KiokuError('KIOKU_NOT_FOUND', `${what}: no ${noun} "${target}"`, { details: { field: 'id', id: target } });
+  const notMine = (i: Audienced): boolean => i.owner === undefined || i.owner !== caller.member?.name;
+  if (!items.some(notMine)) return;
+  // named only when the caller may see it: a hidden item's owner is not told
+  const other = seen.find(notMine);
+  const whose = other === undefined ? "other members'" : other.owner ? `${other.owner}'s` : "the namespace's";
+  throw new KiokuError(
+    'KIOKU_FORBIDDEN',
+    `${what}: ${noun} "${target}" ${noun === 'session' ? 'holds items that are' : 'is'} ${whose}, not yours: only its owner (or an org admin, org:admin) may ${what} it`,
+    { details: { field: 'id', id: target, ...(other?.owner !== undefined ? { owner: other.owner } : {}) } },
+  );
+}
+
+/** A whole namespace is every member's: in an org only an org admin (or the local owner) acts on all of it. */
+export function requireNamespaceActor(caller: OrgCaller | undefined, what: string, ns: string): void {
+  if (caller === undefined || caller.all || caller.admin === true) return;
+  throw new KiokuError('KIOKU_FORBIDDEN', `${what}: namespace "${ns}" holds every member's items: only an org admin (a token with org:admin) may ${what} it whole`, {
+    details: { field: 'scope', namespace: ns },
+  });
 }

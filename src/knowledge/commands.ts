@@ -407,23 +407,23 @@ export class Knowledge {
     return this.forgetParsed(parseInput(forgetSchema, input, 'forget'));
   }
 
-  /** `layer`: a trace, an episode or an asset is forgotten the same way (issue 33); a memory by default. */
-  async forgetParsed(p: z.output<typeof forgetSchema> & { layer?: ForgettableLayer }): Promise<{ id: string; forgotten: boolean }> {
+  /** `layer`: a trace, an episode or an asset is forgotten the same way (issue 33); a memory by default. `actor`: who forgets (its tombstone's `by`). */
+  async forgetParsed(p: z.output<typeof forgetSchema> & { layer?: ForgettableLayer; actor?: string }): Promise<{ id: string; forgotten: boolean }> {
     if (p.layer !== undefined && p.layer !== 'memory') return this.forgetItem({ ...p, layer: p.layer });
     return this.exclusive(async () => {
       const entry = this.requireMemory(p.ns, p.id, 'id');
       if (entry.status === 'forgotten') return { id: p.id, forgotten: false };
-      await this.commit([{ type: 'memory.forgotten', ns: p.ns, data: { id: p.id, ...(p.reason ? { reason: p.reason } : {}) } }]);
+      await this.commit([{ type: 'memory.forgotten', ns: p.ns, ...(p.actor ? { actor: p.actor } : {}), data: { id: p.id, ...(p.reason ? { reason: p.reason } : {}) } }]);
       return { id: p.id, forgotten: true };
     });
   }
 
-  private forgetItem(p: z.output<typeof forgetSchema> & { layer: Exclude<ForgettableLayer, 'memory'> }): Promise<{ id: string; forgotten: boolean }> {
+  private forgetItem(p: z.output<typeof forgetSchema> & { layer: Exclude<ForgettableLayer, 'memory'>; actor?: string }): Promise<{ id: string; forgotten: boolean }> {
     return this.exclusive(async () => {
       const entry = this.records.get(evidenceKey({ ns: p.ns, layer: p.layer, id: p.id }));
       if (!entry) throw new KiokuError('KIOKU_NOT_FOUND', `no ${p.layer} "${p.id}" in namespace ${p.ns}`, { details: { field: 'id', id: p.id } });
       if (entry.status === 'forgotten') return { id: p.id, forgotten: false };
-      await this.commit([{ type: 'item.forgotten', ns: p.ns, data: { layer: p.layer, id: p.id, ...(p.reason ? { reason: p.reason } : {}) } }]);
+      await this.commit([{ type: 'item.forgotten', ns: p.ns, ...(p.actor ? { actor: p.actor } : {}), data: { layer: p.layer, id: p.id, ...(p.reason ? { reason: p.reason } : {}) } }]);
       return { id: p.id, forgotten: true };
     });
   }

@@ -68,7 +68,8 @@ export function secretRedactor(vault: SecretVault, fingerprint: (text: string) =
         out.push(event);
         continue;
       }
-      for (const f of findings) vault.put(event.ns, f.id, f.kind, f.value);
+      // who wrote it: in an org its writer may reveal it (issue 34)
+      for (const f of findings) vault.put(event.ns, f.id, f.kind, f.value, event.actor);
       const redacted = refreshFingerprints(event.type, data as Record<string, unknown>, fingerprint);
       // validated again: the catalog's bounds hold for what is stored, not only for what was sent
       out.push(validateEvent({ type: event.type, ns: event.ns, actor: event.actor, data: redacted }));

@@ -8,7 +8,7 @@ import { KiokuError } from '../errors.js';
 import { namespaceSchema } from '../events/index.js';
 import { placeholder, PLACEHOLDER_PATTERN } from './detect.js';
 import type { SecretKind } from './rules.js';
-import type { SecretVault } from './vault.js';
+import type { SecretVault, VaultEntry } from './vault.js';
 
 export const revealSecretSchema = z.strictObject({
   /** the placeholder id (`3f9a1c2b7d4e`) or the whole placeholder (`⟦secret:openai-key:3f9a1c2b7d4e⟧`) */
@@ -34,7 +34,13 @@ export function placeholderId(raw: string): string {
   return id;
 }
 
-export function revealSecret(vault: SecretVault, input: z.output<typeof revealSecretSchema>, caller: { remote?: boolean }): RevealedSecret {
+/** `mayReveal`: the audience policy's answer for this caller (issue 34); a value it may not have is not found, as a missing one. */
+export function revealSecret(
+  vault: SecretVault,
+  input: z.output<typeof revealSecretSchema>,
+  caller: { remote?: boolean },
+  mayReveal: (entry: VaultEntry) => boolean = () => true,
+): RevealedSecret {
   if (caller.remote === true)
     throw new KiokuError(
       'KIOKU_SECRET_REMOTE',
@@ -43,7 +49,7 @@ export function revealSecret(vault: SecretVault, input: z.output<typeof revealSe
     );
   const id = placeholderId(input.id);
   const entry = vault.get(input.ns, id);
-  if (!entry)
+  if (!entry || !mayReveal(entry))
     throw new KiokuError('KIOKU_NOT_FOUND', `no secret ${id} in namespace ${input.ns} in this machine's vault`, { details: { field: 'id', id, namespace: input.ns } });
   return { id, kind: entry.kind, namespace: entry.namespace, placeholder: placeholder(entry.kind, id), value: entry.value };
 }

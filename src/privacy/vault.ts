@@ -25,6 +25,8 @@ interface StoredEntry {
   iv: string;
   tag: string;
   ct: string;
+  /** the actors whose writes held the value (`http:<token>`): in an org, its writers may reveal it (issue 34) */
+  by?: string[];
 }
 
 export interface VaultEntry {
@@ -32,6 +34,8 @@ export interface VaultEntry {
   id: string;
   kind: SecretKind;
   value: string;
+  /** who wrote it (the actors of the writes it was found in) */
+  by: string[];
 }
 
 export class SecretVault {
@@ -45,16 +49,32 @@ export class SecretVault {
     return createHmac('sha256', this.key().ids).update(namespace).update('\0').update(value).digest('hex').slice(0, ID_LENGTH);
   }
 
-  /** Keep a value (durable before it returns: the event that names its placeholder is appended after). Storing one twice is a no-op. */
-  put(namespace: string, id: string, kind: SecretKind, value: string): void {
+  /** Keep a value (durable before it returns: the event that names its placeholder is appended after), and who wrote it. Storing one twice only adds its writer. */
+  put(namespace: string, id: string, kind: SecretKind, value: string, by?: string): void {
     const entries = this.load();
     const k = entryKey(namespace, id);
-    if (entries.has(k)) return;
+    const known = entries.get(k);
+    if (known) {
+      if (by === undefined || known.by?.includes(by)) return;
+      // the same line again with one more writer: the last line of an id wins when the file is read
+      const more = { ...known, by: [...(known.by ?? []), by] };
+      appendDurably(join(this.dir, ENTRIES_FILE), `${JSON.stringify(more)}\n`);
+      entries.set(k, more);
+      return;
+    }
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key().enc, iv);
     cipher.setAAD(aad(namespace, id, kind));
     const ct = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
-    const entry: StoredEntry = { ns: namespace, id, kind, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), ct: ct.toString('base64') };
+    const entry: StoredEntry = {
+      ns: namespace,
+      id,
+      kind,
+      iv: iv.toString('base64'),
+      tag: cipher.getAuthTag().toString('base64'),
+      ct: ct.toString('base64'),
+      ...(by !== undefined ? { by: [by] } : {}),
+    };
     appendDurably(join(this.dir, ENTRIES_FILE), `${JSON.stringify(entry)}\n`);
     entries.set(k, entry);
   }
@@ -67,7 +87,7 @@ export class SecretVault {
     decipher.setAAD(aad(entry.ns, entry.id, entry.kind));
     decipher.setAuthTag(Buffer.from(entry.tag, 'base64'));
     const value = Buffer.concat([decipher.update(Buffer.from(entry.ct, 'base64')), decipher.final()]).toString('utf8');
-    return { namespace: entry.ns, id: entry.id, kind: entry.kind, value };
+    return { namespace: entry.ns, id: entry.id, kind: entry.kind, value, by: entry.by ?? [] };
   }
 
   /** How many values the vault keeps (all namespaces). */
@@ -113,6 +133,7 @@ function parseEntry(line: string): StoredEntry | undefined {
     const e = JSON.parse(line) as Partial<StoredEntry>;
     if (typeof e.ns !== 'string' || typeof e.id !== 'string' || typeof e.kind !== 'string' || !isSecretKind(e.kind)) return undefined;
     if (typeof e.iv !== 'string' || typeof e.tag !== 'string' || typeof e.ct !== 'string') return undefined;
+    if (e.by !== undefined && !(Array.isArray(e.by) && e.by.every((b) => typeof b === 'string'))) return undefined;
     return e as StoredEntry;
   } catch {
     return undefined;

@@ -39,6 +39,10 @@ export interface RecallContext {
   namespaceChosen?: boolean;
   /** the token's name, for a caller with a token (src/access.ts): the org member it acts as */
   principal?: string;
+  /** the token holds org:admin (src/access.ts): may forget and purge any member's items (issue 34) */
+  orgAdmin?: boolean;
+  /** the auth file's token names for the namespace (src/access.ts): an org member is given only these */
+  knownTokens?: readonly string[];
   /** the request came from another machine or through a proxy (the HTTP door says so): never revealed a secret (issue 33) */
   remote?: boolean;
 }

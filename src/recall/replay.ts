@@ -5,7 +5,7 @@
 // projections (read-only) and the report says so.
 import { z } from 'zod';
 import { namespaceSchema, recallCandidates, recordedVerdicts, type EventData, type LogRecord, type RecallCandidate } from '../events/index.js';
-import { KNOWLEDGE_LAYERS, parseEvidenceKey, type Layer } from '../knowledge/evidence.js';
+import { evidenceKey, KNOWLEDGE_LAYERS, parseEvidenceKey, type Layer } from '../knowledge/evidence.js';
 import { RELEVANT_AT, seriousCandidates } from '../../projections/usage.js';
 import type { EventStore } from '../log/index.js';
 import type { ProjectionRunner } from '../../projections/runner.js';
@@ -63,6 +63,8 @@ export interface ReplayedTurn {
   retrieval: 'recorded' | 'rerun';
   /** the turn's text was purged (issue 33): its query reads as ⟦purged⟧, the delivery is replayed without it */
   text_purged?: true;
+  /** the turn was forgotten (issue 33): its text is not shown (query empty), its delivery replayed without it */
+  text_forgotten?: true;
   /**
    * Usage accounting as recorded for this turn: candidates that were demoted (with their rank
    * in the fused list, after the bounded demotion), and which negative verdicts counted toward
@@ -144,7 +146,15 @@ export async function replay(
   const context: ReplayContext = { records: store.projections.views.records, core, rules, retrieve: options.retrieve ?? false };
   const delivered: Delivered = new Map();
   const out: ReplayedTurn[] = [];
-  for (const id of order) out.push(await replayTurn(turns.get(id) as TurnRecord, context, delivered));
+  for (const id of order) {
+    const t = turns.get(id) as TurnRecord;
+    // forgotten is gone from every view (issue 33): the turn is replayed without its text, and says so
+    // (a purged one reads as ⟦purged⟧ already: text_purged)
+    const trace = context.records.get(evidenceKey({ ns: t.ns, layer: 'trace', id }));
+    const forgotten = trace?.status === 'forgotten' && trace.tombstone?.purged !== true && t.query !== PURGED_TEXT;
+    const turn = await replayTurn(forgotten ? { ...t, query: '', conversation: [] } : t, context, delivered);
+    out.push(forgotten ? { ...turn, text_forgotten: true } : turn);
+  }
   return {
     from: options.from.toISOString(),
     to: options.to.toISOString(),

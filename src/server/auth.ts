@@ -51,6 +51,8 @@ export interface AuthConfig {
   authenticate(header: string | undefined): Principal | undefined;
   /** whether a string is one of the configured tokens (a token pasted where it does not belong) */
   isToken?(value: string): boolean;
+  /** the names of the tokens for a namespace: an org member is given only these (issue 34) */
+  tokenNames?(namespace: string): string[];
 }
 
 function hash(token: string): Buffer {
@@ -114,6 +116,9 @@ export function loadAuth(file: string): AuthConfig {
       // compare against every entry, in constant time per comparison
       for (const e of entries) if (timingSafeEqual(e.digest, digest)) found = e.principal;
       return found;
+    },
+    tokenNames(namespace) {
+      return entries.filter((e) => e.principal.namespace === namespace).map((e) => e.principal.name);
     },
     isToken(value) {
       const digest = hash(value);

@@ -22,5 +22,13 @@ export function requireScope(req: FastifyRequest, scope: Scope): void {
 export function callerAccess(req: FastifyRequest): Access {
   const p = req.principal;
   // principal: the token's name, the org member it acts as (issue 34)
-  return p.anonymous ? {} : { namespaces: [p.namespace], actor: `http:${p.name}`, principal: p.name, ...(principalSeesService(p) ? { service: true } : {}) };
+  return p.anonymous
+    ? {}
+    : {
+        namespaces: [p.namespace],
+        actor: `http:${p.name}`,
+        principal: p.name,
+        ...(principalSeesService(p) ? { service: true } : {}),
+        ...(p.scopes.has('org:admin') ? { orgAdmin: true } : {}),
+      };
 }

@@ -172,7 +172,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const auth = loadAuth(options.authFile ?? process.env['KIOKU_AUTH_FILE'] ?? join(paths.dataDir, 'auth.json'));
   const at = bindAddress(options, auth);
   const library = await openLibrary(options, paths, auth);
-  const state: ServerState = { ready: false, startedAt: Date.now() };
+  const state: ServerState = { ready: false, startedAt: Date.now(), ...(auth.tokenNames ? { tokenNames: (ns: string) => auth.tokenNames?.(ns) ?? [] } : {}) };
   const everyHours = options.lifecycleEveryHours ?? lifecycleEveryFromEnv(process.env['KIOKU_LIFECYCLE_EVERY_H']);
   let lifecycle: LifecycleTimer | undefined;
   let app: FastifyInstance;

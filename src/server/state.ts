@@ -20,6 +20,8 @@ export interface ServerState {
   closing?: boolean;
   startedAt: number;
   progress?: { done: number; total: number };
+  /** the auth file's token names per namespace (absent without tokens): an org member is given only these */
+  tokenNames?: (namespace: string) => readonly string[];
 }
 
 export interface AppOptions {

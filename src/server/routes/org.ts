@@ -13,6 +13,7 @@ export const orgRoutes = (state: ServerState) =>
     bodyRoute(
       app,
       { url: '/v1/org', method: 'changeOrg', summary: 'add, move or remove a space; add or remove a member; a member joins or leaves a space', scope: 'org:admin', tags: ['org'], required: true },
-      (input, caller) => ready(state).kioku.changeOrg(input, caller),
+      // the door knows the auth file: a member is given only token names it holds for this namespace
+      (input, caller) => ready(state).kioku.changeOrg(input, state.tokenNames ? { ...caller, knownTokens: state.tokenNames(caller.namespace) } : caller),
     );
   });
