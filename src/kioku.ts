@@ -501,7 +501,9 @@ export class LocalKioku implements Kioku {
     const { projections, privacy, log } = this.store;
     await projections.waitFor(log.head().seq);
     this.requirePurger({ ...rest, ns }, access);
-    const answer = await purgeSealed({ records: this.records, keys: privacy.seal.keys, log, actor: access.actor ?? this.options.actor ?? 'kioku' }, { ...rest, ns });
+    // the purged event (and tombstone) names a token's caller by its actor, as forget does; the door's bare name says nothing
+    const actor = (access.principal !== undefined ? access.actor : undefined) ?? this.options.actor ?? 'kioku';
+    const answer = await purgeSealed({ records: this.records, keys: privacy.seal.keys, log, actor }, { ...rest, ns });
     // the projections drop the text now, and their snapshots are written again without it
     await projections.waitFor(answer.seq);
     await projections.snapshotAll();
