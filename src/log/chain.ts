@@ -150,6 +150,26 @@ export interface PendingWrite {
  * refused alone, nothing written), and everything that queues while a group is being
  * committed goes into the next group, so concurrent writers share one durable write.
  */
+const NO_SPACE = /ENOSPC|No space left on device/i;
+
+/**
+ * A guard or a pre-commit hook that failed writing beside the log (the vault, the data keys) on a
+ * full disk is the same refusal as the log's own: 507 KIOKU_STORAGE_FULL, reads still answer.
+ */
+export function diskFullOr(err: unknown): unknown {
+  if (err instanceof KiokuError) return err;
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 4; depth++, e = (e as { cause?: unknown }).cause) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (code === 'ENOSPC' || (typeof message === 'string' && NO_SPACE.test(message))) {
+      return new KiokuError('KIOKU_STORAGE_FULL', 'the disk holding the store is full: the write could not be made durable; reads still answer; free space, then restart the service', {
+        cause: err,
+      });
+    }
+  }
+  return err;
+}
+
 export class CommitQueue {
   private pending: PendingWrite[] = [];
   private writing: Promise<void> | undefined;
@@ -165,7 +185,7 @@ export class CommitQueue {
       // synchronous, so writes keep the order they were submitted in
       for (const guard of this.guards) validated = guard(validated);
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(diskFullOr(err));
     }
     if (validated.length === 0) return Promise.resolve([]);
     // a guard may add events after the caller's (secret.redacted): the caller gets its own events' seqs
@@ -182,13 +202,18 @@ export class CommitQueue {
 
   private async drain(): Promise<void> {
     try {
+      // yield first: a group refused before any await (a pre-commit hook failing on a full disk)
+      // would otherwise run the finally below before `writing` is assigned, leaving `writing` set
+      // to a settled promise for good, and every later write would queue and never be committed
+      await Promise.resolve();
       while (this.pending.length > 0) {
         const group = this.pending;
         this.pending = [];
         try {
           for (const hook of this.beforeCommit) hook();
         } catch (err) {
-          for (const write of group) write.reject(err);
+          const refused = diskFullOr(err);
+          for (const write of group) write.reject(refused);
           continue;
         }
         await this.commitGroup(group);
