@@ -292,7 +292,7 @@ const calls: Methods = {
  * (turns `t-…`, recalls `r-…`, jobs of the indexer), times and durations (the clock moves between the
  * two runs), hashes (the chain hashes the times; digests fold them), the data dirs (an uploaded asset
  * lives under its library's dir), stored frames and byte counts (records hold the times, and the
- * actor: a write through the server is recorded as `http`, an in-process one as `kioku`). Everything else — ids the
+ * actor: a write through the server is recorded as `http`, an in-process one as `kioku`; so is a tombstone's `by`). Everything else — ids the
  * caller chose, texts, counts, statuses, scores, order — must be equal.
  */
 function normalise(value: unknown, dirs: readonly string[]): unknown {
@@ -310,6 +310,8 @@ function normalise(value: unknown, dirs: readonly string[]): unknown {
     for (const [k, v] of Object.entries(value)) {
       if (/(^|_)(ms|ts|seconds|bytes)$|^timings$|^started_at$|^actor$/.test(k)) out[k] = typeof v;
       else if (k === 'frames') out[k] = (v as unknown[]).length;
+      // a tombstone names who forgot: the actor, as above
+      else if (k === 'tombstone' && v && typeof v === 'object') out[k] = normalise({ ...(v as Record<string, unknown>), by: typeof (v as Record<string, unknown>)['by'] }, dirs);
       else out[k] = normalise(v, dirs);
     }
     return out;
