@@ -151,7 +151,7 @@ describe('vector projection on disk', () => {
     await store.projections.rebuild();
     expect(store.projections.digests()).toEqual(once);
     expect(once).toEqual(caughtUp);
-    expect(Object.keys(once).sort()).toEqual(['delivered', 'jobs', 'keyword', 'records', 'stats', 'turns', 'usage', 'vector']);
+    expect(Object.keys(once).sort()).toEqual(['access', 'delivered', 'graph', 'jobs', 'keyword', 'lifecycle', 'notices', 'org', 'records', 'stats', 'turns', 'usage', 'vector']);
     await store.close();
   });
 
