@@ -58,19 +58,8 @@ import {
   type RelationsAnswer,
 } from '../projections/records/queries.js';
 import { importItems, type ImportItemsAnswer } from './knowledge/import-items.js';
-import {
-  actsAs,
-  canSee,
-  decideAudience,
-  decideOwner,
-  orgCaller,
-  ownerMark,
-  requireActor,
-  requireNamespaceActor,
-  requireOwner,
-  type AudienceInput as AudienceValue,
-  type OrgCaller,
-} from './knowledge/audience.js';
+import { actsAs, canSee, decideAudience, ownerMark, requireActor, requireNamespaceActor, requireOwner } from './knowledge/audience.js';
+import { orgCallerIn, ownedWrites, recordVisible, requireWritable, visibleIn, visibleKey } from './api/audience.js';
 import { activity, itemUsage, type ActivityAnswer, type ActivityInput, type UsageAnswer } from './api/activity.js';
 import { commitOrgChange, type OrgChangeAnswer } from './knowledge/org-decide.js';
 import { orgAnswer, type OrgAnswer } from './knowledge/org-answer.js';
@@ -331,80 +320,12 @@ export class LocalKioku implements Kioku {
     return this.store.projections.views.records;
   }
 
-  /** Who asks within the namespace's org (src/knowledge/audience.ts): undefined without an org. */
-  private orgCallerIn(ns: string, access: Access): OrgCaller | undefined {
-    return orgCaller(this.store.projections.views.org.org(ns), access.principal, access.orgAdmin === true);
-  }
-
-  /** The audience policy as a filter over items (undefined: nothing to filter, no org or the local owner). */
-  private visibleIn(ns: string, access: Access): ((e: { owner?: string | undefined; audience?: readonly string[] | undefined }) => boolean) | undefined {
-    const caller = this.orgCallerIn(ns, access);
-    return caller === undefined || caller.all ? undefined : (e) => canSee(e, caller);
-  }
-
-  /** Whether the caller may see the item under `key` (one unknown to the records is no one's to hide). */
-  private visibleKey(key: string, ns: string, access: Access): boolean {
-    const entry = this.records.get(key);
-    return entry === undefined || canSee(entry, this.orgCallerIn(ns, access));
-  }
-
-  /**
-   * The audience policy over recorded turns (replay, the delivery report): a record of a turn is the
-   * caller's when its trace is visible to it; a recall without a turn when its token acts as the caller.
-   */
-  private recordVisible(ns: string, access: Access): ((r: LogRecord) => boolean) | undefined {
-    const caller = this.orgCallerIn(ns, access);
-    if (caller === undefined || caller.all) return undefined;
-    return (r) => {
-      const turnId = (r.data as { turn_id?: unknown }).turn_id;
-      if (typeof turnId === 'string') return this.visibleKey(evidenceKey({ ns, layer: 'trace', id: turnId }), ns, access);
-      const token = r.actor.slice(r.actor.indexOf(':') + 1);
-      return r.actor.includes(':') && caller.member !== undefined && caller.member.tokens.includes(token);
-    };
-  }
-
-  private replayFilter(ns: string, access: Access): { visible?: (r: LogRecord) => boolean } {
-    const visible = this.recordVisible(ns, access);
-    return visible ? { visible } : {};
-  }
-
-  /** Memories as the writer may write them in an org: owned by its member, audience within its subtree (refused whole otherwise). */
-  private ownedWrites<M extends { owner?: string | undefined; audience?: AudienceValue | undefined }>(memories: M[], ns: string, access: Access): M[] {
-    const caller = this.orgCallerIn(ns, access);
-    return memories.map((m, i) => {
-      const owner = decideOwner(m.owner, caller, `memories.${i}.owner`, 'write memories');
-      const audience = decideAudience(m.audience, caller, `memories.${i}.audience`, 'write memories');
-      return { ...m, ...(owner !== undefined ? { owner } : {}), ...(audience !== undefined ? { audience } : {}) };
-    });
-  }
-
-  /**
-   * A write may not reach items the caller cannot see (issue 34): an id taken by such an item is
-   * refused as taken, saying nothing of it (not its content, not whether a repeat would match); a
-   * memory it supersedes must be the caller's own, as for forget.
-   */
-  private requireWritable(memories: readonly { id?: string | undefined; supersede_ids: readonly string[] }[], ns: string, access: Access): void {
-    const caller = this.orgCallerIn(ns, access);
-    if (caller === undefined || caller.all) return;
-    memories.forEach((m, i) => {
-      const taken = m.id === undefined ? undefined : this.records.get(evidenceKey({ ns, layer: 'memory', id: m.id }));
-      if (taken && !canSee(taken, caller))
-        throw new KiokuError('KIOKU_ID_CONFLICT', `write memories: memories.${i}.id: "${m.id as string}" is taken; choose another id`, {
-          details: { field: `memories.${i}.id`, id: m.id },
-        });
-      for (const old of m.supersede_ids) {
-        const entry = this.records.get(evidenceKey({ ns, layer: 'memory', id: old }));
-        if (entry) requireActor([entry], caller, 'supersede', 'memory', old);
-      }
-    });
-  }
-
   /**
    * A secret is the audience of the items that hold it (issue 34): in an org it is revealed to a
    * member who wrote it (the vault keeps its writers) or who may see an item holding its placeholder.
    */
   private mayReveal(ns: string, entry: { id: string; by: readonly string[] }, access: Access): boolean {
-    const caller = this.orgCallerIn(ns, access);
+    const caller = orgCallerIn(this.store, ns, access);
     if (caller === undefined || caller.all || entry.by.some((actor) => actsAs(actor, caller))) return true;
     const mark = `:${entry.id}⟧`;
     for (const e of this.records.all()) if (e.ns === ns && e.text.includes(mark) && canSee(e, caller)) return true;
@@ -413,7 +334,7 @@ export class LocalKioku implements Kioku {
 
   /** Who may purge (issue 34): an item or a session only its owner, the whole namespace only an org admin; hidden ones are not found. */
   private requirePurger(p: { ns: string; scope: PurgeInput['scope']; id?: string | undefined }, access: Access): void {
-    const caller = this.orgCallerIn(p.ns, access);
+    const caller = orgCallerIn(this.store, p.ns, access);
     if (p.scope === 'namespace') return requireNamespaceActor(caller, 'purge', p.ns);
     if (p.id === undefined) return; // refused by the purge itself
     const items =
@@ -469,9 +390,9 @@ export class LocalKioku implements Kioku {
     const resolved = memories.map((m, i) => (m.supersede_ids.some((r) => r.startsWith('ev1:')) ? { ...m, supersede_ids: memoryIdsOf(m.supersede_ids, ns, `memories.${i}.supersede_ids`, 'write memories') } : m));
     // notify (issue 34): refused whole before anything is written; the notices follow the memories
     const notifies = memories.flatMap((m, index) => (m.notify ? [{ index, to: m.notify, kind: m.kind, audience: m.audience }] : []));
-    this.requireWritable(resolved, ns, access);
+    requireWritable(this.store, resolved, ns, access);
     const sender = await notices.senderFor(this.store, ns, access, notifies);
-    const result = await this.knowledge.writeParsedMemories({ memories: this.ownedWrites(resolved, ns, access), ns });
+    const result = await this.knowledge.writeParsedMemories({ memories: ownedWrites(this.store, resolved, ns, access), ns });
     if (sender !== undefined) await notices.sendMemoryNotices(this.store, ns, sender, notifies, result.ids, access.actor ?? this.options.actor ?? 'kioku');
     const vectors =
       timeoutMs === undefined
@@ -490,7 +411,7 @@ export class LocalKioku implements Kioku {
     const target = forgetTargetOf(parseInput(z.strictObject({ id: itemIdSchema }), { id }, 'forget').id, ns, 'id');
     // only its owner (or an org admin) forgets an item; one the caller cannot see is not found (issue 34)
     const entry = this.records.get(evidenceKey({ ns, layer: target.layer, id: target.id }));
-    if (entry) requireActor([entry], this.orgCallerIn(ns, access), 'forget', target.layer, target.id);
+    if (entry) requireActor([entry], orgCallerIn(this.store, ns, access), 'forget', target.layer, target.id);
     // the tombstone names who forgot it: a token's caller by its actor (`http:<token>`), not the door's name
     return this.knowledge.forgetParsed({ ...rest, ...target, ns, ...(access.principal !== undefined && access.actor ? { actor: access.actor } : {}) });
   }
@@ -516,7 +437,7 @@ export class LocalKioku implements Kioku {
     const superseded_ids = memoryIdsOf(rest.superseded_ids, ns, 'superseded_ids', 'supersede');
     const head_id = pathId(headId, 'head_id', 'supersede', ns);
     // the head must be one the caller sees; what it retires, the caller's own (issue 34)
-    const caller = this.orgCallerIn(ns, access);
+    const caller = orgCallerIn(this.store, ns, access);
     const head = this.records.get(evidenceKey({ ns, layer: 'memory', id: head_id }));
     if (head && !canSee(head, caller)) throw new KiokuError('KIOKU_NOT_FOUND', `supersede: no memory "${head_id}"`, { details: { field: 'head_id', id: head_id } });
     for (const old of superseded_ids) {
@@ -531,7 +452,7 @@ export class LocalKioku implements Kioku {
     const ns = namespaceOf(keyNamespace(key), access);
     const found = evidenceOf(this.records, key);
     // the one audience policy (issue 34): an item the caller may not see is not found
-    const caller = this.orgCallerIn(ns, access);
+    const caller = orgCallerIn(this.store, ns, access);
     if (!canSee(found, caller)) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
     const answer = { ...found, ...ownerMark(found, caller) };
     // a fetch by key is a use (projections/access.ts): it feeds the ACT-R re-rank and brings an archived item back.
@@ -564,7 +485,7 @@ export class LocalKioku implements Kioku {
       namespace: ns,
       min_considered: min,
       basis: 'usage counters: considered/judged/relevant/returned from recall.performed and verdict.recorded events',
-      items: this.store.projections.views.usage.cold(ns, min).filter((c) => this.visibleKey(c.key, ns, access)),
+      items: this.store.projections.views.usage.cold(ns, min).filter((c) => visibleKey(this.store, c.key, ns, access)),
     };
   }
 
@@ -573,7 +494,7 @@ export class LocalKioku implements Kioku {
     if (!Number.isFinite(days) || days <= 0 || days > 3650)
       throw new KiokuError('KIOKU_INPUT_INVALID', 'days must be a number above 0 and at most 3650', { details: { field: 'days' } });
     const ns = namespaceOf(input.namespace, access);
-    return deliveryReport(this.store.log, { days, ns, visible: this.recordVisible(ns, access) });
+    return deliveryReport(this.store.log, { days, ns, visible: recordVisible(this.store, ns, access) });
   }
 
   lifecycleRun(input: LifecycleRunInput, access: Access = {}): Promise<LifecycleReport> {
@@ -589,13 +510,14 @@ export class LocalKioku implements Kioku {
     const from = new Date(body.from ?? 0);
     const to = body.to ? new Date(body.to) : new Date(Date.now() + 60_000);
     if (from.getTime() > to.getTime()) throw new KiokuError('KIOKU_INPUT_INVALID', 'from is after to', { details: { field: 'from' } });
+    const visible = recordVisible(this.store, ns, access);
     const report = await replay(this.store, body.retrieve ? this.core : undefined, {
       from,
       to,
       ns,
       rules: rulesWith(body.rules),
       ...(body.retrieve ? { retrieve: true } : {}),
-      ...this.replayFilter(ns, access),
+      ...(visible ? { visible } : {}),
     });
     // the shared log's head moves with every namespace's writes: only for a caller who sees the whole service
     if (seesService(access)) return report;
@@ -608,7 +530,7 @@ export class LocalKioku implements Kioku {
     const ns = namespaceOf(namespace, access);
     const memoryId = pathId(id, 'id', 'set audience', ns);
     // the one audience policy (issue 34): within the writer's subtree, and only by the memory's owner
-    const caller = this.orgCallerIn(ns, access);
+    const caller = orgCallerIn(this.store, ns, access);
     const audience = decideAudience(rest.audience, caller, 'audience', 'set audience') ?? [];
     requireOwner(this.records.get(evidenceKey({ ns, layer: 'memory', id: memoryId })), caller, 'set audience', memoryId);
     return this.knowledge.setAudienceParsed({ ...rest, audience, id: memoryId, ns });
@@ -636,13 +558,13 @@ export class LocalKioku implements Kioku {
 
   async document(layer: 'card' | 'wiki', id: string, input: InNamespaceInput, access: Access = {}): Promise<DocumentAnswer> {
     const ns = namespaceOf(input.namespace, access);
-    return documentOf(this.records, ns, layer, id, this.visibleIn(ns, access));
+    return documentOf(this.records, ns, layer, id, visibleIn(this.store, ns, access));
   }
 
   async source(id: string, input: InNamespaceInput, access: Access = {}): Promise<DocumentAnswer> {
     // the one audience policy (issue 34): a memory the caller may not see is no source of its
     const ns = namespaceOf(input.namespace, access);
-    return sourceOf(this.records, ns, id, this.visibleIn(ns, access));
+    return sourceOf(this.records, ns, id, visibleIn(this.store, ns, access));
   }
 
   async relations(cardId: string, input: InNamespaceInput, access: Access = {}): Promise<RelationsAnswer> {
@@ -656,8 +578,8 @@ export class LocalKioku implements Kioku {
     const from = timeBound(fromText, 'from', now, 'items');
     // a phrase alone ("last week") is a whole range
     const to = timeBound(toText, 'to', now, 'items') ?? (from?.range ? { at: from.range.to.getTime(), exclusive: true } : undefined);
-    const caller = this.orgCallerIn(ns, access);
-    const queried = queryItems(this.records, ns, q, { from, to, visible: this.visibleIn(ns, access) });
+    const caller = orgCallerIn(this.store, ns, access);
+    const queried = queryItems(this.records, ns, q, { from, to, visible: visibleIn(this.store, ns, access) });
     const found = { ...queried, items: queried.items.map((e) => ({ ...e, ...ownerMark(e, caller) })) };
     const range = from?.range;
     return {
@@ -678,19 +600,19 @@ export class LocalKioku implements Kioku {
   logEpisode(input: EpisodeInput, access: Access = {}): Promise<{ episode_id: string }> {
     const { namespace, ...rest } = parseInput(wire.episode, input ?? {}, 'log episode');
     const ns = namespaceOf(namespace, access);
-    return this.knowledge.logEpisodeParsed({ ...rest, ns }, this.orgCallerIn(ns, access)?.member?.name);
+    return this.knowledge.logEpisodeParsed({ ...rest, ns }, orgCallerIn(this.store, ns, access)?.member?.name);
   }
 
   registerAsset(input: AssetInput, access: Access = {}): Promise<AssetRegisteredAnswer> {
     const { namespace, ...rest } = parseInput(wire.asset, input ?? {}, 'register asset');
     const ns = namespaceOf(namespace, access);
-    return this.knowledge.registerAssetParsed({ ...rest, ns }, this.orgCallerIn(ns, access)?.member?.name);
+    return this.knowledge.registerAssetParsed({ ...rest, ns }, orgCallerIn(this.store, ns, access)?.member?.name);
   }
 
   async asset(id: string, input: AssetQueryInput, access: Access = {}): Promise<AssetAnswer> {
     const ns = namespaceOf(input.namespace, access);
     const entry = this.records.get(evidenceKey({ ns, layer: 'asset', id }));
-    if (entry && !canSee(entry, this.orgCallerIn(ns, access)))
+    if (entry && !canSee(entry, orgCallerIn(this.store, ns, access)))
       throw new KiokuError('KIOKU_NOT_FOUND', `no asset "${id}" in namespace ${ns}`, { details: { id } });
     return assetOf(this.records, this.knowledge.assets, ns, id, input);
   }
@@ -725,15 +647,15 @@ export class LocalKioku implements Kioku {
   async stats(input: InNamespaceInput, access: Access = {}): Promise<StatsAnswer> {
     const ns = namespaceOf(input.namespace, access);
     const events = this.store.projections.views.stats.current().by_namespace[ns]?.count ?? 0;
-    return { namespace: ns, items: this.records.counts(ns, this.visibleIn(ns, access)), events, ...(seesService(access) ? { head: this.store.log.head() } : {}) };
+    return { namespace: ns, items: this.records.counts(ns, visibleIn(this.store, ns, access)), events, ...(seesService(access) ? { head: this.store.log.head() } : {}) };
   }
 
   async related(key: string, input: RelatedInput, access: Access = {}): Promise<RelatedAnswer> {
     key = itemKey(key, access);
     const { limit } = parseInput(wire.related, input, 'related');
     const ns = namespaceOf(keyNamespace(key), access);
-    if (!this.visibleKey(key, ns, access)) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
-    return relatedOf(this.records, ns, key, Math.min(Math.max(limit ?? 20, 1), 100), this.store.projections.views.graph, this.visibleIn(ns, access));
+    if (!visibleKey(this.store, key, ns, access)) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
+    return relatedOf(this.records, ns, key, Math.min(Math.max(limit ?? 20, 1), 100), this.store.projections.views.graph, visibleIn(this.store, ns, access));
   }
 
   async recordJobEvent(input: JobEventInput, access: Access = {}): Promise<{ seq: number; hash: string }> {
@@ -759,7 +681,7 @@ export class LocalKioku implements Kioku {
   async ingestStatus(access: Access = {}): Promise<IngestStatus> {
     // a caller confined to its namespace sees its counts only; the anonymous single user (or a service:read token) the store
     const ns = seesService(access) ? undefined : namespaceOf(undefined, access);
-    return ingestStatus(this.store, this.core, ns, ns === undefined ? undefined : this.visibleIn(ns, access));
+    return ingestStatus(this.store, this.core, ns, ns === undefined ? undefined : visibleIn(this.store, ns, access));
   }
 
   artifacts(traceId: string, access: Access = {}): Promise<ArtifactsAnswer> {
@@ -769,14 +691,14 @@ export class LocalKioku implements Kioku {
   activity(input: ActivityInput, access: Access = {}): Promise<ActivityAnswer> {
     const { namespace, ...q } = parseInput(wire.activity, input ?? {}, 'activity');
     const ns = namespaceOf(namespace, access);
-    return activity(this.store, ns, q, this.now().getTime(), this.visibleIn(ns, access));
+    return activity(this.store, ns, q, this.now().getTime(), visibleIn(this.store, ns, access));
   }
 
   async usage(key: string, access: Access = {}): Promise<UsageAnswer> {
     key = itemKey(key, access);
     const ns = namespaceOf(keyNamespace(key), access);
     // counters of an item the caller may not see would tell that it exists (issue 34): not found
-    if (!this.visibleKey(key, ns, access)) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
+    if (!visibleKey(this.store, key, ns, access)) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
     return itemUsage(this.store, ns, key);
   }
 
@@ -802,7 +724,7 @@ export class LocalKioku implements Kioku {
         since_text: since,
         until_text: until,
       },
-      this.visibleIn(ns, access),
+      visibleIn(this.store, ns, access),
     );
   }
 
