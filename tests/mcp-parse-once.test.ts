@@ -13,7 +13,7 @@ import { HashedEmbedder } from '../src/embed/index.js';
 import { runHook } from '../src/hook/run.js';
 import { openKioku, type LocalKioku } from '../src/kioku.js';
 import { createMcpServer, MCP_TOOLS } from '../src/mcp/server.js';
-import { BESIDE_INPUT, type McpTool } from '../src/mcp/tool.js';
+import { BESIDE_INPUT, TOOL_ONLY, type McpTool } from '../src/mcp/tool.js';
 import { tempDir } from './helpers.js';
 import type { ToolResult } from './support/mcp-client.js';
 
@@ -81,13 +81,13 @@ describe('one parse and one resolution per MCP call, counted in process', () => 
   });
 });
 
-/** The arguments of `tool` that name no field of its facade method's input (nor the id it takes beside it). */
+/** The arguments of `tool` that name no field of its facade method's input (nor the id it takes beside it, nor one the tool checks itself). */
 function unknownArguments(tool: McpTool): string[] {
   const facade = tool.facade;
   if (!facade) return [];
   return Object.keys(tool.arguments.shape).filter((arg) => {
     const into = facade.into[arg];
-    return into === undefined || (into !== BESIDE_INPUT && !(into in facade.schema.shape));
+    return into === undefined || (into !== BESIDE_INPUT && into !== TOOL_ONLY && !(into in facade.schema.shape));
   });
 }
 

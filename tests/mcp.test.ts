@@ -39,7 +39,7 @@ describe('kioku mcp over stdio', () => {
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
-        ...['ack', 'forget', 'get_asset', 'get_memory', 'get_related', 'inbox', 'list_members', 'list_memories', 'list_spaces', 'log_episodes', 'notify', 'outbox', 'recall'],
+        ...['ack', 'forget', 'get_asset', 'get_memory', 'get_related', 'inbox', 'list_members', 'list_memories', 'list_spaces', 'log_episodes', 'notify', 'outbox', 'purge', 'recall'],
         ...['recall_constraints', 'recall_directives', 'recall_episodes', 'recall_session', 'recall_timeline', 'recall_topic'],
         ...['register_asset', 'reveal_secret', 'search_memory', 'set_memory_audience', 'stats', 'supersede', 'write_memory'],
       ].sort(),

@@ -9,7 +9,7 @@ import { doctor, hook, mcp } from './commands/program/agents.js';
 import { exportItems, importItems, list, reembed } from './commands/program/items.js';
 import { backup, rebuild, restore, store, verify } from './commands/program/library.js';
 import { log } from './commands/program/log.js';
-import { purge, secret } from './commands/program/privacy.js';
+import { forget, purge, secret } from './commands/program/privacy.js';
 import { org } from './commands/program/org.js';
 import { ack, inbox, outbox } from './commands/program/notices.js';
 import type { Define } from './commands/program/options.js';
@@ -47,6 +47,7 @@ const COMMANDS: readonly Define[] = [
   ack,
   outbox,
   secret,
+  forget,
   purge,
 ];
 

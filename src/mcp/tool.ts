@@ -30,6 +30,8 @@ export interface Rendered {
 /** Where a tool argument goes: a field of the facade method's input, or the id the method takes beside it. */
 export type Into = string;
 export const BESIDE_INPUT = '(id)';
+/** An argument the tool itself checks and the facade never sees (purge's `confirm`). */
+export const TOOL_ONLY = '(tool)';
 
 export interface McpTool {
   readonly name: string;
@@ -58,8 +60,8 @@ export interface KiokuToolDef<S extends z.ZodObject, E extends z.ZodRawShape> {
   describe?: Record<string, string | ((field: z.ZodType) => z.ZodType)>;
   /** arguments that are not a facade field as such ({} when none) … */
   extra: E;
-  /** … and the field each folds into, or BESIDE_INPUT for the id the method takes beside its input */
-  into: { [K in keyof E]: (keyof Shape<S> & string) | typeof BESIDE_INPUT };
+  /** … and the field each folds into, BESIDE_INPUT for the id the method takes beside its input, or TOOL_ONLY */
+  into: { [K in keyof E]: (keyof Shape<S> & string) | typeof BESIDE_INPUT | typeof TOOL_ONLY };
   /** the facade fields the extra arguments make (search_memory's layers and switches → options) */
   fold?: (extra: z.output<z.ZodObject<E>>) => Partial<Record<keyof Shape<S>, unknown>>;
   scope: Scope;

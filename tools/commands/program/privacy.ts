@@ -1,4 +1,5 @@
 // kioku secret reveal ID: the value behind a placeholder, from this machine's vault (issue 33).
+import type { ForgetFlags } from '../forget.js';
 import type { PurgeFlags } from '../purge.js';
 import type { SecretRevealFlags } from '../secret.js';
 import { action, onStore, type Define } from './options.js';
@@ -29,3 +30,15 @@ export const purge: Define = (program) =>
     .option('--reason <text>', 'why (kept in the purged event)')
     .option('--yes', 'yes: it cannot be undone')
     .action(action((flags: PurgeFlags) => import('../purge.js').then((m) => m.purgeCommand(flags))));
+
+// kioku forget: the facade's forget, a tombstone (issue 33)
+export const forget: Define = (program) =>
+  onStore(
+    program
+      .command('forget')
+      .description('forget a memory (by id or evidence key) or a trace, an episode or an asset (by evidence key): no view returns its text again; the log keeps it sealed (kioku purge destroys it)')
+      .argument('<id>', 'a memory id, or an evidence key ev1:<namespace>:<layer>:<id>'),
+  )
+    .option('--ns <namespace>', "namespace of a bare memory id (default: the token's, private without one)")
+    .option('--reason <text>', 'why (kept in the tombstone)')
+    .action(action((id: string, flags: ForgetFlags) => import('../forget.js').then((m) => m.forgetCommand(id, flags))));
