@@ -511,6 +511,7 @@ export class LocalKioku implements Kioku {
     const to = body.to ? new Date(body.to) : new Date(Date.now() + 60_000);
     if (from.getTime() > to.getTime()) throw new KiokuError('KIOKU_INPUT_INVALID', 'from is after to', { details: { field: 'from' } });
     const visible = recordVisible(this.store, ns, access);
+    const noticeVisible = notices.replayNoticeFilter(this.store, ns, access);
     const report = await replay(this.store, body.retrieve ? this.core : undefined, {
       from,
       to,
@@ -518,6 +519,7 @@ export class LocalKioku implements Kioku {
       rules: rulesWith(body.rules),
       ...(body.retrieve ? { retrieve: true } : {}),
       ...(visible ? { visible } : {}),
+      ...(noticeVisible ? { noticeVisible } : {}),
     });
     // the shared log's head moves with every namespace's writes: only for a caller who sees the whole service
     if (seesService(access)) return report;

@@ -12,6 +12,7 @@ import {
   decideArrivals,
   decideNotices,
   inboxQuerySchema,
+  noticeSeenBy,
   notifySchema,
   requireRecipients,
   type InboxItem,
@@ -20,7 +21,7 @@ import {
   type OutboxItem,
 } from '../knowledge/notices.js';
 import type { MemoryKind } from '../knowledge/kinds.js';
-import { audienceEntries, canSee, type AudienceInput } from '../knowledge/audience.js';
+import { audienceEntries, canSee, orgCaller, type AudienceInput } from '../knowledge/audience.js';
 import { spacesSeenBy, type Org } from '../knowledge/org.js';
 import type { AppendInput } from '../events/index.js';
 import type { Access } from '../access.js';
@@ -195,4 +196,20 @@ export async function ack(store: KiokuStore, ns: string, id: string, input: z.ou
   const events = decideAck(store.projections.views.notices.of(ns), ns, member, id, input.note);
   await append(store, events, actor);
   return { notice_id: id, acked: events.length > 0 };
+}
+
+/**
+ * The caller's share of the notices a replay shows (issue 34): undefined (every one) without an org
+ * or for the local owner; a member what it sent and what was sent to it (noticeSeenBy); a token
+ * acting as no member, none.
+ */
+export function replayNoticeFilter(
+  store: KiokuStore,
+  ns: string,
+  access: Access,
+): ((notice: { from: string; to: readonly string[] }, recipient?: string) => boolean) | undefined {
+  const caller = orgCaller(store.projections.views.org.org(ns), access.principal, access.orgAdmin === true);
+  if (caller === undefined || caller.all) return undefined;
+  const me = caller.member?.name;
+  return (notice, recipient) => me !== undefined && noticeSeenBy(notice, me, recipient);
 }

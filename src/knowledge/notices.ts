@@ -229,3 +229,13 @@ export function decideAck(notices: Readonly<Record<string, Notice>>, ns: string,
   if (r.acked_at !== undefined) return [];
   return [{ type: 'notice.acked', ns, data: { member, notice_id: id, ...(note !== undefined ? { note } : {}) } }];
 }
+
+/**
+ * Who sees a notice's events (replay, issue 34): its sender every one of them (the outbox shows each
+ * recipient's arrival and sign-off), a recipient the sending and its own arrival and sign-off, never
+ * another recipient's; `recipient` is the member an arrived/acked event is about (absent for sent).
+ */
+export function noticeSeenBy(notice: { from: string; to: readonly string[] }, member: string, recipient?: string): boolean {
+  if (notice.from === member) return true;
+  return recipient === undefined ? notice.to.includes(member) : recipient === member;
+}

@@ -14,6 +14,9 @@ import { DisabledJudge } from './judge/index.js';
 import { recall, type RecallCore } from './pipeline.js';
 import { matchText, turnQueryTerms } from './terms.js';
 import { PURGED_TEXT } from '../privacy/index.js';
+import { NOTICE_EVENT_TYPES, noticeLines, turnNotices, type NoticeVisible, type ReplayedNotice, type SentNotice } from './replay-notices.js';
+
+export type { ReplayedNotice };
 
 const isoTime = z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'an ISO 8601 date or time');
 
@@ -48,6 +51,8 @@ export interface ReplayOptions {
   retrieve?: boolean;
   /** the caller's audience (issue 34): another member's turns are not replayed */
   visible?: (r: LogRecord) => boolean;
+  /** the caller's share of the span's notices (issue 34): absent = every one */
+  noticeVisible?: NoticeVisible;
 }
 
 export interface ReplayedTurn {
@@ -65,6 +70,8 @@ export interface ReplayedTurn {
   text_purged?: true;
   /** the turn was forgotten (issue 33): its text is not shown (query empty), its delivery replayed without it */
   text_forgotten?: true;
+  /** notices (ids, as in the report's notices) about items this turn delivered, before or after */
+  notices?: string[];
   /**
    * Usage accounting as recorded for this turn: candidates that were demoted (with their rank
    * in the fused list, after the bounded demotion), and which negative verdicts counted toward
@@ -79,6 +86,8 @@ export interface ReplayReport {
   /** the delivery rules the turns were re-run under */
   rules: DeliveryRules;
   turns: ReplayedTurn[];
+  /** the notice events of the span (issue 34): sent, arrived, acked — those the caller is party to */
+  notices: ReplayedNotice[];
   totals: {
     turns: number;
     before: { items: number; knowledge: number; history: number; per_turn: number };
@@ -139,9 +148,18 @@ export async function replay(
   const to = (await seqAtTime(store.log, options.to.getTime())) - 1;
   const turns = new Map<string, TurnRecord>();
   const order: string[] = [];
-  for await (const r of store.log.read({ from, to, types: ['turn.started', 'recall.performed', 'verdict.recorded', 'delivery.made'] })) {
-    if ((options.ns !== undefined && r.ns !== options.ns) || (options.visible !== undefined && !options.visible(r))) continue;
-    collect(r, turns, order);
+  const notices: ReplayedNotice[] = [];
+  const sent = new Map<string, SentNotice>();
+  const reader = {
+    known: (ns: string) => store.projections.views.notices.of(ns),
+    forgotten: (key: string) => store.projections.views.records.get(key)?.status === 'forgotten',
+    visible: options.noticeVisible,
+  };
+  const types = ['turn.started', 'recall.performed', 'verdict.recorded', 'delivery.made', ...NOTICE_EVENT_TYPES];
+  for await (const r of store.log.read({ from, to, types })) {
+    if (options.ns !== undefined && r.ns !== options.ns) continue;
+    if (r.type.startsWith('notice.')) notices.push(...noticeLines(r, reader, sent));
+    else if (options.visible === undefined || options.visible(r)) collect(r, turns, order);
   }
   const context: ReplayContext = { records: store.projections.views.records, core, rules, retrieve: options.retrieve ?? false };
   const delivered: Delivered = new Map();
@@ -153,13 +171,15 @@ export async function replay(
     const trace = context.records.get(evidenceKey({ ns: t.ns, layer: 'trace', id }));
     const forgotten = trace?.status === 'forgotten' && trace.tombstone?.purged !== true && t.query !== PURGED_TEXT;
     const turn = await replayTurn(forgotten ? { ...t, query: '', conversation: [] } : t, context, delivered);
-    out.push(forgotten ? { ...turn, text_forgotten: true } : turn);
+    const about = turnNotices([...turn.before, ...turn.after], notices);
+    out.push({ ...turn, ...(forgotten ? { text_forgotten: true as const } : {}), ...(about.length ? { notices: about } : {}) });
   }
   return {
     from: options.from.toISOString(),
     to: options.to.toISOString(),
     rules,
     turns: out,
+    notices,
     totals: totalsOf(out),
     retrieval: options.retrieve
       ? "retrieval re-run against today's projections (recorded verdicts reused; new candidates unjudged)"

@@ -161,6 +161,12 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
       lines.push(
         `usage accounting: ${acc.demoted_candidates} demoted candidate(s) recorded (${acc.demoted_in_top10} in a top 10); ${acc.negatives_counted} negative verdict(s) counted toward demotion, ${acc.negatives_ignored} ignored (weak neighbours)`,
       );
+      // the span's notices between members (issue 34): those the caller sent or received
+      if (report.notices.length) lines.push(`notices: ${report.notices.length} event(s)`);
+      for (const n of report.notices) {
+        const who = n.event === 'sent' ? `${n.from} → ${n.to.join(', ')}` : `${n.member ?? '?'} (from ${n.from})`;
+        lines.push(`  ${n.at} ${n.notice_id} ${n.event}: ${who}${n.evidence_key ? ` about ${n.evidence_key}` : ''}${n.note ? ` "${n.note}"` : ''}`);
+      }
       return lines.join('\n');
     },
     report,
