@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { UsageCounters } from '../projections/index.js';
 import { namespaceOf, seesService } from './access.js';
 import { KiokuError } from './errors.js';
-import { evidenceKey, itemIdSchema, parseEvidenceKey } from './knowledge/evidence.js';
+import { evidenceKey, itemIdSchema } from './knowledge/evidence.js';
 import { Knowledge, type WriteMemoriesResult } from './knowledge/index.js';
 import { AssetPolicy, type AssetRoots } from './knowledge/asset-policy.js';
 import type { AssetRegistered } from './knowledge/commands.js';
@@ -23,13 +23,11 @@ import {
   deliveryReport,
   DisabledJudge,
   openSession,
-  parseTimeRange,
   recall,
   replay,
   rulesWith,
   startTurn,
   type CoreOptions,
-  type TimeRange,
 } from './recall/index.js';
 import type { DeliveryReport, RecallContext, RecallPacket, ReplayReport } from './recall/index.js';
 import { renderContext } from './recall/render.js';
@@ -41,13 +39,10 @@ import { revealSecret, type RevealedSecret } from './privacy/index.js';
 import { DEFAULT_NAMESPACE, type LogRecord } from './events/index.js';
 import type { VerifyReport } from './log/index.js';
 import { backupPoint, logFrames, logRecord, logStats, verifyLive, type BackupPoint, type LogFramesAnswer, type LogStatsAnswer } from './operations.js';
-import { listItems, type ListAnswer } from '../projections/records/listing.js';
+import type { ListAnswer } from '../projections/records/listing.js';
 import {
   assetOf,
   documentOf,
-  evidenceOf,
-  queryItems,
-  relatedOf,
   relationsOf,
   sourceOf,
   type AssetAnswer,
@@ -58,9 +53,10 @@ import {
   type RelationsAnswer,
 } from '../projections/records/queries.js';
 import { importItems, type ImportItemsAnswer } from './knowledge/import-items.js';
-import { actsAs, canSee, decideAudience, ownerMark, requireActor, requireNamespaceActor, requireOwner } from './knowledge/audience.js';
+import { actsAs, canSee, decideAudience, requireActor, requireNamespaceActor, requireOwner } from './knowledge/audience.js';
 import { orgCallerIn, ownedWrites, recordVisible, requireWritable, visibleIn, visibleKey } from './api/audience.js';
-import { activity, itemUsage, type ActivityAnswer, type ActivityInput, type UsageAnswer } from './api/activity.js';
+import { findItems, fetchEvidence, listPage, namespaceStats, relatedItems, usageOf, type StatsAnswer } from './api/items.js';
+import { activity, type ActivityAnswer, type ActivityInput, type UsageAnswer } from './api/activity.js';
 import { commitOrgChange, type OrgChangeAnswer } from './knowledge/org-decide.js';
 import { orgAnswer, type OrgAnswer } from './knowledge/org-answer.js';
 import { forgetTargetOf, memoryIdOf, memoryIdsOf } from './knowledge/memory-ref.js';
@@ -125,6 +121,7 @@ export {
   type RelationsAnswer,
 } from '../projections/records/queries.js';
 export type { OrgAnswer } from './knowledge/org-answer.js';
+export type { StatsAnswer } from './api/items.js';
 export type { PurgeAnswer } from './knowledge/purge.js';
 export type { OrgChangeAnswer } from './knowledge/org-decide.js';
 export type { ActivityAnswer, ActivityInput, TurnSummary, UsageAnswer } from './api/activity.js';
@@ -173,15 +170,6 @@ export type AudienceAnswer = {
 };
 export type ContextAnswer = RecallPacket & { context: string };
 export type AssetRegisteredAnswer = AssetRegistered;
-
-export interface StatsAnswer {
-  namespace: string;
-  items: { total: number; active: number; by_layer: Record<string, number> };
-  /** events recorded in this namespace (its writes, turns, recalls): moves with its own activity only */
-  events: number;
-  /** the shared log's head: only for callers who may see the whole service (it moves with every namespace's writes) */
-  head?: { seq: number; hash: string };
-}
 
 /** What every adapter (HTTP, MCP, hook, CLI) may ask of Kioku, local or remote. */
 export interface Kioku {
@@ -447,20 +435,8 @@ export class LocalKioku implements Kioku {
     return this.knowledge.supersedeParsed({ ...rest, superseded_ids, head_id, ns });
   }
 
-  async evidence(key: string, access: Access = {}): Promise<EvidenceAnswer> {
-    key = itemKey(key, access);
-    const ns = namespaceOf(keyNamespace(key), access);
-    const found = evidenceOf(this.records, key);
-    // the one audience policy (issue 34): an item the caller may not see is not found
-    const caller = orgCallerIn(this.store, ns, access);
-    if (!canSee(found, caller)) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
-    const answer = { ...found, ...ownerMark(found, caller) };
-    // a fetch by key is a use (projections/access.ts): it feeds the ACT-R re-rank and brings an archived item back.
-    // Recorded when the log takes writes: a store that refuses them (full disk, database lost) still answers reads
-    await this.store.log
-      .append({ type: 'evidence.fetched', ns, actor: access.actor ?? this.options.actor ?? 'kioku', data: { evidence_keys: [answer.key] } })
-      .catch(() => undefined);
-    return answer;
+  evidence(key: string, access: Access = {}): Promise<EvidenceAnswer> {
+    return fetchEvidence(this.store, key, access, access.actor ?? this.options.actor ?? 'kioku');
   }
 
   importDocuments(input: ImportInput, access: Access = {}): Promise<ImportSummary> {
@@ -574,29 +550,7 @@ export class LocalKioku implements Kioku {
   }
 
   async items(input: ItemsInput, access: Access = {}): Promise<ItemsAnswer> {
-    const { namespace, from: fromText, to: toText, ...q } = parseInput(wire.items, input ?? {}, 'items');
-    const ns = namespaceOf(namespace, access);
-    const now = this.now();
-    const from = timeBound(fromText, 'from', now, 'items');
-    // a phrase alone ("last week") is a whole range
-    const to = timeBound(toText, 'to', now, 'items') ?? (from?.range ? { at: from.range.to.getTime(), exclusive: true } : undefined);
-    const caller = orgCallerIn(this.store, ns, access);
-    const queried = queryItems(this.records, ns, q, { from, to, visible: visibleIn(this.store, ns, access) });
-    const found = { ...queried, items: queried.items.map((e) => ({ ...e, ...ownerMark(e, caller) })) };
-    const range = from?.range;
-    return {
-      namespace: ns,
-      ...(from || to
-        ? {
-            range: {
-              from: new Date(from?.at ?? 0).toISOString(),
-              to: new Date(to?.at ?? now.getTime()).toISOString(),
-              ...(range ? { phrase: range.phrase } : {}),
-            },
-          }
-        : {}),
-      ...found,
-    };
+    return findItems(this.store, input, access, this.now());
   }
 
   logEpisode(input: EpisodeInput, access: Access = {}): Promise<{ episode_id: string }> {
@@ -647,17 +601,11 @@ export class LocalKioku implements Kioku {
   }
 
   async stats(input: InNamespaceInput, access: Access = {}): Promise<StatsAnswer> {
-    const ns = namespaceOf(input.namespace, access);
-    const events = this.store.projections.views.stats.current().by_namespace[ns]?.count ?? 0;
-    return { namespace: ns, items: this.records.counts(ns, visibleIn(this.store, ns, access)), events, ...(seesService(access) ? { head: this.store.log.head() } : {}) };
+    return namespaceStats(this.store, input, access);
   }
 
   async related(key: string, input: RelatedInput, access: Access = {}): Promise<RelatedAnswer> {
-    key = itemKey(key, access);
-    const { limit } = parseInput(wire.related, input, 'related');
-    const ns = namespaceOf(keyNamespace(key), access);
-    if (!visibleKey(this.store, key, ns, access)) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
-    return relatedOf(this.records, ns, key, Math.min(Math.max(limit ?? 20, 1), 100), this.store.projections.views.graph, visibleIn(this.store, ns, access));
+    return relatedItems(this.store, key, input, access);
   }
 
   async recordJobEvent(input: JobEventInput, access: Access = {}): Promise<{ seq: number; hash: string }> {
@@ -697,11 +645,7 @@ export class LocalKioku implements Kioku {
   }
 
   async usage(key: string, access: Access = {}): Promise<UsageAnswer> {
-    key = itemKey(key, access);
-    const ns = namespaceOf(keyNamespace(key), access);
-    // counters of an item the caller may not see would tell that it exists (issue 34): not found
-    if (!visibleKey(this.store, key, ns, access)) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
-    return itemUsage(this.store, ns, key);
+    return usageOf(this.store, key, access);
   }
 
   /** the clock recall uses (KIOKU_CLOCK pins it), without loading the model for it */
@@ -710,24 +654,7 @@ export class LocalKioku implements Kioku {
   }
 
   async list(input: ListInput, access: Access = {}): Promise<ListAnswer> {
-    const { since, until, ...q } = parseInput(wire.list, input ?? {}, 'list');
-    const ns = namespaceOf(q.namespace, access);
-    const now = this.now();
-    const from = timeBound(since, 'since', now, 'list');
-    // a phrase alone ("last week") is a whole range
-    const to = timeBound(until, 'until', now, 'list') ?? (from?.range ? { at: from.range.to.getTime(), exclusive: true } : undefined);
-    return listItems(
-      this.records,
-      {
-        ...q,
-        namespace: ns,
-        since: from?.at,
-        until: to && (to.exclusive ? to.at - 1 : to.at),
-        since_text: since,
-        until_text: until,
-      },
-      visibleIn(this.store, ns, access),
-    );
+    return listPage(this.store, input, access, this.now());
   }
 
   async importItems(input: ImportItemsInput, access: Access = {}): Promise<ImportItemsAnswer> {
@@ -787,24 +714,6 @@ export function defaultAssetPolicy(paths: KiokuStore['paths'], protect: readonly
   });
 }
 
-/** A time bound: an ISO time, or a phrase ("last week", "九月那阵子") resolved against now to the start or the end of its range. */
-/** A phrase's range ends where the next day begins (exclusive): "九月" must not hold October 1st's daily note. */
-function timeBound(
-  text: string | undefined,
-  end: string,
-  now: Date,
-  what: string,
-): { at: number; phrase?: string; range?: TimeRange; exclusive?: boolean } | undefined {
-  if (text === undefined) return undefined;
-  const at = Date.parse(text);
-  if (!Number.isNaN(at)) return { at };
-  const range = parseTimeRange(text, now);
-  if (!range)
-    throw new KiokuError('KIOKU_INPUT_INVALID', `${what}: ${end}: not a time or a time phrase I know ("${text.slice(0, 80)}")`, { details: { field: end } });
-  const start = end === 'from' || end === 'since';
-  return { at: (start ? range.from : range.to).getTime(), phrase: range.phrase, range, ...(start ? {} : { exclusive: true }) };
-}
-
 /** The whole log (every namespace's events) is for the anonymous owner or a service:read token only. */
 function serviceOnly(access: Access, what: string): void {
   if (!seesService(access))
@@ -816,19 +725,6 @@ function serviceOnly(access: Access, what: string): void {
 /** Open the store under the data dir (or over a given event store) and the facade over it. */
 export async function openKioku(options: OpenKiokuOptions = {}): Promise<LocalKioku> {
   return new LocalKioku(await openStore(options), options);
-}
-
-/** An item named by its evidence key, or a memory by its bare id (the seed's get_memory takes an id): the key, in the caller's namespace. */
-function itemKey(ref: string, access: Access): string {
-  if (ref.startsWith('ev1:')) return ref;
-  return evidenceKey({ ns: namespaceOf(undefined, access), layer: 'memory', id: parseInput(z.strictObject({ key: itemIdSchema }), { key: ref }, 'evidence').key });
-}
-
-/** The namespace an evidence key names (ev1:<ns>:<layer>:<id>[#section]); a malformed key is refused. */
-function keyNamespace(key: string): string {
-  const ref = parseEvidenceKey(key);
-  if (!ref) throw new KiokuError('KIOKU_INPUT_INVALID', 'not an evidence key (ev1:<ns>:<layer>:<id>[#section])', { details: { field: 'key' } });
-  return ref.ns;
 }
 
 /** An id from a path (a memory's, for forget, supersede, audience: its id or its evidence key), checked as the command's schema checks it. */
