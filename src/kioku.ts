@@ -412,7 +412,8 @@ export class LocalKioku implements Kioku {
     this.requirePurger({ ...rest, ns }, access);
     // the purged event (and tombstone) names a token's caller by its actor, as forget does; the door's bare name says nothing
     const actor = (access.principal !== undefined ? access.actor : undefined) ?? this.options.actor ?? 'kioku';
-    const answer = await purgeSealed({ records: this.records, keys: privacy.seal.keys, log, actor }, { ...rest, ns });
+    const uploads = this.knowledge.assets.uploadsOf(ns);
+    const answer = await purgeSealed({ records: this.records, keys: privacy.seal.keys, log, actor, uploads }, { ...rest, ns });
     // the projections drop the text now, and their snapshots are written again without it
     await projections.waitFor(answer.seq);
     await projections.snapshotAll();

@@ -8,13 +8,15 @@ import type { FoldWorkerScript } from '../projections/worker-fold/index.js';
 import { resolvePaths, type KiokuPaths, type PathOverrides } from './config.js';
 import { fingerprint } from './knowledge/index.js';
 import { GroupCommitStore, openEventStore, type EventStore } from './log/index.js';
-import { FileKeyStore, keysDir, openVault, sealer, sealOptionsFromEnv, secretRedactor, type Sealer, type SealOptions, type SecretVault } from './privacy/index.js';
+import { FileKeyStore, keysDir, openVault, redactWithVault, sealer, sealOptionsFromEnv, secretRedactor, type Sealer, type SealOptions, type SecretVault } from './privacy/index.js';
 
 /** Secrets (issue 33): the vault of this data dir and the redaction every append of this store passes through. */
 export interface StorePrivacy {
   vault: SecretVault;
   /** a text as this store would keep it in `namespace` (placeholders for its secrets) */
   redact(namespace: string, text: string): string;
+  /** the same, its values kept in the vault (a text that is stored outside the log: an upload's file name) */
+  keep(namespace: string, text: string): string;
   /** sealing (crypto-shredding): the data keys, and the one step that opens sealed texts */
   seal: Sealer;
 }
@@ -114,7 +116,7 @@ function guardSecrets(log: EventStore, paths: KiokuPaths, onWarning?: (message: 
   const redactor = secretRedactor(vault, fingerprint);
   if (log instanceof GroupCommitStore) log.addWriteGuard(redactor.guard);
   else onWarning?.('this event store does not run write guards: secrets in appended text are not redacted');
-  return { vault, redact: redactor.redact };
+  return { vault, redact: redactor.redact, keep: (namespace, text) => redactWithVault(vault, namespace, text) };
 }
 
 /**

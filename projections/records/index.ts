@@ -126,7 +126,7 @@ function rowOf(e: RecordEntry, str: (v: unknown) => unknown, list: (v: unknown) 
  * class of its own (21,651 for 21,667 entries after a rebuild), so every access to an entry
  * went through V8's slow megamorphic path — a third of the records' rebuild.
  */
-/** Empty what a forgotten entry said (title, text, heading, terms, entities, tags, attachments); keep who and when. */
+/** Empty what a forgotten entry said (title, text, heading, terms, entities, tags, attachments, an asset's file); keep who and when. */
 function blank(entry: RecordEntry, tombstone: Tombstone): void {
   entry.title = '';
   entry.text = '';
@@ -135,6 +135,8 @@ function blank(entry: RecordEntry, tombstone: Tombstone): void {
   entry.tags = [];
   if (entry.heading !== undefined) entry.heading = '';
   if (entry.attachments !== undefined) entry.attachments = [];
+  // an asset's path names its file (an upload's name is the user's): a tombstone keeps none (issue 33)
+  delete entry.asset;
   // a fingerprint of a short text lets anyone test a guess of it
   entry.content_fp = '';
   delete entry.fingerprint;

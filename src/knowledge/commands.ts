@@ -120,7 +120,7 @@ export interface KnowledgeStore {
   log: EventStore;
   projections: KnowledgeReadModel;
   /** how the store keeps a text (secrets as placeholders, issue 33): an idempotent repeat is compared on it */
-  privacy?: { redact(namespace: string, text: string): string };
+  privacy?: { redact(namespace: string, text: string): string; keep?(namespace: string, text: string): string };
 }
 
 export type ParsedWrite = z.output<typeof writeMemoriesSchema>;
@@ -585,7 +585,9 @@ export class Knowledge {
       throw new KiokuError('KIOKU_INPUT_INVALID', 'register asset: path: give either path (a file under the namespace\'s asset root) or content (the bytes), not both', {
         details: { field: 'path' },
       });
-    const path = p.content === undefined ? (p.path as string) : storeUpload(this.assets, p.ns, p.name ?? 'content', uploadBytes(p.content, p.encoding));
+    // an upload's file name is kept on disk and in the log's path: its secrets become placeholders first (issue 33)
+    const name = p.content === undefined ? '' : (this.store.privacy?.keep?.(p.ns, p.name ?? 'content') ?? p.name ?? 'content');
+    const path = p.content === undefined ? (p.path as string) : storeUpload(this.assets, p.ns, name, uploadBytes(p.content, p.encoding));
     return this.exclusive(async () => {
       const { size, sha256 } = await readOpened(this.assets.open(p.ns, path), 0);
       const id = p.id ?? `a-${contentHash(path).slice(0, 16)}`;

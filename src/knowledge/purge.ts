@@ -4,6 +4,7 @@
 // names the items whose text is gone, so every projection drops them at once and a rebuild does the
 // same. The chain itself is not touched: verify and earlier anchors hold. Forget hides an item;
 // purge also destroys the means to read it.
+import { rmSync } from 'node:fs';
 import { z } from 'zod';
 import type { AppendInput } from '../events/index.js';
 import { namespaceSchema } from '../events/index.js';
@@ -65,7 +66,8 @@ export function decidePurge(records: KnowledgeRecords, p: z.output<typeof purgeS
 
 /** Delete the keys, then append the `purged` events naming the items (the keys go first: a crash in between leaves texts unreadable, never readable). */
 export async function purge(
-  deps: { records: KnowledgeRecords; keys: SealKeyStore; log: EventStore; actor: string },
+  /** `uploads`: the namespace's uploads folder (<data>/assets/<ns>): a namespace purge deletes the uploaded files' bytes with it */
+  deps: { records: KnowledgeRecords; keys: SealKeyStore; log: EventStore; actor: string; uploads?: string | undefined },
   p: z.output<typeof purgeSchema>,
 ): Promise<PurgeAnswer> {
   const { items, units } = decidePurge(deps.records, p);
@@ -78,5 +80,7 @@ export async function purge(
     events.push({ type: 'purged', ns: p.ns, actor: deps.actor, data });
   }
   const appended = await deps.log.appendAll(events);
+  // an asset's sealed path can no longer be read; its uploaded bytes would still be on disk
+  if (p.scope === 'namespace' && deps.uploads !== undefined) rmSync(deps.uploads, { recursive: true, force: true });
   return { scope: p.scope, target, units: deleted.length, items: keys.length, seq: appended[appended.length - 1]?.seq ?? 0 };
 }

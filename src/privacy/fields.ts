@@ -13,19 +13,19 @@ export const UNLISTED_TYPE_FIELDS: readonly TextPath[] = ['**'];
 
 // keyed by name, not by EventType: the catalog grows in other hands, and a missing entry is caught by a test, not the compiler
 export const TEXT_FIELDS: Readonly<Record<string, readonly TextPath[]>> = {
-  'session.opened': [],
-  'turn.started': ['query', 'conversation[].text'],
-  'recall.performed': ['queries[].text'],
+  'session.opened': ['agent', 'client', 'cwd'],
+  'turn.started': ['query', 'conversation[].text', 'speaker'],
+  'recall.performed': ['queries[].text', 'options.tags[]'],
   'verdict.recorded': [],
   'delivery.made': [],
   'turn.completed': ['answer', 'tool_data**'],
-  'memory.written': ['text', 'terms[]', 'entities[]', 'tags[]'],
+  'memory.written': ['text', 'terms[]', 'entities[]', 'tags[]', 'attachments[]', 'speaker'],
   'memory.superseded': ['reason'],
   'memory.forgotten': ['reason'],
   'memory.audience_set': [],
-  'card.upserted': ['title', 'sections[].heading', 'sections[].body', 'sections[].title'],
+  'card.upserted': ['title', 'sections[].heading', 'sections[].body', 'sections[].title', 'tags[]'],
   'card.removed': ['reason'],
-  'wiki.upserted': ['title', 'sections[].heading', 'sections[].body', 'sections[].title'],
+  'wiki.upserted': ['title', 'sections[].heading', 'sections[].body', 'sections[].title', 'tags[]'],
   'wiki.removed': ['reason'],
   'note.upserted': ['sections[].heading', 'sections[].body', 'sections[].title'],
   'note.removed': ['reason'],
@@ -48,6 +48,26 @@ export const TEXT_FIELDS: Readonly<Record<string, readonly TextPath[]>> = {
   'notice.sent': ['text'],
   'notice.arrived': [],
   'notice.acked': ['note'],
+};
+
+/**
+ * Names and ids (issue 33): an item's identity, a space's or a member's name. A secret there cannot
+ * be replaced by a placeholder (the caller names the item by it, and names allow no placeholder),
+ * so a write holding one is refused whole, naming the field, and nothing is appended. An uploaded
+ * file's name is redacted at the door instead (Knowledge.registerAssetParsed), before it is a path.
+ */
+export const NAME_FIELDS: Readonly<Record<string, readonly TextPath[]>> = {
+  'session.opened': ['session_id'],
+  'turn.started': ['turn_id', 'session_id'],
+  'memory.written': ['id', 'session_id'],
+  'episode.logged': ['episode_id', 'session_id'],
+  'asset.registered': ['id'],
+  'card.upserted': ['id'],
+  'wiki.upserted': ['topic_id'],
+  'org.space_added': ['space', 'parent'],
+  'org.space_moved': ['space', 'parent'],
+  'org.member_added': ['member', 'tokens[]'],
+  'org.member_joined': ['member', 'space'],
 };
 
 /**

@@ -6,9 +6,10 @@
 // the redacted text (a fingerprint of the original would let someone test guesses of a weak
 // password). Placeholders are stable (same namespace and value, same id), so a text written twice
 // is the same item twice, and redacting a redacted event changes nothing.
+import { KiokuError } from '../errors.js';
 import { validateEvent, type ValidatedEvent } from '../events/index.js';
-import { redactText, type Redaction } from './detect.js';
-import { mapTextFields, TEXT_FIELDS, UNLISTED_TYPE_FIELDS } from './fields.js';
+import { findSecrets, redactText, type Redaction } from './detect.js';
+import { mapTextFields, NAME_FIELDS, TEXT_FIELDS, UNLISTED_TYPE_FIELDS } from './fields.js';
 import type { SecretVault } from './vault.js';
 
 /** What a store runs over each write's validated events before they are encoded (src/log/chain.ts). */
@@ -58,21 +59,49 @@ function refreshFingerprints(type: string, data: Record<string, unknown>, finger
   return data;
 }
 
+/** A name or id holding a secret (NAME_FIELDS) refuses the write whole: a placeholder cannot stand in for a name. */
+export function refuseSecretNames(type: string, data: unknown): void {
+  for (const path of NAME_FIELDS[type] ?? []) {
+    let kind: string | undefined;
+    mapTextFields(data, [path], (text) => {
+      kind ??= findSecrets(text)[0]?.kind;
+      return text;
+    });
+    if (kind !== undefined)
+      throw new KiokuError('KIOKU_INPUT_INVALID', `${type}: ${path.replace('[]', '')}: looks like a credential (${kind}); a name or id cannot hold one (it would be stored as given): choose another`, {
+        details: { field: path.replace('[]', ''), kind },
+      });
+  }
+}
+
+/** The event again after redaction; a field whose schema admits no placeholder is refused naming the field, never stored as it was. */
+function revalidated(event: ValidatedEvent, data: unknown, fields: readonly string[]): ValidatedEvent {
+  try {
+    return validateEvent({ type: event.type, ns: event.ns, actor: event.actor, data });
+  } catch (err) {
+    throw new KiokuError('KIOKU_INPUT_INVALID', `${event.type}: ${fields.join(', ')}: holds what looks like a credential, and this field cannot hold its placeholder: remove it`, {
+      details: { field: fields[0] ?? '' },
+      cause: err,
+    });
+  }
+}
+
 export function secretRedactor(vault: SecretVault, fingerprint: (text: string) => string): SecretRedactor {
   const guard: WriteGuard = (events) => {
     const out: ValidatedEvent[] = [];
     const notes: ValidatedEvent[] = [];
     for (const event of events) {
+      refuseSecretNames(event.type, event.data);
       const { data, findings } = redactEventData(event.type, event.data, (value) => vault.idOf(event.ns, value));
       if (findings.length === 0) {
         out.push(event);
         continue;
       }
-      // who wrote it: in an org its writer may reveal it (issue 34)
-      for (const f of findings) vault.put(event.ns, f.id, f.kind, f.value, event.actor);
       const redacted = refreshFingerprints(event.type, data as Record<string, unknown>, fingerprint);
       // validated again: the catalog's bounds hold for what is stored, not only for what was sent
-      out.push(validateEvent({ type: event.type, ns: event.ns, actor: event.actor, data: redacted }));
+      out.push(revalidated(event, redacted, [...new Set(findings.map((f) => f.field))]));
+      // who wrote it: in an org its writer may reveal it (issue 34)
+      for (const f of findings) vault.put(event.ns, f.id, f.kind, f.value, event.actor);
       const byId = new Map<string, { kind: string; fields: Set<string> }>();
       for (const f of findings) {
         const seen = byId.get(f.id) ?? { kind: f.kind, fields: new Set<string>() };

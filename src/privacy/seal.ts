@@ -1,6 +1,7 @@
-// Sealing (issue 33, crypto-shredding): the content fields of memories, traces (a turn's query,
-// conversation, answer and tool data, and the queries recall planned from them), episodes and asset
-// descriptions are stored encrypted, each string with the data key of its erasure unit (a memory,
+// Sealing (issue 33, crypto-shredding): the content fields of memories (text, terms, entities, tags,
+// attachments, speaker), traces (a turn's query, conversation, speaker, answer and tool data, and the
+// queries and tag filters recall planned from them), episodes and assets (description, tags, path)
+// are stored encrypted, each string with the data key of its erasure unit (a memory,
 // a session, an episode, an asset: seal-keys.ts). The chain hashes the ciphertext, so verify and
 // anchors hold whatever happens to the keys. Two steps, each in one place:
 //   seal   a write guard, after secret redaction (src/store.ts installs both, in that order)
@@ -29,15 +30,16 @@ const sessionUnit = (ns: string, d: Data): string => `session:${ns}:${String(d['
 
 /** Which texts are sealed, per event type, and under whose key. */
 export const SEALED_FIELDS: Readonly<Record<string, SealedType>> = {
-  'memory.written': { paths: ['text', 'terms[]', 'entities[]'], unit: (ns, d) => `memory:${ns}:${String(d['id'])}` },
-  'turn.started': { paths: ['query', 'conversation[].text'], unit: sessionUnit },
+  'memory.written': { paths: ['text', 'terms[]', 'entities[]', 'tags[]', 'attachments[]', 'speaker'], unit: (ns, d) => `memory:${ns}:${String(d['id'])}` },
+  'turn.started': { paths: ['query', 'conversation[].text', 'speaker'], unit: sessionUnit },
   'turn.completed': { paths: ['answer', 'tool_data**'], unit: sessionUnit },
   'recall.performed': {
-    paths: ['queries[].text'],
+    paths: ['queries[].text', 'options.tags[]'],
     unit: (ns, d) => (d['session_id'] !== undefined ? sessionUnit(ns, d) : `recall:${ns}:${String(d['recall_id'])}`),
   },
   'episode.logged': { paths: ['messages[].text'], unit: (ns, d) => `episode:${ns}:${String(d['episode_id'])}` },
-  'asset.registered': { paths: ['description'], unit: (ns, d) => `asset:${ns}:${String(d['id'])}` },
+  // the path names an upload's file (its name is the user's): sealed, and the file itself goes with a namespace purge
+  'asset.registered': { paths: ['description', 'tags[]', 'path'], unit: (ns, d) => `asset:${ns}:${String(d['id'])}` },
 };
 
 /** The unit names a purge deletes: a memory's, a session's, or everything of a namespace. */
