@@ -7,7 +7,6 @@
 // a Caller resolved at a door carries it. The work is in the modules each method calls
 // (recall/, knowledge/, projections/records/queries.ts, api/pipeline.ts, operations.ts).
 import { z } from 'zod';
-import type { UsageCounters } from '../projections/index.js';
 import { namespaceOf, seesService } from './access.js';
 import { KiokuError } from './errors.js';
 import { evidenceKey, itemIdSchema } from './knowledge/evidence.js';
@@ -32,7 +31,8 @@ import {
 import type { DeliveryReport, RecallContext, RecallPacket, ReplayReport } from './recall/index.js';
 import { renderContext } from './recall/render.js';
 import { recallConfigFromEnv } from './recall/config.js';
-import { runLifecycle, type LifecycleReport } from './recall/lifecycle.js';
+import type { LifecycleReport } from './recall/lifecycle.js';
+import { coldItems, lifecycleIn, type ColdAnswer } from './api/lifecycle.js';
 import type { LifecycleRunInput } from './wire.js';
 import { openStore, type KiokuStore, type OpenStoreOptions } from './store.js';
 import { revealSecret, type RevealedSecret } from './privacy/index.js';
@@ -41,10 +41,6 @@ import type { VerifyReport } from './log/index.js';
 import { backupPoint, logFrames, logRecord, logStats, verifyLive, type BackupPoint, type LogFramesAnswer, type LogStatsAnswer } from './operations.js';
 import type { ListAnswer } from '../projections/records/listing.js';
 import {
-  assetOf,
-  documentOf,
-  relationsOf,
-  sourceOf,
   type AssetAnswer,
   type DocumentAnswer,
   type EvidenceAnswer,
@@ -55,10 +51,12 @@ import {
 import { importItems, type ImportItemsAnswer } from './knowledge/import-items.js';
 import { actsAs, canSee, decideAudience, requireActor, requireNamespaceActor, requireOwner } from './knowledge/audience.js';
 import { orgCallerIn, ownedWrites, recordVisible, requireWritable, visibleIn, visibleKey } from './api/audience.js';
+import { assetIn, documentIn, relationsIn, sourceIn } from './api/sources.js';
 import { findItems, fetchEvidence, listPage, namespaceStats, relatedItems, usageOf, type StatsAnswer } from './api/items.js';
 import { activity, type ActivityAnswer, type ActivityInput, type UsageAnswer } from './api/activity.js';
-import { commitOrgChange, type OrgChangeAnswer } from './knowledge/org-decide.js';
-import { orgAnswer, type OrgAnswer } from './knowledge/org-answer.js';
+import type { OrgChangeAnswer } from './knowledge/org-decide.js';
+import type { OrgAnswer } from './knowledge/org-answer.js';
+import { changeOrgOf, orgOf } from './api/org.js';
 import { forgetTargetOf, memoryIdOf, memoryIdsOf } from './knowledge/memory-ref.js';
 import { purge as purgeSealed, type PurgeAnswer } from './knowledge/purge.js';
 import { noticeIdSchema } from './knowledge/notices.js';
@@ -122,6 +120,7 @@ export {
 } from '../projections/records/queries.js';
 export type { OrgAnswer } from './knowledge/org-answer.js';
 export type { StatsAnswer } from './api/items.js';
+export type { ColdAnswer } from './api/lifecycle.js';
 export type { PurgeAnswer } from './knowledge/purge.js';
 export type { OrgChangeAnswer } from './knowledge/org-decide.js';
 export type { ActivityAnswer, ActivityInput, TurnSummary, UsageAnswer } from './api/activity.js';
@@ -135,13 +134,6 @@ export { namespaceOf } from './access.js';
 export interface MemoryWriteAnswer extends WriteMemoriesResult {
   /** with wait_for_vectors: how many of the written memories still wait for vectors */
   vectors?: { waiting: number; timed_out: boolean };
-}
-
-export interface ColdAnswer {
-  namespace: string;
-  min_considered: number;
-  basis: string;
-  items: ({ key: string } & UsageCounters)[];
 }
 
 // answers are type aliases, not interfaces: a door may hand them on as plain JSON objects (Record<string, unknown>)
@@ -454,16 +446,7 @@ export class LocalKioku implements Kioku {
   }
 
   async cold(input: ColdInput, access: Access = {}): Promise<ColdAnswer> {
-    const min = input.min_considered ?? 5;
-    if (!Number.isSafeInteger(min) || min < 1 || min > 1_000_000)
-      throw new KiokuError('KIOKU_INPUT_INVALID', 'min_considered must be a positive integer', { details: { field: 'min_considered' } });
-    const ns = namespaceOf(input.namespace, access);
-    return {
-      namespace: ns,
-      min_considered: min,
-      basis: 'usage counters: considered/judged/relevant/returned from recall.performed and verdict.recorded events',
-      items: this.store.projections.views.usage.cold(ns, min).filter((c) => visibleKey(this.store, c.key, ns, access)),
-    };
+    return coldItems(this.store, input, access);
   }
 
   deliveryReport(input: DeliveryReportInput, access: Access = {}): Promise<DeliveryReport> {
@@ -475,10 +458,8 @@ export class LocalKioku implements Kioku {
   }
 
   lifecycleRun(input: LifecycleRunInput, access: Access = {}): Promise<LifecycleReport> {
-    const body = parseInput(wire.lifecycleRun, input ?? {}, 'lifecycle run');
-    const ns = namespaceOf(body.namespace, access);
     const aging = (this.options.config ?? recallConfigFromEnv()).aging;
-    return runLifecycle(this.store, aging, { now: this.now(), ns, dryRun: body.dry_run, actor: access.actor ?? this.options.actor ?? 'kioku' });
+    return lifecycleIn(this.store, aging, input, access, this.now(), access.actor ?? this.options.actor ?? 'kioku');
   }
 
   async replay(input: ReplayInput, access: Access = {}): Promise<ReplayReport> {
@@ -536,18 +517,15 @@ export class LocalKioku implements Kioku {
   }
 
   async document(layer: 'card' | 'wiki', id: string, input: InNamespaceInput, access: Access = {}): Promise<DocumentAnswer> {
-    const ns = namespaceOf(input.namespace, access);
-    return documentOf(this.records, ns, layer, id, visibleIn(this.store, ns, access));
+    return documentIn(this.store, layer, id, input, access);
   }
 
   async source(id: string, input: InNamespaceInput, access: Access = {}): Promise<DocumentAnswer> {
-    // the one audience policy (issue 34): a memory the caller may not see is no source of its
-    const ns = namespaceOf(input.namespace, access);
-    return sourceOf(this.records, ns, id, visibleIn(this.store, ns, access));
+    return sourceIn(this.store, id, input, access);
   }
 
   async relations(cardId: string, input: InNamespaceInput, access: Access = {}): Promise<RelationsAnswer> {
-    return relationsOf(this.records, namespaceOf(input.namespace, access), cardId);
+    return relationsIn(this.store, cardId, input, access);
   }
 
   async items(input: ItemsInput, access: Access = {}): Promise<ItemsAnswer> {
@@ -567,38 +545,15 @@ export class LocalKioku implements Kioku {
   }
 
   async asset(id: string, input: AssetQueryInput, access: Access = {}): Promise<AssetAnswer> {
-    const ns = namespaceOf(input.namespace, access);
-    const entry = this.records.get(evidenceKey({ ns, layer: 'asset', id }));
-    if (entry && !canSee(entry, orgCallerIn(this.store, ns, access)))
-      throw new KiokuError('KIOKU_NOT_FOUND', `no asset "${id}" in namespace ${ns}`, { details: { id } });
-    return assetOf(this.records, this.knowledge.assets, ns, id, input);
+    return assetIn(this.store, this.knowledge.assets, id, input, access);
   }
 
   async org(input: InNamespaceInput, access: Access = {}): Promise<OrgAnswer> {
-    const ns = namespaceOf(input.namespace, access);
-    return orgAnswer(ns, this.store.projections.views.org.org(ns), access.principal);
+    return orgOf(this.store, input, access);
   }
 
   async changeOrg(input: OrgChangeInput, access: Access = {}): Promise<OrgChangeAnswer> {
-    const { namespace, ...change } = parseInput(wire.orgChange, input ?? {}, 'org');
-    const ns = namespaceOf(namespace, access);
-    // a member reached by a token name the auth file does not hold could never be reached (or a later token of that name would become it)
-    const unknown = change.action === 'member_add' && access.knownTokens ? (change.tokens ?? (change.member ? [change.member] : [])).find((t) => !access.knownTokens?.includes(t)) : undefined;
-    if (unknown !== undefined)
-      throw new KiokuError('KIOKU_INPUT_INVALID', `org: tokens: "${unknown.slice(0, 80)}" is no token of namespace ${ns} in the auth file: add it there first (its name), then the member`, {
-        details: { field: 'tokens', value: unknown.slice(0, 200) },
-      });
-    const projections = this.store.projections;
-    const store = {
-      log: this.store.log,
-      orgAt: async (n: string) => {
-        await projections.waitFor(this.store.log.head().seq);
-        return projections.views.org.org(n);
-      },
-    };
-    const answer = await commitOrgChange(store, { ...change, ns }, access.actor ?? this.options.actor ?? 'kioku');
-    if (answer.seq !== undefined) await projections.waitFor(answer.seq);
-    return answer;
+    return changeOrgOf(this.store, input, access, access.actor ?? this.options.actor ?? 'kioku');
   }
 
   async stats(input: InNamespaceInput, access: Access = {}): Promise<StatsAnswer> {
