@@ -35,7 +35,10 @@ export const SEALED_FIELDS: Readonly<Record<string, SealedType>> = {
   'turn.completed': { paths: ['answer', 'tool_data**'], unit: sessionUnit },
   'recall.performed': {
     paths: ['queries[].text', 'options.tags[]'],
-    unit: (ns, d) => (d['session_id'] !== undefined ? sessionUnit(ns, d) : `recall:${ns}:${String(d['recall_id'])}`),
+    // a recall outside any session (MCP recall, POST /v1/recall) shares a key with the namespace's
+    // other session-less recalls of that UTC day: a key per call grew the key file by a line per call.
+    // Such a trace belongs to no memory or session, so only a namespace purge erases it (README).
+    unit: (ns, d) => (d['session_id'] !== undefined ? sessionUnit(ns, d) : `recall:${ns}:${new Date().toISOString().slice(0, 10)}`),
   },
   'episode.logged': { paths: ['messages[].text'], unit: (ns, d) => `episode:${ns}:${String(d['episode_id'])}` },
   // the path names an upload's file (its name is the user's): sealed, and the file itself goes with a namespace purge
