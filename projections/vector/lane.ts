@@ -206,7 +206,7 @@ export class VectorLane {
    * candidate) and whose key is not in `exclude` (a key lookup only when there is one). Both are
    * hnswlib's filter callback: the graph walk goes on past refused labels, so they take none of the k.
    */
-  searchGated(vector: Float32Array | number[], k: number, accept: Uint8Array, exclude?: ReadonlySet<string>): VectorHit[] {
+  searchGated(vector: Float32Array | number[], k: number, accept: Uint8Array, exclude?: { has(key: string): boolean; readonly size: number }): VectorHit[] {
     const live = this.liveCount;
     if (live === 0 || k <= 0) return [];
     const query = Array.isArray(vector) ? vector : Array.from(vector);

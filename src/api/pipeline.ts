@@ -119,7 +119,7 @@ export async function artifacts(store: KiokuStore, traceId: string, access: Acce
   const turn = visibleTurn(store.projections.views.turns, traceId, access);
   // another member's turn answers as a missing one (the one audience policy, issue 34)
   const trace = store.projections.views.records.get(evidenceKey({ ns: turn.ns, layer: 'trace', id: traceId }));
-  if (trace && !canSee(trace, orgCaller(store.projections.views.org.org(turn.ns), access.principal)))
+  if (trace && !canSee(trace, orgCaller(store.projections.views.org.org(turn.ns), access.principal, access.orgAdmin === true)))
     throw new KiokuError('KIOKU_NOT_FOUND', `no turn ${traceId}`, { details: { field: 'turn_id' } });
   // forgotten is gone from every view (issue 33): the events' data hold its text, so only their place in the chain is shown
   const forgotten = trace?.status === 'forgotten' ? (trace.tombstone ?? { at: '', by: '' }) : undefined;

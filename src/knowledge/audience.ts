@@ -60,7 +60,7 @@ export function requireStoredAudience(input: AudienceInput | undefined, field: s
  * Who asks, within a namespace's org: `undefined` when the namespace has no org (single user: no
  * filtering, nothing marked). `member` is absent for the anonymous local owner and for a caller
  * in-process without a token (who see everything: `all`), and for a token acting as no member
- * (who sees only what has no owner, and what is shared with the whole org).
+ * (who sees only what has no owner — and, holding org:admin, what is shared with the whole org).
  */
 export interface OrgCaller {
   org: Org;
@@ -69,7 +69,7 @@ export interface OrgCaller {
   all: boolean;
   /** spaces whose shared items this caller sees */
   seen: ReadonlySet<string>;
-  /** holds org:admin: may forget or purge any member's item, and the whole namespace (it sees no more for it) */
+  /** holds org:admin: may forget or purge any member's item, and the whole namespace (a member sees no more for it; a token acting as no member sees what is shared with the whole org) */
   admin?: boolean;
 }
 
@@ -94,15 +94,56 @@ export interface Audienced {
   audience?: readonly string[] | undefined;
 }
 
-/** The one rule: may this caller see this item? Items without an owner (documents, writes of the local owner) are the namespace's. */
+/**
+ * The one rule: may this caller see this item? Items without an owner (documents, writes of the
+ * local owner) are the namespace's: every caller of it sees them. A member's item is its owner's,
+ * and whoever its audience names. A token acting as no member of the org is no one's audience: it
+ * sees no member's item — only, with org:admin, what is shared with the whole org. The local owner
+ * (no token) sees everything.
+ */
 export function canSee(item: Audienced, caller: OrgCaller | undefined): boolean {
   if (caller === undefined || caller.all || item.owner === undefined) return true;
-  if (caller.member !== undefined && item.owner === caller.member.name) return true;
+  if (caller.member === undefined) return caller.admin === true && item.audience?.includes(ORG_AUDIENCE) === true;
+  if (item.owner === caller.member.name) return true;
   for (const a of item.audience ?? []) {
     if (a === ORG_AUDIENCE) return true;
     if (a.startsWith(SPACE_PREFIX) && caller.seen.has(a.slice(SPACE_PREFIX.length))) return true;
   }
   return false;
+}
+
+/** Keys a lookup leaves out: what a search's filter asks of (a Set of keys is one). */
+export interface KeyFilter {
+  has(key: string): boolean;
+  readonly size: number;
+}
+
+/**
+ * The audience policy over keys, for one request: the items under keys this caller may not see,
+ * each key decided once (a vector lane's graph walk asks of the same labels query after query), so
+ * a search can leave them out inside its walk and return k items the caller sees. Undefined when
+ * nothing is hidden (no org, the local owner). A key `lookup` does not know is not hidden.
+ */
+export function hiddenFrom(lookup: (key: string) => Audienced | undefined, caller: OrgCaller | undefined): KeyFilter | undefined {
+  if (caller === undefined || caller.all) return undefined;
+  const decided = new Map<string, boolean>();
+  return {
+    size: 1, // unknown until asked: never empty, so a search consults it
+    has(key) {
+      let hidden = decided.get(key);
+      if (hidden === undefined) {
+        const item = lookup(key);
+        decided.set(key, (hidden = item !== undefined && !canSee(item, caller)));
+      }
+      return hidden;
+    },
+  };
+}
+
+/** Either filter's keys (the session's own traces, and what the audience hides). */
+export function eitherOf(a: KeyFilter, b: KeyFilter | undefined): KeyFilter {
+  if (b === undefined) return a;
+  return { size: a.size + b.size, has: (key) => a.has(key) || b.has(key) };
 }
 
 /** `owner` and `mine` for an answer (in an org only): mine is false for an item someone else owns. */
