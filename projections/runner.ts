@@ -353,7 +353,28 @@ export class ProjectionRunner {
       if (worker && !taken) this.stopFoldWorker(); // a fold left half way: its worker is not reused
     }
     this.maybeSnapshot();
+    if (this.purgeFolded) this.rewriteSnapshots();
     this.settleWaiters();
+  }
+
+  /** a `purged` event was folded since the snapshots were last rewritten */
+  private purgeFolded = false;
+
+  /**
+   * After a purge was folded, from whichever node of a shared store it came (issue 33): every
+   * snapshot on disk is written again from the projections, which dropped the purged text, so no
+   * plaintext stays in a file here.
+   */
+  private rewriteSnapshots(): void {
+    this.purgeFolded = false;
+    for (const slot of this.slots.values()) {
+      if (slot.seq === slot.snapshotSeq && slot.hasSnapshot) continue;
+      try {
+        this.writeSnapshot(slot);
+      } catch (err) {
+        this.warn(`projection ${slot.projection.name}: snapshot at ${slot.seq} after a purge failed: ${(err as Error).message}`);
+      }
+    }
   }
 
   /**
@@ -375,6 +396,7 @@ export class ProjectionRunner {
       if (slots.length > 0)
         for (const frame of frames) {
           const record = this.unsealed(decodeRecord(frame));
+          if (record.type === 'purged') this.purgeFolded = true;
           if (types?.has(record.type)) wanted.push(frame);
           for (const slot of slots) {
             if (slot.failed || slot.seq >= record.seq) continue;

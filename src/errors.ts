@@ -61,6 +61,10 @@ export const ERROR_REGISTRY = {
   KIOKU_CURSOR_INVALID: { status: 400, summary: 'A listing cursor is not one this listing gave out, or was given with other filters.' },
   KIOKU_BACKUP_INVALID: { status: 400, summary: 'A backup directory is incomplete or damaged, or a restore target is not empty.' },
   KIOKU_SECRET_REMOTE: { status: 403, summary: 'A redacted secret is revealed only to a caller on the machine that holds the vault (loopback, no proxy).' },
+  KIOKU_SEAL_KEY_PURGED: {
+    status: 409,
+    summary: 'A write was sealed with the data key of an item or session purged meanwhile (PostgreSQL, another node): nothing was written; write again.',
+  },
 } as const satisfies Record<string, { status: number; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_REGISTRY;

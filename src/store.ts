@@ -120,15 +120,17 @@ function guardSecrets(log: EventStore, paths: KiokuPaths, onWarning?: (message: 
 }
 
 /**
- * Sealing (issue 33, src/privacy/seal.ts): after redaction, every append of the LevelDB log under
- * the data dir has its content fields encrypted with their unit's data key (`<data>/keys/`), and
- * every record a reader decodes is opened again. A log handed in (a shared or in-memory one) and
- * PostgreSQL are not sealed unless `options.seal` says so: their other nodes could not open the
- * texts without the keys (README, Privacy). Records sealed elsewhere open wherever the keys are.
+ * Sealing (issue 33, src/privacy/seal.ts): after redaction, every append has its content fields
+ * encrypted with their unit's data key, and every record a reader decodes is opened again. The
+ * keys: the store's own when it keeps them (PostgreSQL: a table every node shares,
+ * src/log/postgres-keys.ts), else the data dir's file (`<data>/keys/`). A LevelDB or in-memory log
+ * handed in is not sealed unless `options.seal` says so (its other users could not open the texts
+ * without this data dir's keys), nor a PostgreSQL table without its keys table (README, Privacy).
  */
 function guardSealing(log: EventStore, paths: KiokuPaths, options: OpenStoreOptions): Sealer {
-  const sealedHere = !options.log && log.kind === 'leveldb';
-  const seal = sealer(new FileKeyStore(keysDir(paths.dataDir)), options.seal ?? { ...sealOptionsFromEnv(process.env), ...(sealedHere ? {} : { enabled: false }) });
+  const shared = log.dataKeys;
+  const sealedHere = shared !== undefined || (!options.log && log.kind === 'leveldb');
+  const seal = sealer(shared ?? new FileKeyStore(keysDir(paths.dataDir)), options.seal ?? { ...sealOptionsFromEnv(process.env), ...(sealedHere ? {} : { enabled: false }) });
   if (log instanceof GroupCommitStore) {
     log.addWriteGuard(seal.guard);
     // the keys a group's events were sealed with are on disk before the group is (one fsync per group)

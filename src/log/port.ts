@@ -4,6 +4,7 @@
 // (postgres.ts). Every one passes the public contract, src/log/contract.ts; a store written
 // elsewhere imports what it needs from src/log/public.ts. See docs/architecture.md.
 import type { AppendInput, LogRecord } from '../events/index.js';
+import type { SealKeyStore } from '../privacy/index.js';
 import type { ChainReport, VerifyChainOptions } from './verify.js';
 
 export interface Head {
@@ -116,6 +117,11 @@ export interface EventStore {
   onCommit(listener: (range: { from: number; to: number }) => void): () => void;
   /** Walk the stored chain and report the first damage. */
   verify(options?: VerifyChainOptions): Promise<ChainReport>;
+  /**
+   * The data keys of sealing when the store keeps them itself, shared by every node (PostgreSQL: a
+   * table beside the events, issue 33). Absent: the keys live in the data dir (src/store.ts).
+   */
+  readonly dataKeys?: SealKeyStore | undefined;
   /** A shared store's connection and lag (absent for embedded stores: always connected). */
   health?(): StoreHealth;
   /**

@@ -19,7 +19,8 @@ import { FRAME_FORMAT, GENESIS_PREV, HASH_BYTES, HEADER_BYTES, decodeBody, seqKe
 import { inBatches, type ChainFrame } from './transfer.js';
 import type { EventStore, FrameRange, Head, ReadOptions, StoreHealth, TailOptions } from './port.js';
 import { verifySource, type ChainReport, type ChainSource, type VerifyChainOptions } from './verify.js';
-import { schemaStatements, type TableNames } from './postgres-schema.js';
+import { keysSchemaStatements, keysTable, schemaStatements, type TableNames } from './postgres-schema.js';
+import { PostgresKeyStore, type KeysInGroup } from './postgres-keys.js';
 
 export interface PostgresLogOptions {
   /** postgres:// URL; a `schema` query parameter selects the schema (default public) */
@@ -148,6 +149,11 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
   private tableHead = 0;
   private lastError: string | undefined;
   private readonly roles = new Set<string>();
+  /**
+   * The data keys of sealing, in the table beside the events (issue 33, postgres-keys.ts); undefined
+   * for a library made before that table whose role may not create it (`kioku store init` adds it).
+   */
+  dataKeys: PostgresKeyStore | undefined;
 
   private constructor(options: PostgresLogOptions) {
     super();
@@ -178,7 +184,10 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
       if (options.createSchema ?? true) await log.ensureSchema();
       else if (!(await log.tableExists()))
         throw new KiokuError('KIOKU_STORE_MISSING', `no Kioku event table ${log.names.table} in this database: run \`kioku store init\``);
-      log.advance(await log.readHead());
+      // the head first: the keys read after it cover every event up to it
+      const head = await log.readHead();
+      await log.openKeys();
+      log.advance(head);
       await log.listen();
     } catch (err) {
       await log.pool.end().catch(() => undefined);
@@ -195,27 +204,71 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
     return Boolean(exists.rows[0]?.t);
   }
 
+  private async keysTableExists(): Promise<boolean> {
+    const exists = await this.pool.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [keysTable(this.names)]);
+    return Boolean(exists.rows[0]?.t);
+  }
+
+  /**
+   * The data keys table, read whole (issue 33). A library made before it gets it when this role may
+   * create it; otherwise this node does not seal, and says so (existing plain events read as ever).
+   */
+  private async openKeys(): Promise<void> {
+    if (!(await this.keysTableExists()) && (this.options.createSchema ?? true)) {
+      try {
+        await this.createSchema(keysSchemaStatements(this.names));
+      } catch (err) {
+        if ((err as { code?: string }).code !== '42501') throw err;
+      }
+    }
+    if (!(await this.keysTableExists())) {
+      this.options.onWarning?.(`no data keys table ${keysTable(this.names)}: content fields are not sealed on this store; run \`kioku store init\` as an administrator`);
+      return;
+    }
+    const keys = new PostgresKeyStore(keysTable(this.names), this.names.table, this.pool);
+    await keys.load();
+    this.dataKeys = keys;
+  }
+
   private async ensureSchema(): Promise<void> {
     if (await this.tableExists()) return;
-    const held = await this.checkout('connect');
-    const client = held.client;
     try {
-      await client.query('BEGIN');
-      // nodes starting together create the schema once
-      await client.query(`SELECT pg_advisory_xact_lock(${lockKey(`kioku:schema:${this.names.schema}`)})`);
-      for (const statement of schemaStatements(this.names)) await client.query(statement);
-      await client.query('COMMIT');
+      await this.createSchema(schemaStatements(this.names));
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
       if ((err as { code?: string }).code === '42501')
         throw new KiokuError(
           'KIOKU_STORE_MISSING',
           `no Kioku event table ${this.names.table}, and this role may not create it: run \`kioku store init\` as an administrator`,
         );
       throw err;
+    }
+  }
+
+  /** Run `statements` in one transaction, once among nodes starting together. */
+  private async createSchema(statements: readonly string[]): Promise<void> {
+    const held = await this.checkout('connect');
+    const client = held.client;
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT pg_advisory_xact_lock(${lockKey(`kioku:schema:${this.names.schema}`)})`);
+      for (const statement of statements) await client.query(statement);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
     } finally {
       held.release();
     }
+  }
+
+  /**
+   * Move the known head to `to`, committed by other nodes: the data keys their events were sealed
+   * with (and the purges among them) are read first, so every reader that learns of an event can
+   * open it, and a node that did not perform a purge forgets the keys it deleted.
+   */
+  private async learn(db: Pick<pg.Pool, 'query'>, to: ChainPosition): Promise<void> {
+    if (to.seq > this.known.seq) await this.dataKeys?.learn(db, this.known.seq, to.seq);
+    this.advance(to);
   }
 
   /** The query for the table's last row (the head), alone or after a lock in one round trip. */
@@ -334,7 +387,7 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
           this.hinted = false;
           const head = await this.readHead();
           this.markUp();
-          this.advance(head);
+          await this.learn(this.pool, head);
         } while (this.hinted && !this.closed);
         if (!this.listener) this.scheduleReconnect();
       } catch (err) {
@@ -409,11 +462,13 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
     const client = held.client;
     let committing = false;
     let accepted: ReturnType<typeof planGroup>['accepted'] = [];
+    let keys: KeysInGroup | undefined;
     try {
-      // what other nodes committed is now known here, so a writer refused below decides again at the real head
-      this.advance(start);
-      const lastOfType = await this.lastOfTypes(client, group);
-      const plan = planGroup(group, start, (types, planned) => Math.max(lastIn(planned, types), ...types.map((t) => lastOfType.get(t) ?? 0)), Date.now());
+      // what other nodes committed is now known here (with their data keys and purges), so a writer refused below decides again at the real head
+      await this.learn(client, start);
+      const writes = this.refuseStale(group);
+      const lastOfType = await this.lastOfTypes(client, writes);
+      const plan = planGroup(writes, start, (types, planned) => Math.max(lastIn(planned, types), ...types.map((t) => lastOfType.get(t) ?? 0)), Date.now());
       accepted = plan.accepted;
       if (accepted.length === 0) {
         await client.query('ROLLBACK');
@@ -423,20 +478,38 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
       const end = plan.end;
       const payload = JSON.stringify({ seq: end.seq, hash: end.prev.toString('hex'), ts: end.ts });
       const rows = plan.records.map((r) => ({ ...r, prev: r.frame.subarray(1 + HASH_BYTES, HEADER_BYTES), body: r.frame.subarray(HEADER_BYTES) }));
+      // the data keys the events were sealed with (and a purge's deletions) commit with them
+      keys = this.dataKeys?.keysForGroup(
+        accepted.map((a) => a.write.events),
+        (text) => client.escapeLiteral(text),
+      );
       committing = true;
       // insert, announce and commit in one round trip: the lock is held through this and the WAL flush only
-      await client.query(`${this.insertStatement(client, rows)}; SELECT pg_notify('${this.names.channel}', '${payload}'); COMMIT`);
+      await client.query(`${keys?.sql ? `${keys.sql}; ` : ''}${this.insertStatement(client, rows)}; SELECT pg_notify('${this.names.channel}', '${payload}'); COMMIT`);
+      keys?.committed();
       held.release();
       this.markUp();
       for (const { write, appended } of accepted) write.resolve(appended);
       this.advance(end);
     } catch (err) {
+      keys?.failed();
       await client.query('ROLLBACK').catch(() => undefined);
       held.release(true); // never reuse a connection in an unknown state
       const e = committing ? this.writeError(err, 'commit', { outcome: 'unknown' }) : this.writeError(err, 'append');
       // writes refused by the plan were rejected already; a second reject is a no-op
       for (const w of group) w.reject(e);
     }
+  }
+
+  /** The writes of `group` that may go on: one sealed with a data key a purge deleted meanwhile is refused (postgres-keys.ts). */
+  private refuseStale(group: PendingWrite[]): PendingWrite[] {
+    if (!this.dataKeys) return group;
+    const refusals = this.dataKeys.staleWrites(group.map((w) => w.events));
+    return group.filter((w, i) => {
+      const refusal = refusals[i];
+      if (refusal) w.reject(refusal);
+      return !refusal;
+    });
   }
 
   /** What a refused batch is told: the store out of reach (503), or the database's refusal. */
@@ -671,7 +744,7 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
     try {
       const res = (await client.query(`SELECT pg_advisory_lock(${key}); ${this.headSql}`)) as unknown as pg.QueryResult<HeadRow>[];
       locked = true;
-      this.advance(positionOf(res[1]?.rows[0]));
+      await this.learn(client, positionOf(res[1]?.rows[0]));
     } catch (err) {
       held.release(true);
       if (!isUnavailable(err)) throw err;

@@ -11,6 +11,17 @@ import { join } from 'node:path';
 const FILE = 'data-keys.jsonl';
 /** hex characters of a key id (64 bits) */
 export const KID_LENGTH = 16;
+/** How a sealed text begins, its key id next (src/privacy/seal.ts writes them). */
+export const SEALED_PREFIX = '⟦sealed:';
+
+/** The key ids of the sealed texts anywhere in `value` (a store checks a write's keys still exist: src/log/postgres-keys.ts). */
+export function kidsIn(value: unknown): string[] {
+  const kids: string[] = [];
+  const text = JSON.stringify(value) ?? '';
+  for (let at = text.indexOf(SEALED_PREFIX); at >= 0; at = text.indexOf(SEALED_PREFIX, at + SEALED_PREFIX.length))
+    kids.push(text.slice(at + SEALED_PREFIX.length, at + SEALED_PREFIX.length + KID_LENGTH));
+  return kids;
+}
 
 export interface DataKey {
   kid: string;
@@ -18,7 +29,7 @@ export interface DataKey {
   key: Buffer;
 }
 
-/** Where data keys live; the file store below, or another with the same methods (a test's, in memory). */
+/** Where data keys live: the file store below (LevelDB), the PostgreSQL table (src/log/postgres-keys.ts), or a test's in memory. */
 export interface SealKeyStore {
   /** the key `kid` names, or undefined once it was purged (or never existed here) */
   key(kid: string): Buffer | undefined;
@@ -26,7 +37,11 @@ export interface SealKeyStore {
   current(unit: string): DataKey;
   /** make the keys made since the last flush durable (the log calls it before each group commit) */
   flush(): void;
-  /** delete every key of the units `match` accepts; the units deleted */
+  /**
+   * delete every key of the units `match` accepts; the units deleted. The file store deletes at
+   * once; the PostgreSQL table (src/log/postgres-keys.ts) with the transaction of the `purged` event
+   * that follows, so on every node a key is gone exactly when the log says so.
+   */
   purge(match: (unit: string) => boolean): string[];
   /** every key held (what `kioku log export` carries, and what a rebuild's fold worker is handed) */
   all(): DataKey[];
