@@ -114,6 +114,25 @@ describe('delivery rules', () => {
     expect(keys(deliver([quotedBest, far], empty, rules))).toEqual([far.key]);
   });
 
+  it('unknown_name: a question naming something no judged candidate holds gets nothing', () => {
+    const generic = cand({ verdict: 0.9, text: 'Set up mutation-free testing for your suite.' });
+    const other = cand({ verdict: 0.8, text: 'Running tests in watch mode.' });
+    const state = { ...empty, query_names: ['stryker', 'vitest'] };
+    const r = deliver([generic, other], state);
+    expect(keys(r)).toEqual([]);
+    expect(r.held.get(generic.key)).toBe('unknown_name');
+    // one candidate holding each name is enough, even an unjudged one is not
+    const named = cand({ verdict: 0.4, text: 'Stryker runs Vitest suites.' });
+    expect(keys(deliver([generic, other, named], state))).toEqual([generic.key, other.key]);
+    expect(keys(deliver([generic, other, { ...named, verdict: null }], state))).toEqual([]);
+    // a name matched in the title, and the rule off
+    expect(keys(deliver([generic, cand({ title: 'Stryker and Vitest', verdict: 0.2 })], state))).toEqual([generic.key]);
+    expect(keys(deliver([generic, other], state, { ...DEFAULT_DELIVERY_RULES, hold_unknown_names: false }))).toHaveLength(2);
+    // a held candidate keeps its own reason
+    const low = cand({ verdict: 0.3 });
+    expect(deliver([low], state).held.get(low.key)).toBe('below_floor');
+  });
+
   it('nothing delivered in this session since context_since is delivered again', () => {
     const c = cand({ fingerprint: 'a'.repeat(64) });
     const state: DeliveryState = { ...empty, session_id: 's', delivered: new Map([[c.key, ['a'.repeat(64)]]]) };

@@ -43,6 +43,7 @@ export const VARIANTS: Record<string, Partial<DeliveryRules>> = {
   behind_best_0_3: { behind_best: 0.3 },
   behind_best_0_25: { behind_best: 0.25 },
   behind_best_0_2: { behind_best: 0.2 },
+  unknown_names_off: { hold_unknown_names: false },
 };
 
 type Scorer = (delivered: readonly string[]) => boolean;

@@ -19,6 +19,7 @@ export const HOLD_REASONS = [
   'truncated',
   'metadata_section',
   'no_slot',
+  'unknown_name',
 ] as const;
 export type HoldReason = (typeof HOLD_REASONS)[number];
 
@@ -52,6 +53,8 @@ export interface DeliveryState {
   assistant_texts: readonly string[];
   /** the utterance's keyword terms (`utteranceTerms`), for the partial-match rule; absent = rule off */
   query_terms?: ReadonlySet<string> | undefined;
+  /** the utterance's terms written as names (`turnQueryNames`: "Stryker", "MySQL"), for the unknown-name rule */
+  query_names?: readonly string[] | undefined;
 }
 
 export interface DeliveryRules {
@@ -87,6 +90,12 @@ export interface DeliveryRules {
    * the first adds reading, rarely the answer. Absent = off.
    */
   behind_best?: number | undefined;
+  /**
+   * A question naming something no judged candidate holds ("Stryker", "MySQL": names the
+   * library never mentions) is not answered by any of them, however many generic words they
+   * share with it: every candidate is held (`unknown_name`). Absent or false = off.
+   */
+  hold_unknown_names?: boolean | undefined;
 }
 
 export const PARTIAL_OF = ['any_better_match', 'complete_match', 'higher_ranked_match'] as const;
@@ -104,6 +113,8 @@ export const DEFAULT_DELIVERY_RULES: DeliveryRules = {
   history_lead: 0,
   // chosen with replay on the documentation dev questions and the offline cases (evals/replay/delivery-rules.ts)
   behind_best: 0.3,
+  // replay (evals/replay/delivery-rules.ts) and eval:docs: quiet on unanswerable doc questions, no answered one lost
+  hold_unknown_names: true,
 };
 
 /** Today's delivery rules with some changed (replay's "what if"); a history cap above the item cap is refused. */
@@ -142,8 +153,9 @@ export function deliver(candidates: readonly DeliveryCandidate[], state: Deliver
   const eligible: DeliveryCandidate[] = [];
   const since = state.context_since ? Date.parse(state.context_since) : -Infinity;
   const assistant = state.assistant_texts.map(normaliseBody).filter(Boolean);
+  const unknown = rules.hold_unknown_names ? namesNoneHolds(candidates, state.query_names ?? []) : [];
   for (const c of candidates) {
-    const reason = holdReason(c, state, rules, since, assistant);
+    const reason = holdReason(c, state, rules, since, assistant) ?? (unknown.length ? 'unknown_name' : undefined);
     if (reason) held.set(c.key, reason);
     else eligible.push(c);
   }
@@ -226,6 +238,19 @@ function holdReason(c: DeliveryCandidate, state: DeliveryState, rules: DeliveryR
   }
   if (isQuoted(c.text, assistant)) return 'quoted';
   return undefined;
+}
+
+/** The query's names that no judged candidate holds (in its title, text or terms). */
+export function namesNoneHolds(candidates: readonly DeliveryCandidate[], names: readonly string[]): string[] {
+  if (names.length === 0) return [];
+  const wanted = new Set(names);
+  const held = new Set<string>();
+  for (const c of candidates) {
+    if (c.verdict === null) continue;
+    for (const t of matchedTerms(wanted, c.match_text ?? `${c.title}\n${c.text}`)) held.add(t);
+    if (held.size === wanted.size) return [];
+  }
+  return names.filter((n) => !held.has(n));
 }
 
 /**

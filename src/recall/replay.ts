@@ -12,7 +12,7 @@ import type { ProjectionRunner } from '../../projections/runner.js';
 import { DEFAULT_DELIVERY_RULES, deliver, PARTIAL_OF, type DeliveryCandidate, type DeliveryRules } from './delivery.js';
 import { DisabledJudge } from './judge/index.js';
 import { recall, type RecallCore } from './pipeline.js';
-import { matchText, turnQueryTerms } from './terms.js';
+import { matchText, turnQueryNames, turnQueryTerms } from './terms.js';
 import { PURGED_TEXT } from '../privacy/index.js';
 import { NOTICE_EVENT_TYPES, noticeLines, turnNotices, type NoticeVisible, type ReplayedNotice, type SentNotice } from './replay-notices.js';
 
@@ -38,6 +38,7 @@ export const replayRequestSchema = z.strictObject({
       history_may_lead: z.boolean().optional(),
       /** 1 = off (no verdict is more than 1 behind another) */
       behind_best: z.number().min(0).max(1).optional(),
+      hold_unknown_names: z.boolean().optional(),
     })
     .optional(),
 });
@@ -248,6 +249,7 @@ async function replayTurn(t: TurnRecord, context: ReplayContext, delivered: Deli
       delivered: sessionDelivered,
       assistant_texts: t.conversation.filter((m) => m.role === 'assistant').map((m) => m.text),
       query_terms: turnQueryTerms(t.query, new Date(t.ts)),
+      query_names: turnQueryNames(t.query, new Date(t.ts)),
     },
     context.rules,
   );

@@ -5,6 +5,7 @@ import type { Item } from '../knowledge/item.js';
 import { tokenize } from '../text/index.js';
 import { withoutTopicChange } from './conversation.js';
 import { parseTimeRange } from './cues.js';
+import { nameTerms } from './names.js';
 
 /** The utterance's keyword terms; the words of a time phrase ("last week") are matched against dates, never text. */
 export function utteranceTerms(utterance: string, timePhrase?: string): Set<string> {
@@ -15,6 +16,12 @@ export function utteranceTerms(utterance: string, timePhrase?: string): Set<stri
 /** The terms delivery checks partial matches with, for a turn asked at `now`: one function for recall and replay. */
 export function turnQueryTerms(query: string, now: Date): Set<string> {
   return utteranceTerms(query, parseTimeRange(withoutTopicChange(query), now)?.phrase);
+}
+
+/** The turn's query terms written as names (delivery's unknown-name rule): one function for recall and replay. */
+export function turnQueryNames(query: string, now: Date): string[] {
+  const terms = turnQueryTerms(query, now);
+  return nameTerms(query).filter((t) => terms.has(t));
 }
 
 /** What a query's terms are matched against: the title, the searchable text, and a memory's expansion terms. */

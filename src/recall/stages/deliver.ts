@@ -4,7 +4,7 @@ import { KNOWLEDGE_LAYERS } from '../../knowledge/evidence.js';
 import type { RecallConfig } from '../config.js';
 import type { RecallCore } from '../core.js';
 import { deliver, type DeliveryCandidate, type DeliveryResult, type HoldReason } from '../delivery.js';
-import { matchText, turnQueryTerms } from '../terms.js';
+import { matchText, turnQueryNames, turnQueryTerms } from '../terms.js';
 import type { Judged } from './judge.js';
 import type { RecallPlan } from './plan.js';
 
@@ -35,6 +35,7 @@ export function deliverCandidates(core: RecallCore, config: RecallConfig, plan: 
       delivered: request.session_id ? delivered.deliveredSince(request.session_id, request.context_since) : new Map(),
       assistant_texts: dialogue.filter((m) => m.role === 'assistant').map((m) => m.content),
       query_terms: turnQueryTerms(request.query, plan.now),
+      query_names: turnQueryNames(request.query, plan.now),
     },
     config.delivery,
   );
