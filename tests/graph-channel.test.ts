@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { GraphProjection } from '../projections/index.js';
 import { HashedEmbedder } from '../src/embed/index.js';
+import { EmbeddingIndexer } from '../src/indexer/embedding-job.js';
 import { openKioku } from '../src/kioku.js';
 import { DEFAULT_RECALL_CONFIG, recall } from '../src/recall/index.js';
 import { extractEntities } from '../src/text/entities.js';
@@ -103,6 +104,17 @@ describe('sessions for plain memories', () => {
       const on = await ask(30);
       expect(on.records.find((r) => r.evidence_key === 'ev1:private:memory:a')?.why.lanes['neighbour']).toBeGreaterThan(0);
       expect(on.records.map((r) => r.evidence_key)).not.toContain('ev1:private:memory:late');
+      // the same rule gives them window vectors (each embedded with its neighbours in time); a lone memory has none, and gap 0 none at all
+      const windows = (gap: number) =>
+        new EmbeddingIndexer(kioku.core, new HashedEmbedder(32), { plainGapMin: gap })
+          .plan()
+          .tasks.filter((t) => t.lane === 'window')
+          .map((t) => [t.key, t.text]);
+      expect(windows(0)).toEqual([]);
+      expect(windows(30)).toEqual([
+        ['ev1:private:memory:q', 'Which harbour did the ferry leave from?\nSouthport, at dawn.'],
+        ['ev1:private:memory:a', 'Which harbour did the ferry leave from?\nSouthport, at dawn.'],
+      ]);
     } finally {
       await kioku.close();
       dir.cleanup();

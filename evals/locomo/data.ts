@@ -44,3 +44,45 @@ export function score(ranked: readonly string[], gold: readonly string[]): { r5:
   const first = ranked.findIndex((x) => g.has(x));
   return { r5: hit(5), r10: hit(10), mrr: first >= 0 && first < 10 ? 1 / (first + 1) : 0 };
 }
+
+/** Turn ids as LoCoMo writes them in its turns ("D1:3"); evidence ids as written ("D8:6; D9:17", "D:11:26", "D30:05") normalised to them. */
+export const canonical = (id: string): string | undefined => {
+  const m = /^D:?(\d+):0*(\d+)$/.exec(id.trim());
+  return m ? `D${m[1]}:${m[2]}` : undefined;
+};
+
+/** A question's gold turn ids; `onMalformed` hears of each evidence id that names no turn. */
+export function goldIds(evidence: string[] | undefined, onMalformed: () => void = () => {}): string[] {
+  const out: string[] = [];
+  for (const r of evidence ?? [])
+    for (const part of r.split(/[;,]\s*/)) {
+      const id = canonical(part);
+      if (id) out.push(id);
+      else onMalformed();
+    }
+  return out;
+}
+
+/** Every turn id of a conversation, canonical. */
+export function turnIdsOf(s: Sample): Set<string> {
+  const ids = new Set<string>();
+  for (let n = 1; s.conversation[`session_${n}`]; n++) for (const t of s.conversation[`session_${n}`] as Turn[]) ids.add(canonical(t.dia_id) ?? t.dia_id);
+  return ids;
+}
+
+export interface Question {
+  ns: string;
+  question: string;
+  category: number;
+  gold: string[];
+}
+
+/** The questions with at least one gold turn the conversation holds. */
+export function questionsOf(samples: readonly Sample[], onMalformed?: () => void): Question[] {
+  return samples.flatMap((s) => {
+    const known = turnIdsOf(s);
+    return s.qa
+      .map((q) => ({ ns: namespaceOf(s), question: q.question, category: q.category, gold: goldIds(q.evidence, onMalformed).filter((g) => known.has(g)) }))
+      .filter((q) => q.gold.length > 0);
+  });
+}

@@ -1,4 +1,4 @@
-// npm run eval:locomo [-- --json] [--conversations N] [--orders file,reverse,shuffled] [--data FILE] [--reuse-library] [--delivery] [--contribution]
+// npm run eval:locomo [-- --json] [--conversations N] [--only ID,ID] [--orders file,reverse,shuffled] [--data FILE] [--reuse-library] [--delivery] [--contribution] [--plain]
 // LoCoMo development split, measured the way users run Kioku: `kioku serve` in its own
 // process; each conversation's turns written through `POST /v1/memories` as a user would
 // write a chat history (id = LoCoMo's own turn id such as "D1:3", kind event, text
@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { openKioku } from '../../src/kioku.js';
 import { createRecallCore, DEFAULT_RECALL_CONFIG, recall, type RecallPacket } from '../../src/recall/index.js';
 import { dataMissing } from '../data.js';
-import { namespaceOf, score, sessionTime, zero, type Sample, type Scores, type Turn } from './data.js';
+import { canonical, namespaceOf, questionsOf, score, sessionTime, turnIdsOf, zero, type Sample, type Scores, type Turn } from './data.js';
 import { measureContribution } from './contribution.js';
 import { measureDelivery } from './delivery.js';
 import { askInOrder, freshDataDir, ORDERS, percentiles, removeDir, startService, type Order } from '../service.js';
@@ -35,6 +35,10 @@ const { values } = parseArgs({
     delivery: { type: 'boolean', default: false },
     // per lane: recall@10 without it and the questions found only thanks to it, read-only in process (contribution.ts)
     contribution: { type: 'boolean', default: false },
+    // the plain-memory write shape (issue 35): the same turns without session_id, as an agent writes them through write_memory
+    plain: { type: 'boolean', default: false },
+    // only these conversations (sample ids such as conv-26, comma-separated): a subset run, reported as one
+    only: { type: 'string' },
   },
 });
 const file = resolve(values.data ?? resolve(import.meta.dirname, '../../../shared/evals/locomo/locomo-dev.json'));
@@ -46,39 +50,30 @@ if (orders.length === 0 || orders.some((o) => !ORDERS.includes(o)) || (values.co
 }
 
 const raw = readFileSync(file, 'utf8');
-const samples = (JSON.parse(raw) as Sample[]).slice(0, values.conversations ? Number(values.conversations) : undefined);
-
-/** Turn ids as LoCoMo writes them in its turns ("D1:3"); evidence ids as written ("D8:6; D9:17", "D:11:26", "D30:05") normalised to them. */
-const canonical = (id: string): string | undefined => {
-  const m = /^D:?(\d+):0*(\d+)$/.exec(id.trim());
-  return m ? `D${m[1]}:${m[2]}` : undefined;
-};
-let malformedEvidence = 0;
-function goldIds(evidence: string[] | undefined): string[] {
-  const out: string[] = [];
-  for (const r of evidence ?? [])
-    for (const part of r.split(/[;,]\s*/)) {
-      const id = canonical(part);
-      if (id) out.push(id);
-      else malformedEvidence += 1;
-    }
-  return out;
+const only = values.only?.split(',').map((x) => x.trim());
+const samples = (JSON.parse(raw) as Sample[])
+  .filter((s) => !only || only.includes(String(s.sample_id)))
+  .slice(0, values.conversations ? Number(values.conversations) : undefined);
+if (samples.length === 0) {
+  process.stderr.write(`no conversation matches --only ${values.only}\n`);
+  process.exit(2);
 }
+// plain memories get window vectors at write time when the service's KIOKU_PLAIN_SESSION_GAP_MIN is on: a library per gap
+const writeShape = values.plain ? `plain-v1:gap=${process.env['KIOKU_PLAIN_SESSION_GAP_MIN'] ?? ''}` : 'write-shape-v1';
+
+let malformedEvidence = 0;
 const nsOf = namespaceOf;
 
 // ---- the library, written through the public API ----
 const started = performance.now();
 const embedderKind = process.env['KIOKU_EMBEDDER'] ?? 'use-lite';
-const libraryKey = createHash('sha256').update(raw).update(`${samples.length}:${embedderKind}:write-shape-v1`).digest('hex').slice(0, 16);
+const libraryKey = createHash('sha256')
+  .update(raw)
+  .update(`${only ? samples.map((x) => x.sample_id).join(',') : samples.length}:${embedderKind}:${writeShape}`)
+  .digest('hex')
+  .slice(0, 16);
 const kept = join(tmpdir(), `kioku-eval-locomo-library-${libraryKey}`);
-const known = new Map<string, Set<string>>();
-let turns = 0;
-for (const s of samples) {
-  const ids = new Set<string>();
-  for (let n = 1; s.conversation[`session_${n}`]; n++) for (const t of s.conversation[`session_${n}`] as Turn[]) ids.add(canonical(t.dia_id) ?? t.dia_id);
-  known.set(nsOf(s), ids);
-  turns += ids.size;
-}
+const turns = samples.reduce((n, s) => n + turnIdsOf(s).size, 0);
 let base: string;
 let writes = { requests: 0, seconds: 0, embedded_wait_seconds: 0 };
 if (values['reuse-library'] && existsSync(join(kept, 'log'))) {
@@ -102,7 +97,7 @@ if (values['reuse-library'] && existsSync(join(kept, 'log'))) {
             kind: 'event',
             text: `${turn.speaker}: ${text}`,
             occurred_at: new Date(at + i * 1000).toISOString(),
-            session_id: `${ns}-s${n}`,
+            ...(values.plain ? {} : { session_id: `${ns}-s${n}` }),
           });
         });
       }
@@ -150,11 +145,7 @@ function tally(r: Run, ns: string, category: number, ranked: string[], gold: str
     b.mrr += sc.mrr;
   }
 }
-const questions = samples.flatMap((s) =>
-  s.qa
-    .map((q) => ({ ns: nsOf(s), question: q.question, category: q.category, gold: goldIds(q.evidence).filter((g) => known.get(nsOf(s))?.has(g)) }))
-    .filter((q) => q.gold.length > 0),
-);
+const questions = questionsOf(samples, () => void (malformedEvidence += 1));
 
 // ---- BM25 and the read-only recall, in process over the same store ----
 const bm25 = run();
@@ -237,8 +228,11 @@ const GOAL = 0.75;
 const headline = http[orders[0] as Order] as Run;
 const report = {
   eval: 'locomo',
-  path: 'kioku serve; POST /v1/memories (LoCoMo turn ids, "Speaker: text", occurred_at, session_id); POST /v1/recall per question in order, usage accounting on',
+  path: `kioku serve; POST /v1/memories (LoCoMo turn ids, "Speaker: text", occurred_at${values.plain ? ', no session_id: plain memories' : ', session_id'}); POST /v1/recall per question in order, usage accounting on`,
+  write_shape: values.plain ? 'plain' : 'session',
+  plain_session_gap_min: process.env['KIOKU_PLAIN_SESSION_GAP_MIN'] ?? 'default',
   conversations: samples.length,
+  ...(only ? { subset: samples.map((x) => x.sample_id) } : {}),
   turns,
   questions: questions.length,
   embedder: embedderKind,

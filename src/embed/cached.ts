@@ -11,10 +11,13 @@ const packr = new Packr({ useRecords: false, variableMapSize: true });
 export class CachedEmbedder implements Embedder {
   private readonly cache = new Map<string, Uint8Array>();
   private dirty = false;
+  private savedAt = Date.now();
 
+  /** `saveEveryMs`: also write the file after an embed call when this long has passed since the last write (a service stopped by a signal may never close its embedder). */
   constructor(
     private readonly inner: Embedder,
     private readonly file: string,
+    private readonly options: { saveEveryMs?: number } = {},
   ) {
     if (existsSync(file)) {
       try {
@@ -55,6 +58,7 @@ export class CachedEmbedder implements Embedder {
         this.cache.set(this.key(t), new Uint8Array(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength)));
       });
       this.dirty = true;
+      if (this.options.saveEveryMs !== undefined && Date.now() - this.savedAt >= this.options.saveEveryMs) this.save();
     }
     return texts.map((t) => {
       const b = this.cache.get(this.key(t)) as Uint8Array;
@@ -69,6 +73,7 @@ export class CachedEmbedder implements Embedder {
     writeFileSync(`${this.file}.tmp`, packr.pack(Object.fromEntries(this.cache)));
     renameSync(`${this.file}.tmp`, this.file);
     this.dirty = false;
+    this.savedAt = Date.now();
   }
 
   async close(): Promise<void> {

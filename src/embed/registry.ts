@@ -1,6 +1,7 @@
 // Choosing the embedder: KIOKU_EMBEDDER = use-lite (default) | ollama | openai | local-onnx | hash.
 import { z } from 'zod';
 import { KiokuError } from '../errors.js';
+import { CachedEmbedder } from './cached.js';
 import { HashedEmbedder } from './hashed.js';
 import { OllamaEmbedder, OpenAiEmbedder } from './http.js';
 import { OnnxEmbedder } from './onnx.js';
@@ -20,6 +21,12 @@ export const embedderConfigSchema = z.object({
   onnxDir: z.string().optional(),
   /** model copies a large batch is spread over (use-lite; bulk commands use one per core) */
   workers: z.coerce.number().int().positive().max(16).optional(),
+  /**
+   * KIOKU_EMBED_CACHE: a file remembering vectors by (model, text) across processes, for evaluation
+   * runs that write the same texts into fresh stores (eval:locomo --plain after the session shape);
+   * the bundled model takes most of an hour over LoCoMo's 5,520 texts on a loaded machine.
+   */
+  cacheFile: z.string().optional(),
 });
 export type EmbedderConfig = z.input<typeof embedderConfigSchema>;
 
@@ -33,10 +40,16 @@ export function embedderConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Emb
     ...(env['KIOKU_EMBED_DIM'] ? { dim: Number(env['KIOKU_EMBED_DIM']) } : {}),
     ...(env['KIOKU_ONNX_DIR'] ? { onnxDir: env['KIOKU_ONNX_DIR'] } : {}),
     ...(env['KIOKU_EMBED_WORKERS'] ? { workers: Number(env['KIOKU_EMBED_WORKERS']) } : {}),
+    ...(env['KIOKU_EMBED_CACHE'] ? { cacheFile: env['KIOKU_EMBED_CACHE'] } : {}),
   };
 }
 
 export function createEmbedder(config: EmbedderConfig = {}): Embedder {
+  const embedder = createModel(config);
+  return config.cacheFile ? new CachedEmbedder(embedder, config.cacheFile, { saveEveryMs: 20_000 }) : embedder;
+}
+
+function createModel(config: EmbedderConfig): Embedder {
   const parsed = embedderConfigSchema.safeParse(config);
   if (!parsed.success) {
     throw new KiokuError(

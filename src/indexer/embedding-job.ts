@@ -36,6 +36,11 @@ export interface IndexerOptions {
   layers?: readonly Layer[];
   /** neighbours on each side in a trace's context window (default 2) */
   windowRadius?: number;
+  /**
+   * Memories written without a session, at most this many minutes apart in one namespace, get a
+   * window vector like a session's turns (recall's plain_session_gap_min; 0 = none, issue 35).
+   */
+  plainGapMin?: number;
   actor?: string;
 }
 
@@ -103,6 +108,7 @@ export class EmbeddingIndexer {
     const textLane = this.vectors.lane('text', this.embedder.id);
     const windowLane = this.vectors.lane('window', this.embedder.id);
     const sessions = new Map<string, RecordEntry[]>();
+    const plainGap = (this.options.plainGapMin ?? 0) * 60_000;
     for (const item of this.records.all({ layers })) {
       let cached = this.textCache.get(item.key);
       if (!cached || cached.seq !== item.seq) {
@@ -117,26 +123,32 @@ export class EmbeddingIndexer {
         continue;
       }
       if (textLane?.fingerprintOf(item.key) !== fp) tasks.push({ key: item.key, ns: item.ns, lane: 'text', text, fp });
-      if (inConversation(item)) {
-        const list = sessions.get(`${item.ns}\u0000${item.session_id}`) ?? [];
+      const group = inConversation(item) ? `${item.ns}\u0000${item.session_id}` : plainGap > 0 && item.layer === 'memory' ? `${item.ns}\u0001plain` : undefined;
+      if (group !== undefined) {
+        const list = sessions.get(group) ?? [];
         list.push(item);
-        sessions.set(`${item.ns}\u0000${item.session_id}`, list);
+        sessions.set(group, list);
       }
     }
     // The window lane: each turn of a conversation embedded with its neighbours in the same session (architecture.md §measured).
     const radius = this.options.windowRadius ?? WINDOW_RADIUS;
-    for (const turns of sessions.values()) {
-      turns.sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at) || a.seq - b.seq);
-      turns.forEach((t, i) => {
-        const text = turns
-          .slice(Math.max(0, i - radius), i + radius + 1)
-          .map((n) => n.text)
-          .join('\n');
-        const fp = fingerprint(text);
-        if (windowLane?.fingerprintOf(t.key) !== fp) tasks.push({ key: t.key, ns: t.ns, lane: 'window', text, fp });
-      });
+    for (const [group, all] of sessions) {
+      all.sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at) || a.seq - b.seq);
+      for (const turns of group.endsWith('\u0001plain') ? splitAtGaps(all, plainGap) : [all]) this.windowTasks(turns, radius, windowLane, tasks);
     }
     return { tasks, skippedCjk };
+  }
+
+  /** Each turn of a run embedded with its neighbours within `radius`, when its window changed. */
+  private windowTasks(turns: RecordEntry[], radius: number, windowLane: ReturnType<VectorProjection['lane']>, tasks: EmbedTask[]): void {
+    turns.forEach((t, i) => {
+      const text = turns
+        .slice(Math.max(0, i - radius), i + radius + 1)
+        .map((n) => n.text)
+        .join('\n');
+      const fp = fingerprint(text);
+      if (windowLane?.fingerprintOf(t.key) !== fp) tasks.push({ key: t.key, ns: t.ns, lane: 'window', text, fp });
+    });
   }
 
   /** Items that wait for a vector from this model (recall reports the vector lane as unavailable for them). */
@@ -358,4 +370,20 @@ export class EmbeddingIndexer {
   status(): { running: boolean; last: JobSummary | undefined } {
     return { running: this.running !== undefined, last: this.last };
   }
+}
+
+/** A namespace's plain memories (sorted by time) cut into runs wherever two are more than `gapMs` apart; a lone memory has no window. */
+export function splitAtGaps(sorted: readonly RecordEntry[], gapMs: number): RecordEntry[][] {
+  const runs: RecordEntry[][] = [];
+  let run: RecordEntry[] = [];
+  for (const item of sorted) {
+    const last = run.at(-1);
+    if (last && Date.parse(item.occurred_at) - Date.parse(last.occurred_at) > gapMs) {
+      if (run.length > 1) runs.push(run);
+      run = [];
+    }
+    run.push(item);
+  }
+  if (run.length > 1) runs.push(run);
+  return runs;
 }

@@ -46,7 +46,9 @@ export interface CoreOptions {
 export function createRecallCore(store: RecallStore, options: CoreOptions = {}): RecallCore & { indexer: EmbeddingIndexer; close: () => Promise<void> } {
   const embedder = options.embedder ?? createEmbedder(embedderConfigFromEnv());
   const now = options.now ?? clockFromEnv();
-  const indexer = new EmbeddingIndexer(store, embedder);
+  const config = options.config ?? recallConfigFromEnv();
+  // plain memories close in time get window vectors under the same rule recall lifts their neighbours by (issue 35)
+  const indexer = new EmbeddingIndexer(store, embedder, { plainGapMin: config.plain_session_gap_min });
   if (options.backgroundIndexing) indexer.start();
   let waiting = { revision: '', at: 0, byNs: new Map<string, number>(), total: 0 };
   return {
@@ -55,7 +57,7 @@ export function createRecallCore(store: RecallStore, options: CoreOptions = {}):
     embedder,
     judge: options.judge ?? judgeFromEnv(),
     cache: new EmbeddingCache(),
-    config: options.config ?? recallConfigFromEnv(),
+    config,
     ...(now ? { now } : {}),
     // Planning what waits for vectors walks every item (~5 µs each): recompute only when
     // items or vectors changed, and while a job churns through a backlog at most once a second.
