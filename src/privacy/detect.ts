@@ -74,8 +74,30 @@ function secretOf(m: RegExpExecArray): { start: number; value: string } | undefi
   return { start: m.index, value: m[0] };
 }
 
-/** Every secret the rules find, left to right, none overlapping (the more specific rule wins a tie). */
+/** Invisible characters that split a token without changing how it reads (zero-width space, joiners, word joiner, BOM, soft hyphen). */
+const INVISIBLE = /[\u200B-\u200D\u2060\uFEFF\u00AD]/g;
+
+/**
+ * Every secret the rules find, left to right, none overlapping (the more specific rule wins a tie).
+ * A text with invisible characters is searched without them (ghp_ with a zero-width space inside is
+ * still a token); each finding spans the original text, its value the token as it reads.
+ */
 export function findSecrets(text: string): SecretFinding[] {
+  INVISIBLE.lastIndex = 0;
+  if (!INVISIBLE.test(text)) return findVisible(text);
+  const at: number[] = []; // offset in `text` of each character kept
+  let visible = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 0x200b && c <= 0x200d) || c === 0x2060 || c === 0xfeff || c === 0xad) continue;
+    at.push(i);
+    visible += text[i];
+  }
+  at.push(text.length);
+  return findVisible(visible).map((f) => ({ ...f, start: at[f.start] as number, end: (at[f.end - 1] as number) + 1 }));
+}
+
+function findVisible(text: string): SecretFinding[] {
   if (text.length < 8 || !(EXACT_HINT?.test(text) || ANY_CASE_HINT?.test(text))) return [];
   let lower: string | undefined;
   let shielded: [number, number][] | undefined;

@@ -100,6 +100,20 @@ const FORMAT_RULES: SecretRule[] = [
     pattern: /(?<=(?:^|[^A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}):\/\/[^\s:/?#@'"<>]*:(?<value>[^\s@/?'"<>]+)@[^\s/?#'"<>@]+/gd,
     accept: (value) => !isTemplate(value),
   },
+  {
+    kind: 'url-password', hints: ['%3a%2f%2f'], lowerCase: true,
+    // the same, URL-encoded (a connection string inside a query string or a config value):
+    // scheme%3A%2F%2Fuser%3Apassword%40host — the password is what lies between %3A and %40
+    pattern: /(?<=[A-Za-z][A-Za-z0-9+.-]{1,30})%3A%2F%2F(?:[A-Za-z0-9._~!$'()*+,;=-]|%(?!3A|40)[0-9A-F]{2}){0,200}%3A(?<value>(?:[A-Za-z0-9._~!$'()*+,;=-]|%(?!40)[0-9A-F]{2}){1,200})%40(?=[A-Za-z0-9])/gid,
+    accept: (value) => !isTemplate(decodeURIComponentSafe(value)),
+  },
+  // an AWS secret access key with no label, beside the access key id it belongs to (a pasted pair,
+  // a credentials.csv line): 40 base64 characters of mixed case and digits (a commit id is hex)
+  {
+    kind: 'aws-secret-key', hints: ['AKIA', 'ASIA'],
+    pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])[^\n]{0,80}?(?:\n[^\n]{0,80}?)?(?<![A-Za-z0-9/+])(?<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/gd,
+    accept: (value) => /\d/.test(value) && /[a-z]/.test(value) && /[A-Z]/.test(value),
+  },
   // --password VALUE: a command line's flag and its value apart
   {
     kind: 'password',
@@ -164,8 +178,19 @@ export function assignmentKind(match: RegExpExecArray): SecretKind {
 }
 
 function cjkAssignment(label: string): RegExp {
-  return new RegExp(`${label}[^\\S\\n]{0,2}(?:[:：=]|是|为|為)?[^\\S\\n]{0,2}${VALUE}`, 'gd');
+  // 密码是 x, 密码：x, and the prose of a changed one: 密码就是 / 改成了 / 设为 x
+  return new RegExp(`${label}[^\\S\\n]{0,2}(?:就是|改成了?|改为|改為|换成了?|設置為|设置为|设为|設為|[:：=]|是|为|為)?[^\\S\\n]{0,2}${VALUE}`, 'gd');
 }
+
+/**
+ * A password prose names without a key: "the password for the NAS is X", "the wifi password is now
+ * X", "I changed my password to X". The value must still look like one (acceptAssigned: a digit, a
+ * symbol or mixed case), so "the password is too short" and "… is in 1Password" stay.
+ */
+const PROSE_PASSWORD = new RegExp(
+  String.raw`\b(?<password>password|passwd|passcode|passphrase)\b(?:\s+(?:for|of|to|on|at)\s+[^\n.,;:!?]{1,40}?)?\s+(?:is\s+now|is|was|(?:changed\s+|set\s+|reset\s+)?to)\s+${VALUE}`,
+  'gid',
+);
 
 /** Assignment rules: a label the text gives the value (`password=`, `"api_key": "…"`, `密码：…`). */
 const ASSIGNMENT_RULES: SecretRule[] = [
@@ -173,6 +198,7 @@ const ASSIGNMENT_RULES: SecretRule[] = [
   { kind: 'password', hints: ['密码', '口令'], pattern: cjkAssignment(CJK_PASSWORD), accept: (v, m) => acceptAssigned(v, m, 4) },
   { kind: 'api-key', hints: ['钥'], pattern: cjkAssignment(CJK_KEY), accept: (v, m) => acceptAssigned(v, m, 8) },
   { kind: 'token', hints: ['令牌'], pattern: cjkAssignment(CJK_TOKEN), accept: (v, m) => acceptAssigned(v, m, 8) },
+  { kind: 'password', hints: ['pass'], lowerCase: true, pattern: PROSE_PASSWORD, accept: (v, m) => acceptAssigned(v, m, 6) },
 ];
 
 /** Every rule, most specific first: where two overlap, the earlier one names the kind. */
@@ -233,6 +259,14 @@ export function isTemplate(value: string): boolean {
   if (/^(?:YOUR|MY|SOME|THE|ENTER|INSERT|REPLACE)[_-]/i.test(value) || /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value)) return true;
   if (/^process\.env\.|^os\.environ|^env\(|^getenv\(/i.test(value)) return true;
   return false;
+}
+
+function decodeURIComponentSafe(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 /** `Basic` followed by base64 of `user:password` (not any capitalised word that precedes a long token). */

@@ -9,6 +9,7 @@ import { exportKeys, importKeys } from '../../src/privacy/index.js';
 import { EXIT, emit, jsonReplacer, shortHash, type OutputOptions } from '../cli-util.js';
 import type { LogStatsAnswer } from '../../src/operations.js';
 import { writeVerifiedChain } from './chain-pages.js';
+import { firstSecretInChain, secretInChainError } from './log-import-scan.js';
 import { connectKioku, storeOrService } from './connection.js';
 
 export type LogFlags = OutputOptions & PathOverrides;
@@ -113,9 +114,13 @@ async function exportStoreItself(flags: LogFlags, out: string, started: number):
 }
 
 /** Read an export (every link and hash checked), write it verbatim into the empty configured store, verify that store. */
-export async function logImportCommand(file: string, flags: LogFlags): Promise<number> {
+export async function logImportCommand(file: string, flags: LogFlags & { keepSecrets?: boolean }): Promise<number> {
   const paths = resolvePaths(flags);
   const started = performance.now();
+  if (!flags.keepSecrets) {
+    const found = await firstSecretInChain(file, keysFileOf(file));
+    if (found) throw secretInChainError(file, found);
+  }
   const { header, frames } = await readChainFile(file);
   const log = await openEventStore(paths);
   try {

@@ -18,5 +18,7 @@ export const log: Define = (program) => {
       .command('import')
       .description('write an export into an empty store (every link checked on reading), then verify it')
       .argument('<file>', 'a file made by kioku log export'),
-  ).action(action((file: string, flags: LogFlags) => import('../log.js').then((m) => m.logImportCommand(file, flags))));
+  )
+    .option('--keep-secrets', 'import a chain whose text holds credentials as it is (refused otherwise: its frames cannot be redacted without changing their hashes)')
+    .action(action((file: string, flags: LogFlags & { keepSecrets?: boolean }) => import('../log.js').then((m) => m.logImportCommand(file, flags))));
 };
