@@ -30,6 +30,14 @@ export class EventLog extends GroupCommitStore implements EventStore {
   private readonly ownsStore: boolean;
   /** where each durable group's head is recorded before its appends resolve (on-disk stores) */
   private readonly acked: AckedHeadFile | undefined;
+  /**
+   * Why a LevelDB batch failed, once one has: nothing more is written through this handle. A
+   * batch refused on a full disk can leave a torn record in LevelDB's journal (a short write),
+   * and LevelDB goes on appending to that journal with its framing off: what it accepted next was
+   * dropped at the next open (found by `npm run chaos -- --scenario disk`). A restart reopens the
+   * store, which drops the torn tail and starts a new journal.
+   */
+  private failedBatch: unknown;
 
   private constructor(db: LevelStore, ownsStore: boolean, acked: AckedHeadFile | undefined) {
     super();
@@ -88,6 +96,11 @@ export class EventLog extends GroupCommitStore implements EventStore {
   }
 
   protected async commitGroup(group: PendingWrite[]): Promise<void> {
+    if (this.failedBatch !== undefined) {
+      const message = 'a batch could not be written earlier, so the log takes no more writes until the service restarts (the LevelDB journal may end in a torn record)';
+      for (const write of group) write.reject(writeFailed(write.events.length, this.failedBatch, message));
+      return;
+    }
     await this.learnTypes(group);
     const plan = planGroup(
       group,
@@ -112,6 +125,7 @@ export class EventLog extends GroupCommitStore implements EventStore {
         DURABLE,
       );
     } catch (cause) {
+      this.failedBatch = cause ?? new Error('batch refused');
       for (const { write } of accepted) write.reject(writeFailed(records.length, cause));
       return;
     }

@@ -27,7 +27,7 @@ function mountSmallDisk(at: string, mb: number): string | undefined {
 }
 
 /** Fill the file system with `file` until ENOSPC, then give back about `leaveBytes`. */
-function fill(file: string, leaveBytes: number): void {
+export function fillDisk(file: string, leaveBytes = 0): void {
   const fd = openSync(file, 'w');
   const chunk = Buffer.alloc(1 << 16, 1);
   let written = 0;
@@ -38,7 +38,7 @@ function fill(file: string, leaveBytes: number): void {
   } finally {
     closeSync(fd);
   }
-  spawnSync('truncate', ['-s', String(Math.max(0, written - leaveBytes)), file]);
+  if (leaveBytes > 0) spawnSync('truncate', ['-s', String(Math.max(0, written - leaveBytes)), file]);
 }
 
 /** Reads while the disk is full: the list and a recall, five times each. */
@@ -101,7 +101,7 @@ async function fullDisk(root: string, data: string, options: DiskOptions, starte
   const writers = startWriters(options.writers, ledger, (_w, id, text) => writeMemory(url, id, text), { pauseMs: 100 });
   await sleep(3_000);
   const beforeFull = ledger.acked.size;
-  fill(join(root, 'filler'), 256 << 10);
+  fillDisk(join(root, 'filler'), 256 << 10);
   progress(`disk: ${beforeFull} acknowledged; the disk is full but for 256 KiB`);
   const refused = await untilRefused(ledger, options.writers, 3, 120_000);
   const reads = await readsWhileFull(url);
