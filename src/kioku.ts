@@ -35,7 +35,7 @@ import type { LifecycleReport } from './recall/lifecycle.js';
 import { coldItems, lifecycleIn, type ColdAnswer } from './api/lifecycle.js';
 import type { LifecycleRunInput } from './wire.js';
 import { openStore, type KiokuStore, type OpenStoreOptions } from './store.js';
-import { revealSecret, type RevealedSecret } from './privacy/index.js';
+import type { RevealedSecret } from './privacy/index.js';
 import { DEFAULT_NAMESPACE, type LogRecord } from './events/index.js';
 import type { VerifyReport } from './log/index.js';
 import { backupPoint, logFrames, logRecord, logStats, verifyLive, type BackupPoint, type LogFramesAnswer, type LogStatsAnswer } from './operations.js';
@@ -49,7 +49,7 @@ import {
   type RelationsAnswer,
 } from '../projections/records/queries.js';
 import { importItems, type ImportItemsAnswer } from './knowledge/import-items.js';
-import { actsAs, canSee, decideAudience, requireActor, requireNamespaceActor, requireOwner } from './knowledge/audience.js';
+import { canSee, decideAudience, requireActor, requireOwner } from './knowledge/audience.js';
 import { orgCallerIn, ownedWrites, recordVisible, requireWritable, visibleIn, visibleKey } from './api/audience.js';
 import { assetIn, documentIn, relationsIn, sourceIn } from './api/sources.js';
 import { findItems, fetchEvidence, listPage, namespaceStats, relatedItems, usageOf, type StatsAnswer } from './api/items.js';
@@ -57,8 +57,9 @@ import { activity, type ActivityAnswer, type ActivityInput, type UsageAnswer } f
 import type { OrgChangeAnswer } from './knowledge/org-decide.js';
 import type { OrgAnswer } from './knowledge/org-answer.js';
 import { changeOrgOf, orgOf } from './api/org.js';
-import { forgetTargetOf, memoryIdOf, memoryIdsOf } from './knowledge/memory-ref.js';
-import { purge as purgeSealed, type PurgeAnswer } from './knowledge/purge.js';
+import { memoryIdOf, memoryIdsOf } from './knowledge/memory-ref.js';
+import type { PurgeAnswer } from './knowledge/purge.js';
+import { forgetItem, purgeItems, revealFor, type ForgetAnswer } from './api/privacy.js';
 import { noticeIdSchema } from './knowledge/notices.js';
 import * as notices from './api/notices.js';
 import type { AckAnswer, InboxAnswer, NotifyAnswer, OutboxAnswer } from './api/notices.js';
@@ -120,6 +121,7 @@ export {
 } from '../projections/records/queries.js';
 export type { OrgAnswer } from './knowledge/org-answer.js';
 export type { StatsAnswer } from './api/items.js';
+export type { ForgetAnswer } from './api/privacy.js';
 export type { ColdAnswer } from './api/lifecycle.js';
 export type { PurgeAnswer } from './knowledge/purge.js';
 export type { OrgChangeAnswer } from './knowledge/org-decide.js';
@@ -146,11 +148,6 @@ export type CompleteTurnAnswer = {
   turn_id: string;
   /** per delivered item, the share of its excerpt's distinct terms that reappear in the answer (a lexical proxy) */
   delivery_outcomes: { evidence_key: string; term_overlap: number }[];
-};
-export type ForgetAnswer = {
-  id: string;
-  /** false: it was forgotten already (nothing appended) */
-  forgotten: boolean;
 };
 export type SupersedeAnswer = {
   head_id: string;
@@ -300,30 +297,6 @@ export class LocalKioku implements Kioku {
     return this.store.projections.views.records;
   }
 
-  /**
-   * A secret is the audience of the items that hold it (issue 34): in an org it is revealed to a
-   * member who wrote it (the vault keeps its writers) or who may see an item holding its placeholder.
-   */
-  private mayReveal(ns: string, entry: { id: string; by: readonly string[] }, access: Access): boolean {
-    const caller = orgCallerIn(this.store, ns, access);
-    if (caller === undefined || caller.all || entry.by.some((actor) => actsAs(actor, caller))) return true;
-    const mark = `:${entry.id}⟧`;
-    for (const e of this.records.all()) if (e.ns === ns && e.text.includes(mark) && canSee(e, caller)) return true;
-    return false;
-  }
-
-  /** Who may purge (issue 34): an item or a session only its owner, the whole namespace only an org admin; hidden ones are not found. */
-  private requirePurger(p: { ns: string; scope: PurgeInput['scope']; id?: string | undefined }, access: Access): void {
-    const caller = orgCallerIn(this.store, p.ns, access);
-    if (p.scope === 'namespace') return requireNamespaceActor(caller, 'purge', p.ns);
-    if (p.id === undefined) return; // refused by the purge itself
-    const items =
-      p.scope === 'memory'
-        ? [this.records.get(evidenceKey({ ns: p.ns, layer: 'memory', id: p.id }))].filter((e) => e !== undefined)
-        : [...this.records.all({ includeRetired: true })].filter((e) => e.ns === p.ns && e.session_id === p.id);
-    if (items.length > 0) requireActor(items, caller, 'purge', p.scope, p.id);
-  }
-
   openSession(input: OpenSessionInput, access: Access = {}): Promise<SessionAnswer> {
     return openSession(this.core, input, access);
   }
@@ -385,31 +358,11 @@ export class LocalKioku implements Kioku {
   }
 
   forget(id: string, input: ForgetInput, access: Access = {}): Promise<ForgetAnswer> {
-    const { namespace, ...rest } = parseInput(wire.forget, input ?? {}, 'forget');
-    const ns = namespaceOf(namespace, access);
-    // a memory by id or key; a trace, an episode or an asset by its evidence key (issue 33)
-    const target = forgetTargetOf(parseInput(z.strictObject({ id: itemIdSchema }), { id }, 'forget').id, ns, 'id');
-    // only its owner (or an org admin) forgets an item; one the caller cannot see is not found (issue 34)
-    const entry = this.records.get(evidenceKey({ ns, layer: target.layer, id: target.id }));
-    if (entry) requireActor([entry], orgCallerIn(this.store, ns, access), 'forget', target.layer, target.id);
-    // the tombstone names who forgot it: a token's caller by its actor (`http:<token>`), not the door's name
-    return this.knowledge.forgetParsed({ ...rest, ...target, ns, ...(access.principal !== undefined && access.actor ? { actor: access.actor } : {}) });
+    return forgetItem(this.store, this.knowledge, id, input, access);
   }
 
-  async purge(input: PurgeInput, access: Access = {}): Promise<PurgeAnswer> {
-    const { namespace, ...rest } = parseInput(wire.purge, input ?? {}, 'purge');
-    const ns = namespaceOf(namespace, access);
-    const { projections, privacy, log } = this.store;
-    await projections.waitFor(log.head().seq);
-    this.requirePurger({ ...rest, ns }, access);
-    // the purged event (and tombstone) names a token's caller by its actor, as forget does; the door's bare name says nothing
-    const actor = (access.principal !== undefined ? access.actor : undefined) ?? this.options.actor ?? 'kioku';
-    const uploads = this.knowledge.assets.uploadsOf(ns);
-    const answer = await purgeSealed({ records: this.records, keys: privacy.seal.keys, log, actor, uploads }, { ...rest, ns });
-    // the projections drop the text now, and their snapshots are written again without it
-    await projections.waitFor(answer.seq);
-    await projections.snapshotAll();
-    return answer;
+  purge(input: PurgeInput, access: Access = {}): Promise<PurgeAnswer> {
+    return purgeItems(this.store, input, access, this.options.actor ?? 'kioku', (ns) => this.knowledge.assets.uploadsOf(ns));
   }
 
   supersede(headId: string, input: SupersedeInput, access: Access = {}): Promise<SupersedeAnswer> {
@@ -622,9 +575,7 @@ export class LocalKioku implements Kioku {
   }
 
   async revealSecret(input: RevealSecretInput, access: Access = {}): Promise<RevealedSecret> {
-    const { namespace, ...rest } = parseInput(wire.revealSecret, input ?? {}, 'reveal secret');
-    const ns = namespaceOf(namespace, access);
-    return revealSecret(this.store.privacy.vault, { ...rest, ns }, access, (entry) => this.mayReveal(ns, entry, access));
+    return revealFor(this.store, input, access);
   }
 
   async verifyLog(input: VerifyLogInput, access: Access = {}): Promise<VerifyReport> {
