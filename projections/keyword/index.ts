@@ -31,7 +31,7 @@ export interface KeywordSearchOptions {
   layers?: readonly Layer[];
   limit?: number;
   /** evidence keys left out inside the search, so they take no slot of `limit` (a session's own traces) */
-  exclude?: { has(key: string): boolean; readonly size: number };
+  exclude?: ReadonlySet<string>;
 }
 
 /** A row of the old snapshot format (version 1 files still load). */

@@ -48,7 +48,7 @@ export interface VectorSearchOptions {
   namespaces: readonly string[];
   layers?: readonly Layer[];
   /** evidence keys left out inside the graph search (a session's own traces), so they take none of the k results */
-  exclude?: { has(key: string): boolean; readonly size: number };
+  exclude?: ReadonlySet<string>;
 }
 
 export class VectorProjection implements Projection {

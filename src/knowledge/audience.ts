@@ -112,40 +112,6 @@ export function canSee(item: Audienced, caller: OrgCaller | undefined): boolean 
   return false;
 }
 
-/** Keys a lookup leaves out: what a search's filter asks of (a Set of keys is one). */
-export interface KeyFilter {
-  has(key: string): boolean;
-  readonly size: number;
-}
-
-/**
- * The audience policy over keys, for one request: the items under keys this caller may not see,
- * each key decided once (a vector lane's graph walk asks of the same labels query after query), so
- * a search can leave them out inside its walk and return k items the caller sees. Undefined when
- * nothing is hidden (no org, the local owner). A key `lookup` does not know is not hidden.
- */
-export function hiddenFrom(lookup: (key: string) => Audienced | undefined, caller: OrgCaller | undefined): KeyFilter | undefined {
-  if (caller === undefined || caller.all) return undefined;
-  const decided = new Map<string, boolean>();
-  return {
-    size: 1, // unknown until asked: never empty, so a search consults it
-    has(key) {
-      let hidden = decided.get(key);
-      if (hidden === undefined) {
-        const item = lookup(key);
-        decided.set(key, (hidden = item !== undefined && !canSee(item, caller)));
-      }
-      return hidden;
-    },
-  };
-}
-
-/** Either filter's keys (the session's own traces, and what the audience hides). */
-export function eitherOf(a: KeyFilter, b: KeyFilter | undefined): KeyFilter {
-  if (b === undefined) return a;
-  return { size: a.size + b.size, has: (key) => a.has(key) || b.has(key) };
-}
-
 /** `owner` and `mine` for an answer (in an org only): mine is false for an item someone else owns. */
 export function ownerMark(item: Audienced, caller: OrgCaller | undefined): { owner?: string; mine: boolean } | undefined {
   if (caller === undefined) return undefined;

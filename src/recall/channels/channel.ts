@@ -1,6 +1,5 @@
 // What a retrieval channel is: given the plan (and the query vectors), ranked evidence
 // keys per lane, named `<channel>:<query kind>`, with its own diagnostics.
-import type { KeyFilter } from '../../knowledge/audience.js';
 import type { RecallConfig } from '../config.js';
 import type { RecallCore } from '../core.js';
 import type { EmbeddedQueries } from '../dense.js';
@@ -14,8 +13,8 @@ export interface ChannelInput {
   plan: RecallPlan;
   /** the query vectors (vector channels only run once the model answered) */
   embedded: EmbeddedQueries;
-  /** keys every lane leaves out inside its query: this session's own visible traces (own-session.ts); the dense lanes also what the caller's audience hides */
-  exclude: KeyFilter;
+  /** keys every lane leaves out inside its query: this session's own visible traces (own-session.ts) */
+  exclude: ReadonlySet<string>;
 }
 
 export interface ChannelOutput {

@@ -7,7 +7,6 @@ import type { EmbeddedQueries } from '../dense.js';
 import type { LaneHit } from '../fusion.js';
 import type { BackendDiagnostic } from '../packet.js';
 import type { RecallPlan } from './plan.js';
-import { eitherOf, hiddenFrom, type OrgCaller } from '../../knowledge/audience.js';
 
 export interface ChannelResults {
   lists: Map<string, LaneHit[]>;
@@ -19,14 +18,7 @@ export interface ChannelResults {
 }
 
 /** Run the lexical channels while the model embeds the queries, then the dense ones. */
-export async function runChannels(
-  core: RecallCore,
-  config: RecallConfig,
-  plan: RecallPlan,
-  embedding: Promise<EmbeddedQueries>,
-  /** who asks within the namespace's org (issue 34) */
-  audience?: OrgCaller,
-): Promise<ChannelResults> {
+export async function runChannels(core: RecallCore, config: RecallConfig, plan: RecallPlan, embedding: Promise<EmbeddedQueries>): Promise<ChannelResults> {
   const out: ChannelResults = { lists: new Map(), backends: {}, warnings: [], filteredByLayer: {}, embedded: { ms: 0, warnings: [] }, timings: {} };
   // a node cut off from its shared store answers from what it has: say so in every packet (MCP clients see no headers)
   const shared = core.log.health?.();
@@ -48,11 +40,7 @@ export async function runChannels(
   if (embedded.backend) out.backends['vector'] = embedded.backend;
   out.warnings.push(...embedded.warnings);
   for (const o of pending) take(o);
-  // the dense lanes walk past what the caller may not see, so their k nearest are k it sees (and the judge has their
-  // cosines); the lexical lanes keep every match, and rank leaves the hidden ones out and counts them (filtered N)
-  const records = core.projections.views.records;
-  const dense = eitherOf(exclude, hiddenFrom((key) => records.get(key), audience));
-  for (const channel of CHANNELS) if (channel.dense) take(channel.run({ core, config, plan, embedded, exclude: dense }));
+  for (const channel of CHANNELS) if (channel.dense) take(channel.run({ core, config, plan, embedded, exclude }));
   return out;
 }
 
