@@ -4,8 +4,9 @@
 // (src/remote.ts) answers the same calls over HTTP. See docs/architecture.md.
 // Every method takes its input typed by its schema (src/wire.ts, src/api/) and parses it once —
 // not again when a door parsed it already (src/api/index.ts) — and settles the namespace once:
-// a Caller resolved at a door carries it. The work is in the modules each method calls
-// (recall/, knowledge/, projections/records/queries.ts, api/pipeline.ts, operations.ts).
+// a Caller resolved at a door carries it. The work is in the modules each method calls, one
+// line each: src/api/ by area (items, sources, privacy, org, lifecycle, notices, activity,
+// pipeline; the audience policy they share in api/audience.ts), recall/, knowledge/, operations.ts.
 import { z } from 'zod';
 import { namespaceOf, seesService } from './access.js';
 import { KiokuError } from './errors.js';

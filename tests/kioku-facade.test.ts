@@ -198,11 +198,8 @@ interface Seen {
 /** Members of RemoteKioku that are not Kioku methods (its transport). */
 const REMOTE_HELPERS = new Set(['constructor', 'url', 'send', 'call', 'echoed']);
 /** Members of LocalKioku that are not Kioku methods (what the server and the CLI reach past the facade). */
-const LOCAL_HELPERS = new Set(['constructor', 'paths', 'log', 'projections', 'privacy', 'core', 'knowledge', 'records', 'now',
-  // the audience policy's helpers (issue 34): who asks within the org, and what it may see
-  'orgCallerIn', 'ownedWrites', 'visibleIn', 'visibleKey', 'recordVisible', 'replayFilter',
-  // who may act on an item (forget, purge, supersede; issue 34)
-  'requireWritable', 'requirePurger', 'mayReveal']);
+// (the audience policy's helpers moved to src/api/audience.ts, who may purge or reveal to src/api/privacy.ts)
+const LOCAL_HELPERS = new Set(['constructor', 'paths', 'log', 'projections', 'privacy', 'core', 'knowledge', 'records', 'now']);
 
 const CARD = '---\ntitle: Billing runbook\nrelations: [ledger]\n---\n# Billing runbook\n\n## Rollback\n\nRun scripts/rollback.sh billing, then check the ledger.\n';
 const LEDGER = '---\ntitle: Ledger\n---\n# Ledger\n\nThe ledger records every invoice.\n';
