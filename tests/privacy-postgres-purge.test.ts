@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers.js';
-import type { TestServer } from './server-helpers.js';
+import { startTestServer, type TestServer } from './server-helpers.js';
 import { PG_AVAILABLE } from './support/postgres.js';
 import { startTwoNodes, type TwoNodes } from './support/two-nodes.js';
 
@@ -143,5 +143,23 @@ describe.runIf(PG_AVAILABLE)('sealing and purge on a shared PostgreSQL store', (
 
     const verified = await runCli(['verify', '--data', dirA, '--store', url, '--json']);
     expect(verified.json).toMatchObject({ ok: true });
+  }, 90_000);
+
+  it('exports the chain with the keys table, and an import into another database opens it there (the purged item stays purged)', async () => {
+    const out = join(dirA, 'library.chain');
+    const [held] = await sql<{ n: number }>('SELECT count(*)::int AS n FROM public.kioku_keys');
+    expect(held?.n).toBeGreaterThanOrEqual(2); // m-clear's and m-keep's (and the recalls')
+    expect((await runCli(['log', 'export', '--data', dirA, '--store', url, '--out', out, '--json'])).json).toMatchObject({ ok: true, data_keys: held?.n });
+    const target = await nodes.cluster.createDatabase('kioku_pgimport');
+    const imported = await runCli(['log', 'import', out, '--data', join(dirA, 'imported'), '--store', target, '--json']);
+    expect(imported.json).toMatchObject({ ok: true, data_keys: held?.n, verified: true });
+    const c = await startTestServer({ store: target, dir: join(dirA, 'node-c') });
+    try {
+      expect(String((await evidence(c, 'm-keep')).body['text'])).toContain(CONTROL);
+      expect(String((await evidence(c, 'm-clear')).body['text'])).toContain(CLEAR);
+      expect((await evidence(c, 'm-purge')).body).toMatchObject({ text: '', tombstone: { purged: true } });
+    } finally {
+      await c.stop();
+    }
   }, 90_000);
 });

@@ -20,5 +20,5 @@ export {
 export { verifyStore, assertIntact, type VerifyReport, type AnchorSummary } from './integrity.js';
 export { readAnchors, loadAnchorKey, loadOrCreateAnchorKey, signAnchor, appendAnchor, type Anchor } from './anchors.js';
 export { PostgresEventLog, type PostgresLogOptions } from './postgres.js';
-export { openEventStore, openChainSource, type OpenEventStoreOptions } from './open.js';
+export { openEventStore, openChainSource, storeDataKeys, type OpenEventStoreOptions } from './open.js';
 export type { StoreHealth } from './port.js';

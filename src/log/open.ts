@@ -2,6 +2,7 @@
 // default) or the PostgreSQL table a team shares (KIOKU_STORE / --store). Every entry point
 // (serve, CLI, benches) opens its store here, so the choice is made in one place.
 import type { StoreLocation } from '../config.js';
+import { FileKeyStore, keysDir, type DataKey } from '../privacy/index.js';
 import type { EventStore } from './port.js';
 import { PostgresEventLog } from './postgres.js';
 import { openLevelStoreToRead, openLog } from './store.js';
@@ -22,6 +23,20 @@ export async function openEventStore(where: { dataDir: string; store: StoreLocat
     });
   }
   return openLog(where.dataDir, { createIfMissing: options.createIfMissing ?? true });
+}
+
+/**
+ * Every data key of a library (what an export or a backup carries beside the chain): the shared
+ * keys table on PostgreSQL, else the data dir's key file.
+ */
+export async function storeDataKeys(where: { dataDir: string; store: StoreLocation }): Promise<DataKey[]> {
+  if (where.store.kind !== 'postgres') return new FileKeyStore(keysDir(where.dataDir)).all();
+  const log = await PostgresEventLog.open({ url: where.store.url, createSchema: false });
+  try {
+    return log.dataKeys?.all() ?? [];
+  } finally {
+    await log.close();
+  }
 }
 
 /** What `kioku verify` walks: the raw LevelDB (so a damaged one can be inspected) or the table. */

@@ -539,6 +539,8 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
     const held = await this.checkout('connect');
     const client = held.client;
     let last: ChainFrame | undefined;
+    // the keys of the export (adopted before the import) go into the table with the chain they open
+    const keys = this.dataKeys?.keysForGroup([], (text) => client.escapeLiteral(text));
     try {
       await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.lock})`);
       const count = await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.names.table}`);
@@ -546,9 +548,11 @@ export class PostgresEventLog extends GroupCommitStore implements EventStore {
       if (existing > 0) throw notEmpty(existing);
       last = await inBatches(frames, (batch) => this.insertRows(client, batch));
       const payload = last ? JSON.stringify({ seq: last.seq, hash: last.hash.toString('hex'), ts: last.ts }) : '{}';
-      await client.query(`SELECT pg_notify('${this.names.channel}', '${payload}'); COMMIT`);
+      await client.query(`${keys?.sql ? `${keys.sql}; ` : ''}SELECT pg_notify('${this.names.channel}', '${payload}'); COMMIT`);
+      keys?.committed();
       held.release();
     } catch (err) {
+      keys?.failed();
       await client.query('ROLLBACK').catch(() => undefined);
       held.release(true);
       if (err instanceof KiokuError) throw err;

@@ -192,18 +192,26 @@ export function keysDir(dataDir: string): string {
  * copy opens what the library opens — and nothing it purged. No file when there are none.
  */
 export function exportKeys(dataDir: string, file: string): number {
-  const keys = new FileKeyStore(keysDir(dataDir)).all();
+  return writeKeysFile(new FileKeyStore(keysDir(dataDir)).all(), file);
+}
+
+/** Write `keys` to `file` (mode 0600), the format of the key store's file; none: no file. How many. */
+export function writeKeysFile(keys: readonly DataKey[], file: string): number {
   if (keys.length === 0) return 0;
   writeFileSync(file, keys.map(line).join(''), { mode: 0o600 });
   return keys.length;
 }
 
-/** Add the keys of an export's or a backup's key file to `dataDir`'s store; how many were new (0 without a file). */
-export function importKeys(file: string, dataDir: string): number {
-  if (!existsSync(file)) return 0;
-  const keys = readFileSync(file, 'utf8')
+/** The keys of an export's or a backup's key file (none without a file). */
+export function readKeysFile(file: string): DataKey[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
     .split('\n')
     .map(parseLine)
     .filter((k): k is DataKey => k !== undefined);
-  return new FileKeyStore(keysDir(dataDir)).adopt(keys);
+}
+
+/** Add the keys of an export's or a backup's key file to `dataDir`'s store; how many were new (0 without a file). */
+export function importKeys(file: string, dataDir: string): number {
+  return new FileKeyStore(keysDir(dataDir)).adopt(readKeysFile(file));
 }

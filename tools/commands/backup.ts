@@ -15,9 +15,9 @@ import { dirname, join } from 'node:path';
 import { resolvePaths, type KiokuPaths, type PathOverrides } from '../../src/config.js';
 import { KiokuError } from '../../src/errors.js';
 import { openKioku } from '../../src/kioku.js';
-import { openEventStore, type Head, type VerifyReport } from '../../src/log/index.js';
+import { openEventStore, storeDataKeys, type Head, type VerifyReport } from '../../src/log/index.js';
 import { readChainFile } from '../../src/log/transfer.js';
-import { exportKeys, importKeys } from '../../src/privacy/index.js';
+import { importKeys, writeKeysFile } from '../../src/privacy/index.js';
 import { EXIT, emit, shortHash, type OutputOptions } from '../cli-util.js';
 import { connectKioku } from './connection.js';
 import { writeVerifiedChain } from './chain-pages.js';
@@ -101,7 +101,7 @@ export async function backupCommand(dir: string, flags: BackupFlags): Promise<nu
   } finally {
     await kioku.close();
   }
-  const dataKeys = library.remote ? 0 : exportKeys(library.paths.dataDir, join(dir, DATA_KEYS_FILE));
+  const dataKeys = library.remote ? 0 : writeKeysFile(await storeDataKeys(library.paths), join(dir, DATA_KEYS_FILE));
   // shown to restore: the chain folded in a scratch library, off the service
   const scratch = mkdtempSync(join(tmpdir(), 'kioku-backup-check-'));
   let rebuilt: Awaited<ReturnType<typeof restoreChain>>;

@@ -3,9 +3,9 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { KiokuError } from '../../src/errors.js';
 import type { PathOverrides } from '../../src/config.js';
 import { resolvePaths } from '../../src/config.js';
-import { openChainSource, openEventStore, verifySource } from '../../src/log/index.js';
+import { openChainSource, openEventStore, storeDataKeys, verifySource } from '../../src/log/index.js';
 import { exportChainToFile, readChainFile } from '../../src/log/transfer.js';
-import { exportKeys, importKeys } from '../../src/privacy/index.js';
+import { importKeys, readKeysFile, writeKeysFile } from '../../src/privacy/index.js';
 import { EXIT, emit, jsonReplacer, shortHash, type OutputOptions } from '../cli-util.js';
 import type { LogStatsAnswer } from '../../src/operations.js';
 import { writeVerifiedChain } from './chain-pages.js';
@@ -85,7 +85,7 @@ export async function logExportCommand(flags: LogFlags & { out?: string }): Prom
       const { head } = await kioku.logFrames({ from: 1, limit: 1 });
       const written = await writeVerifiedChain(kioku, head, out);
       // a service named by KIOKU_URL never hands out its data keys: its sealed texts travel sealed, unopenable
-      const data_keys = library.remote ? 0 : exportKeys(library.paths.dataDir, keysFileOf(out));
+      const data_keys = library.remote ? 0 : writeKeysFile(await storeDataKeys(library.paths), keysFileOf(out));
       const result = { ok: true, file: out, head, records: written.records, bytes: written.bytes, data_keys, via, seconds: elapsed(started) };
       emit(flags, () => `exported ${written.records} records (head ${head.seq} ${shortHash(head.hash)}, verified) to ${out} through ${via}`, result);
       return EXIT.ok;
@@ -104,7 +104,7 @@ async function exportStoreItself(flags: LogFlags, out: string, started: number):
       return EXIT.problem;
     }
     const written = await exportChainToFile(chain.source(), report.head, out);
-    const data_keys = exportKeys(paths.dataDir, keysFileOf(out));
+    const data_keys = writeKeysFile(await storeDataKeys(paths), keysFileOf(out));
     const result = { ok: true, file: out, head: report.head, records: written.records, bytes: written.bytes, data_keys, via: 'the store', seconds: elapsed(started) };
     emit(flags, () => `exported ${written.records} records (head ${report.head.seq} ${shortHash(report.head.hash)}, verified) to ${out}`, result);
     return EXIT.ok;
@@ -125,9 +125,11 @@ export async function logImportCommand(file: string, flags: LogFlags & { keepSec
   const log = await openEventStore(paths);
   try {
     if (!log.importChain) throw new KiokuError('KIOKU_USAGE', `the ${log.kind} store cannot import a chain`);
+    // a shared store takes the keys into its table in the import's transaction, so no node reads the chain without them
+    const shared = log.dataKeys?.adopt(readKeysFile(keysFileOf(file)));
     const head = await log.importChain(frames);
     // the sealed texts open here with the keys exported beside the chain (a purged item's are not among them)
-    const data_keys = importKeys(keysFileOf(file), paths.dataDir);
+    const data_keys = shared ?? importKeys(keysFileOf(file), paths.dataDir);
     const report = await log.verify();
     const ok = report.ok && head.seq === header.head.seq && head.hash === header.head.hash && report.head.hash === header.head.hash;
     const result = { ok, file, store: log.kind, head, exported_head: header.head, verified: report.ok, checked: report.checked, data_keys, seconds: elapsed(started) };
