@@ -12,6 +12,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresEventLog } from '../src/log/postgres.js';
+import { grantStatements } from '../src/log/postgres-schema.js';
 import { runCli } from './helpers.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
 import { PG_AVAILABLE } from './support/postgres.js';
@@ -93,7 +95,37 @@ describe.runIf(PG_AVAILABLE)('sealing and purge on a shared PostgreSQL store', (
       (r) => r.status === 200,
     );
     expect(String(onB.body['text'])).toContain(CLEAR);
+    // an event stored plain (a library written before sealing, or KIOKU_SEAL=0) still reads on both nodes
+    const raw = await PostgresEventLog.open({ url });
+    await raw.append({ type: 'memory.written', ns: NS, actor: 'old-node', data: { id: 'm-plain', kind: 'fact', text: 'an unsealed heron note' } });
+    await raw.close();
+    expect((await sql<{ body: Buffer }>("SELECT body FROM public.kioku_events WHERE type = 'memory.written'")).some((r) => r.body.includes('unsealed heron'))).toBe(true);
+    for (const node of [a, b]) {
+      const plain = await until(
+        () => evidence(node, 'm-plain'),
+        (r) => r.status === 200,
+      );
+      expect(plain.body['text']).toBe('an unsealed heron note');
+    }
   }, 60_000);
+
+  it('lets the node role add, read and delete data keys, and still neither change nor delete an event', async () => {
+    const role = `kioku_node_${Math.random().toString(36).slice(2, 8)}`;
+    await sql(`CREATE ROLE ${role} LOGIN`);
+    for (const statement of grantStatements({ schema: 'public', table: '"public".kioku_events', channel: '' }, role)) await sql(statement);
+    const asRole = new pg.Client({ connectionString: url.replace('postgres@', `${role}@`) });
+    await asRole.connect();
+    try {
+      await asRole.query("INSERT INTO kioku_keys (kid, ns, unit, key) VALUES ('00000000000000aa', 'x', 'memory:x:y', decode(repeat('00', 32), 'hex'))");
+      expect((await asRole.query("SELECT unit FROM kioku_keys WHERE kid = '00000000000000aa'")).rows).toEqual([{ unit: 'memory:x:y' }]);
+      expect((await asRole.query("DELETE FROM kioku_keys WHERE kid = '00000000000000aa'")).rowCount).toBe(1);
+      await expect(asRole.query("UPDATE kioku_keys SET unit = 'z'")).rejects.toThrow(/permission denied/);
+      await expect(asRole.query('DELETE FROM kioku_events')).rejects.toThrow(/permission denied/);
+      await expect(asRole.query("UPDATE kioku_events SET type = 'x'")).rejects.toThrow(/permission denied/);
+    } finally {
+      await asRole.end();
+    }
+  }, 30_000);
 
   it('purges through node A: the key row is gone, neither node nor any file nor a pg_dump holds the word, the control stays', async () => {
     const wrote = await a.call('POST', '/v1/memories', {
