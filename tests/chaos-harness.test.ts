@@ -20,7 +20,7 @@ function chaos(args: string[]): Promise<{ code: number; json: Record<string, unk
 }
 
 it('kill scenario: two SIGKILLs under two writers lose, change and duplicate no acknowledged write; verify clean', async () => {
-  const run = await chaos(['--scenario', 'kill', '--rounds', '2', '--writers', '2']);
+  const run = await chaos(['--scenario', 'kill', '--rounds', '2', '--writers', '2', '--hold', '1']);
   const [kill] = run.json['scenarios'] as Record<string, unknown>[];
   expect(kill, run.stderr).toMatchObject({ scenario: 'kill', rounds: 2, writers: 2 });
   expect(kill?.['error'], run.stderr).toBeUndefined();

@@ -17,6 +17,8 @@ export interface DiskOptions {
   entry: Entry;
   /** the tmpfs size, MiB */
   sizeMb?: number;
+  /** writing before the disk fills, ms */
+  holdMs: number;
 }
 
 /** Mount a tmpfs of `mb` MiB at `at`: why not, or undefined once mounted. */
@@ -99,7 +101,7 @@ async function fullDisk(root: string, data: string, options: DiskOptions, starte
   const ledger = newLedger();
   const url = service.url;
   const writers = startWriters(options.writers, ledger, (_w, id, text) => writeMemory(url, id, text), { pauseMs: 100 });
-  await sleep(3_000);
+  await sleep(options.holdMs);
   const beforeFull = ledger.acked.size;
   fillDisk(join(root, 'filler'), 256 << 10);
   progress(`disk: ${beforeFull} acknowledged; the disk is full but for 256 KiB`);

@@ -6,18 +6,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readBack, writeMemory } from './http.js';
-import { check, median, newLedger, sleep, startWriters } from './ledger.js';
+import { around, check, median, newLedger, sleep, startWriters } from './ledger.js';
 import { figures, freePort, kill, progress, serve, terminate, verify, type Entry, type Service } from './service.js';
 
 export interface KillOptions {
   rounds: number;
   writers: number;
   entry: Entry;
-  /** a kill comes this long after the service was ready, at random within [min, max] ms */
-  killAfterMs?: [number, number];
+  /** writing between kills: each kill comes at random within half to one and a half times this, ms */
+  holdMs: number;
 }
-
-const between = ([min, max]: [number, number]): number => min + Math.random() * (max - min);
 
 export async function killScenario(options: KillOptions): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'kioku-chaos-kill-'));
@@ -32,7 +30,7 @@ export async function killScenario(options: KillOptions): Promise<Record<string,
     const writers = startWriters(options.writers, ledger, (_w, id, text) => writeMemory(first.service.url, id, text));
     const restartMs: number[] = [];
     for (let round = 1; round <= options.rounds; round++) {
-      await sleep(between(options.killAfterMs ?? [500, 2_500]));
+      await sleep(around(options.holdMs));
       await kill(service);
       const before = ledger.acked.size;
       const next = await serve({ data, port, entry: options.entry });

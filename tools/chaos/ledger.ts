@@ -42,6 +42,9 @@ export function record(ledger: Ledger, id: string, text: string, outcome: Outcom
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** A random moment around `holdMs` (half to one and a half times it): when the next fault comes. */
+export const around = (holdMs: number): number => holdMs * (0.5 + Math.random());
+
 export interface Writers {
   /** stop sending; resolves when every writer has finished its attempt in flight */
   stop(): Promise<void>;

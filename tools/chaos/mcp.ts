@@ -10,13 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readRunFile } from '../../src/run-file.js';
 import { HANG_MS, readBack } from './http.js';
-import { check, median, newLedger, sleep, startWriters, type Outcome } from './ledger.js';
+import { around, check, median, newLedger, sleep, startWriters, type Outcome } from './ledger.js';
 import { chaosEnv, cliArgs, figures, freePort, progress, REPO, verify, type Entry } from './service.js';
 
 export interface McpOptions {
   rounds: number;
   clients: number;
   entry: Entry;
+  /** writing between kills (at random around it), ms */
+  holdMs: number;
 }
 
 const alive = (pid: number): boolean => {
@@ -96,7 +98,7 @@ export async function mcpScenario(options: McpOptions): Promise<Record<string, u
     // the MCP processes start the service on their first call: kill it only once it has answered
     while (!ledger.acked.size && performance.now() - started < 90_000) await sleep(50);
     for (let round = 1; round <= options.rounds; round++) {
-      await sleep(1_000 + Math.random() * 2_000);
+      await sleep(around(options.holdMs));
       const pid = await killRunning(data);
       const killedAt = Date.now();
       const acked = ledger.acked.size;

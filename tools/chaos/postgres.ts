@@ -19,6 +19,8 @@ export interface PostgresOptions {
   entry: Entry;
   /** how long the node role's sessions are ended every second */
   terminateForMs: number;
+  /** writing before, between and after the faults, ms */
+  holdMs: number;
 }
 
 const ROLE = 'kioku_chaos_node';
@@ -98,22 +100,22 @@ async function terminateStorm(cluster: Cluster, ms: number): Promise<number> {
 /** The faults, in order, under load; a record of what each did. */
 async function faults(nodes: Node[], cluster: Cluster, options: PostgresOptions): Promise<Record<string, unknown>> {
   const victim = nodes[1] as Node;
-  await sleep(3_000);
+  await sleep(options.holdMs);
   stopping.add(victim.service as Service);
   await kill(victim.service as Service);
   const restartMs = await startNode(victim, cluster, options.entry);
   progress(`postgres: node 1 SIGKILLed, ready again in ${restartMs} ms`);
-  await sleep(2_000);
+  await sleep(options.holdMs);
   const terminated = await terminateStorm(cluster, options.terminateForMs);
   progress(`postgres: ${terminated} node sessions ended over ${options.terminateForMs / 1000} s`);
-  await sleep(2_000);
+  await sleep(options.holdMs);
   execFileSync(CLUSTER, ['stop', cluster.dir]);
   const downAt = performance.now();
   await sleep(5_000);
   execFileSync(CLUSTER, ['restart', cluster.dir]);
   const outageMs = Math.round(performance.now() - downAt);
   progress(`postgres: database stopped (pg_ctl stop -m fast) and started again after ${outageMs} ms`);
-  await sleep(3_000);
+  await sleep(options.holdMs);
   return { node_restart_ms: restartMs, sessions_terminated: terminated, terminate_for_ms: options.terminateForMs, outage_ms: outageMs };
 }
 

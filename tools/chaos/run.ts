@@ -1,4 +1,4 @@
-// npm run chaos -- [--scenario kill|mcp|postgres|disk|all] [--rounds N] [--writers N] [--source] [--json]
+// npm run chaos -- [--scenario kill|mcp|postgres|disk|all] [--rounds N] [--writers N] [--hold S] [--storm S] [--source] [--json]
 // Issue 29's fault figures, re-measured through the front door with real processes: writers keep
 // a ledger of acknowledged writes while the service is SIGKILLed (kill), MCP processes write
 // across a killed service (mcp), three nodes share a PostgreSQL that ends their sessions and stops
@@ -21,6 +21,8 @@ const { values } = parseArgs({
     scenario: { type: 'string', default: 'all' },
     rounds: { type: 'string' },
     writers: { type: 'string' },
+    hold: { type: 'string' },
+    storm: { type: 'string' },
     source: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
@@ -44,12 +46,15 @@ if (!chosen.every((s) => SCENARIOS.includes(s))) {
 const entry: Entry = values.source || !distBuilt() ? 'source' : 'dist';
 const rounds = (fallback: number): number => positive('rounds', values.rounds, fallback);
 const writers = (fallback: number): number => positive('writers', values.writers, fallback);
+// seconds of writing between faults (the kills come at random around it), and of the postgres session storm
+const holdMs = positive('hold', values.hold, 5) * 1000;
+const stormMs = positive('storm', values.storm, 15) * 1000;
 
 const run: Record<Scenario, () => Promise<Record<string, unknown>>> = {
-  kill: () => killScenario({ rounds: rounds(8), writers: writers(8), entry }),
-  mcp: () => mcpScenario({ rounds: rounds(4), clients: writers(4), entry }),
-  postgres: () => postgresScenario({ writers: writers(8), entry, terminateForMs: 10_000 }),
-  disk: () => diskScenario({ writers: writers(8), entry }),
+  kill: () => killScenario({ rounds: rounds(8), writers: writers(8), entry, holdMs }),
+  mcp: () => mcpScenario({ rounds: rounds(4), clients: writers(4), entry, holdMs }),
+  postgres: () => postgresScenario({ writers: writers(8), entry, terminateForMs: stormMs, holdMs }),
+  disk: () => diskScenario({ writers: writers(8), entry, holdMs }),
 };
 
 const results: Record<string, unknown>[] = [];
@@ -69,5 +74,5 @@ for (const r of results)
       ? `${r['scenario']}: skipped (${r['skipped']})\n`
       : `${r['scenario']}: ${r['ok'] ? 'ok' : 'FAILED'}; acknowledged ${r['acknowledged']}, lost ${r['lost']}, changed ${r['changed']}, duplicates ${r['duplicates']}, verify ${JSON.stringify((r['verify'] as { ok?: boolean } | undefined)?.ok)}\n`,
   );
-if (values.json) process.stdout.write(`${JSON.stringify({ chaos: true, ok, entry, scenarios: results })}\n`);
+if (values.json) process.stdout.write(`${JSON.stringify({ chaos: true, ok, entry, hold_s: holdMs / 1000, storm_s: stormMs / 1000, scenarios: results })}\n`);
 process.exitCode = ok ? 0 : 1;
