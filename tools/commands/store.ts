@@ -1,5 +1,6 @@
 // kioku store init --store postgres://… [--grant ROLE]: create the shared event table (with its
-// index and append-only triggers) and, optionally, grant a node role SELECT and INSERT only.
+// index and append-only triggers) and the data keys table beside it, and, optionally, grant a node
+// role SELECT and INSERT on the events, SELECT, INSERT and DELETE on the keys.
 import pg from 'pg';
 import { resolvePaths, type PathOverrides } from '../../src/config.js';
 import { KiokuError } from '../../src/errors.js';
@@ -33,7 +34,7 @@ export async function storeInitCommand(flags: StoreInitFlags): Promise<number> {
       await client.end();
     }
   }
-  emit(flags, () => `store ready: ${names.table} at ${store.display} (head ${head.seq})${flags.grant ? `; ${flags.grant} may SELECT and INSERT only` : ''}`, {
+  emit(flags, () => `store ready: ${names.table} at ${store.display} (head ${head.seq})${flags.grant ? `; ${flags.grant} may SELECT and INSERT events, and SELECT, INSERT and DELETE data keys` : ''}`, {
     ok: true,
     store: store.display,
     table: names.table,

@@ -45,7 +45,7 @@ export const store: Define = (program) =>
     .command('store')
     .description('the shared event store')
     .command('init')
-    .description('create the PostgreSQL event table (index, append-only triggers); --grant gives a node role SELECT and INSERT only')
+    .description('create the PostgreSQL event table (index, append-only triggers) and data keys table; --grant gives a node role SELECT and INSERT on events, SELECT, INSERT and DELETE on keys')
     .addOption(storeOption())
     .addOption(jsonOption())
     .option('--grant <role>', 'a role the nodes log in as')
