@@ -90,7 +90,7 @@ describe('kioku forget', () => {
       expect(JSON.stringify(e)).not.toMatch(/lanternfish|quillwort/);
     }
     expect((await evidence(`ev1:${NS}:memory:m-keep`))['text']).toContain('kestrel');
-  });
+  }, 120_000); // real CLI processes: seconds each on a loaded machine
 
   it('exits 2 with the error code for an unknown id and for a token without memory:write', async () => {
     const unknown = await cli(['forget', 'no-such-memory']);
@@ -100,5 +100,5 @@ describe('kioku forget', () => {
     expect(readOnly.code).toBe(2);
     expect(readOnly.json).toMatchObject({ ok: false, error: { code: 'KIOKU_FORBIDDEN' } });
     expect((await evidence(`ev1:${NS}:memory:m-keep`))['text']).toContain('kestrel');
-  });
+  }, 120_000);
 });
