@@ -3,6 +3,7 @@
 // be stored; comparison is constant-time on the hashes.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { KiokuError } from '../errors.js';
 import { namespaceSchema } from '../events/index.js';
@@ -57,6 +58,11 @@ export interface AuthConfig {
 
 function hash(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** The auth file a library's service reads: KIOKU_AUTH_FILE, else `<data dir>/auth.json` (a CLI acting in process reads the same). */
+export function authFileOf(dataDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  return env['KIOKU_AUTH_FILE'] ?? join(dataDir, 'auth.json');
 }
 
 /** Load the auth file. Missing = no tokens. Anything malformed stops start-up with a clear message. */

@@ -3,7 +3,6 @@
 // and appends, snapshot, close the log. The library comes from the one assembly path
 // (src/store.ts beginStore → ready, the facade over it), or is handed in opened (openKioku).
 import { isIP } from 'node:net';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { resolvePaths, type KiokuPaths } from '../config.js';
 import type { Embedder } from '../embed/index.js';
@@ -14,7 +13,7 @@ import { clearStopMarker, removeRunFile, writeRunFile, type StartedBy } from '..
 import type { Judge } from '../recall/index.js';
 import { beginStore } from '../store.js';
 import { buildApp, type ServerState } from './app.js';
-import { loadAuth, type AuthConfig } from './auth.js';
+import { authFileOf, loadAuth, type AuthConfig } from './auth.js';
 import { lifecycleEveryFromEnv, startLifecycleTimer, type LifecycleTimer } from './lifecycle-timer.js';
 
 export interface ServeOptions {
@@ -169,7 +168,7 @@ function announce(paths: KiokuPaths, url: string, state: ServerState, options: S
 
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
   const paths = options.kioku?.paths ?? resolvePaths({ data: options.data, store: options.store });
-  const auth = loadAuth(options.authFile ?? process.env['KIOKU_AUTH_FILE'] ?? join(paths.dataDir, 'auth.json'));
+  const auth = loadAuth(options.authFile ?? authFileOf(paths.dataDir));
   const at = bindAddress(options, auth);
   const library = await openLibrary(options, paths, auth);
   const state: ServerState = { ready: false, startedAt: Date.now(), ...(auth.tokenNames ? { tokenNames: (ns: string) => auth.tokenNames?.(ns) ?? [] } : {}) };

@@ -4,6 +4,9 @@
 import type { PathOverrides } from '../../src/config.js';
 import type { OrgAnswer } from '../../src/kioku.js';
 import type { OrgChangeInput } from '../../src/wire.js';
+import { DEFAULT_NAMESPACE } from '../../src/events/index.js';
+import { authFileOf, loadAuth } from '../../src/server/auth.js';
+import type { Access } from '../../src/access.js';
 import { EXIT, emit, type OutputOptions } from '../cli-util.js';
 import { connectKioku } from './connection.js';
 
@@ -36,6 +39,12 @@ export async function orgListCommand(flags: OrgFlags): Promise<number> {
   }
 }
 
+/** The token names the library's auth file holds for `ns` (none to check without an auth file: the service would not either). */
+function knownTokens(dataDir: string, ns: string): Pick<Access, 'knownTokens'> {
+  const auth = loadAuth(authFileOf(dataDir));
+  return auth.tokenNames ? { knownTokens: auth.tokenNames(ns) } : {};
+}
+
 /** One change: `kioku org space add eng --parent acme` is { action: 'space_add', space: 'eng', parent: 'acme' }. */
 export async function orgChangeCommand(change: OrgChangeInput, flags: OrgFlags): Promise<number> {
   const input: OrgChangeInput = {
@@ -46,9 +55,11 @@ export async function orgChangeCommand(change: OrgChangeInput, flags: OrgFlags):
     ...(flags.token?.length ? { tokens: flags.token.flatMap((t) => t.split(',')).filter(Boolean) } : {}),
     ...(flags.name ? { display_name: flags.name } : {}),
   };
-  const { kioku } = await connectKioku(flags, { actor: 'cli' });
+  const { kioku, library } = await connectKioku(flags, { actor: 'cli' });
   try {
-    const answer = await kioku.changeOrg(input, { actor: 'cli' });
+    // in process, the CLI checks a member's token names against the library's auth file as its service would
+    const known = kioku.mode === 'local' && input.action === 'member_add' ? knownTokens(library.dataDir, input.namespace ?? DEFAULT_NAMESPACE) : {};
+    const answer = await kioku.changeOrg(input, { actor: 'cli', ...known });
     const what = [change.action.replace('_', ' '), change.member, change.space].filter(Boolean).join(' ');
     emit(flags, () => `${what}: ${answer.changed ? `done (seq ${answer.seq})` : 'nothing to change'}`, answer);
     return EXIT.ok;
