@@ -148,8 +148,8 @@ export class GraphProjection implements Projection {
     const prev = list[i - 1];
     const next = list[i + 1];
     return {
-      ...(prev && row[3] - prev.t <= gapMs ? { before: prev.key } : {}),
-      ...(next && next.t - row[3] <= gapMs ? { after: next.key } : {}),
+      ...(prev && closeInTime(prev.t, row[3], gapMs) ? { before: prev.key } : {}),
+      ...(next && closeInTime(row[3], next.t, gapMs) ? { after: next.key } : {}),
     };
   }
 
@@ -222,4 +222,12 @@ function positionOf(list: readonly { t: number; seq: number }[], at: { t: number
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * Two plain memories in time order are neighbours when at most `gapMs` apart and not stamped at the
+ * same instant: one bulk write without occurred_at (an import of unrelated facts) is never chained.
+ */
+export function closeInTime(earlier: number, later: number, gapMs: number): boolean {
+  return later > earlier && later - earlier <= gapMs;
 }

@@ -99,7 +99,7 @@ describe('sessions for plain memories', () => {
       expect(graph.timeNeighbours('ev1:private:memory:q', 30 * 60_000)).toEqual({ after: 'ev1:private:memory:a' });
       expect(graph.timeNeighbours('ev1:private:memory:a', 30 * 60_000)).toEqual({ before: 'ev1:private:memory:q' });
       const ask = (gap: number) => recall({ ...kioku.core, config: { ...DEFAULT_RECALL_CONFIG, plain_session_gap_min: gap } }, { query: 'which harbour did the ferry leave from', limit: 5 });
-      // off (the default): the answer, sharing no word with the question, is not found
+      // off (gap 0): the answer, sharing no word with the question, is not found
       expect((await ask(0)).records.map((r) => r.evidence_key)).not.toContain('ev1:private:memory:a');
       const on = await ask(30);
       expect(on.records.find((r) => r.evidence_key === 'ev1:private:memory:a')?.why.lanes['neighbour']).toBeGreaterThan(0);
@@ -115,6 +115,27 @@ describe('sessions for plain memories', () => {
         ['ev1:private:memory:q', 'Which harbour did the ferry leave from?\nSouthport, at dawn.'],
         ['ev1:private:memory:a', 'Which harbour did the ferry leave from?\nSouthport, at dawn.'],
       ]);
+    } finally {
+      await kioku.close();
+      dir.cleanup();
+    }
+  });
+
+  it('memories stamped at the same instant (one bulk write without occurred_at) are not chained', async () => {
+    const dir = tempDir();
+    const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), judge: new DoubleJudge(() => 0.9) });
+    try {
+      await kioku.writeMemories({
+        memories: [
+          { id: 'tabs', kind: 'preference', text: 'The user prefers two-space indentation.' },
+          { id: 'db', kind: 'fact', text: 'The staging database is pg-staging-2.' },
+          { id: 'ttl', kind: 'fact', text: 'The product cache TTL is 5 minutes.' },
+        ],
+      });
+      const graph = kioku.projections.views.graph;
+      for (const id of ['tabs', 'db', 'ttl']) expect(graph.timeNeighbours(`ev1:private:memory:${id}`, 30 * 60_000)).toEqual({});
+      const plan = new EmbeddingIndexer(kioku.core, new HashedEmbedder(32), { plainGapMin: 30 }).plan();
+      expect(plan.tasks.filter((t) => t.lane === 'window')).toEqual([]);
     } finally {
       await kioku.close();
       dir.cleanup();

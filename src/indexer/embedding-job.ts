@@ -4,6 +4,7 @@
 // is planned is whatever the vector projection does not yet hold for this model.
 import { randomBytes } from 'node:crypto';
 import type { ProjectionRunner } from '../../projections/runner.js';
+import { closeInTime } from '../../projections/graph.js';
 import type { RecordEntry, RecordsProjection } from '../../projections/records/index.js';
 import type { VectorProjection } from '../../projections/vector/index.js';
 import { searchableText } from '../knowledge/item.js';
@@ -372,13 +373,13 @@ export class EmbeddingIndexer {
   }
 }
 
-/** A namespace's plain memories (sorted by time) cut into runs wherever two are more than `gapMs` apart; a lone memory has no window. */
+/** A namespace's plain memories (sorted by time) cut into runs wherever two are not neighbours in time (closeInTime); a lone memory has no window. */
 export function splitAtGaps(sorted: readonly RecordEntry[], gapMs: number): RecordEntry[][] {
   const runs: RecordEntry[][] = [];
   let run: RecordEntry[] = [];
   for (const item of sorted) {
     const last = run.at(-1);
-    if (last && Date.parse(item.occurred_at) - Date.parse(last.occurred_at) > gapMs) {
+    if (last && !closeInTime(Date.parse(last.occurred_at), Date.parse(item.occurred_at), gapMs)) {
       if (run.length > 1) runs.push(run);
       run = [];
     }

@@ -33,17 +33,20 @@ export function extractEntities(text: string, max = 32): string[] {
     if (v && v.length >= 2 && out.size < max) out.add(v);
   };
   names(t, add);
-  for (const m of t.matchAll(CODE_IDENT)) add(m[0]);
-  for (const m of t.matchAll(PATH)) add(m[1]);
-  for (const m of t.matchAll(HOST_PORT)) if (!/^\d+:\d+$/.test(m[1] ?? '')) add(m[1]);
-  for (const m of t.matchAll(PRODUCT)) add(m[1]);
-  for (const m of t.matchAll(CJK)) for (const term of cjkTerms(m[0])) add(term);
+  // each pattern only over a text holding the character it cannot match without (a rebuild folds every item through here)
+  if (/[a-z][A-Z]|[_.]/.test(t)) for (const m of t.matchAll(CODE_IDENT)) add(m[0]);
+  if (t.includes('/')) for (const m of t.matchAll(PATH)) add(m[1]);
+  if (/:\d/.test(t)) for (const m of t.matchAll(HOST_PORT)) if (!/^\d+:\d+$/.test(m[1] ?? '')) add(m[1]);
+  if (/\d/.test(t)) for (const m of t.matchAll(PRODUCT)) add(m[1]);
+  // every CJK script's letters lie above U+10FF (Hangul jamo start at U+1100)
+  if (/[^\u0000-\u10ff]/.test(t)) for (const m of t.matchAll(CJK)) for (const term of cjkTerms(m[0])) add(term);
   return [...out];
 }
 
 /** Capitalised words and runs of them ("Caroline", "New York", "LGBTQ support group" → "lgbtq"). */
 function names(text: string, add: (e: string) => void): void {
-  const words = [...text.matchAll(WORD)].map((m) => ({ w: m[0].replace(/['’]s$/u, ''), at: m.index ?? 0 }));
+  const words: { w: string; at: number }[] = [];
+  for (const m of text.matchAll(WORD)) words.push({ w: m[0].endsWith("'s") || m[0].endsWith('’s') ? m[0].slice(0, -2) : m[0], at: m.index ?? 0 });
   let run: string[] = [];
   let lastEnd = -1;
   const flush = (): void => {
@@ -52,15 +55,20 @@ function names(text: string, add: (e: string) => void): void {
     run = [];
   };
   for (const { w, at } of words) {
-    // a lone capitalised word opening a sentence is most often just that ("Run the…"), unless it names a speaker ("Caroline: …")
-    const opens = /(^|[.!?]\s*|\n\s*)$/u.test(text.slice(Math.max(0, at - 3), at)) && text[at + w.length] !== ':' && !/^\p{Lu}/u.test(text.slice(at + w.length + 1, at + w.length + 2));
-    const capital = /^\p{Lu}/u.test(w) && !NOT_NAMES.has(w.toLowerCase()) && !opens;
+    // a lone capitalised word opening a sentence is most often just that ("Run the…"), unless it names a speaker ("Caroline: …");
+    // asked only of capitalised words: most words are not, and these tests were most of a rebuild's entity cost (bench:log)
+    const capital = /^\p{Lu}/u.test(w) && !NOT_NAMES.has(w.toLowerCase()) && !opensSentence(text, w, at);
     // a run continues only over the whitespace between two capitalised words
     if (!capital || (run.length && !/^\s+$/u.test(text.slice(lastEnd, at)))) flush();
     if (capital) run.push(w);
     lastEnd = at + w.length;
   }
   flush();
+}
+
+/** A word opening a sentence, not followed by a colon (a speaker) nor by another capitalised word (a run). */
+function opensSentence(text: string, w: string, at: number): boolean {
+  return /(^|[.!?]\s*|\n\s*)$/u.test(text.slice(Math.max(0, at - 3), at)) && text[at + w.length] !== ':' && !/^\p{Lu}/u.test(text.slice(at + w.length + 1, at + w.length + 2));
 }
 
 /** Whether a word may stand as an entity a query names (not a stop word, not a bare number). */
