@@ -81,7 +81,7 @@ describe('tags, attachments, speaker, a recall tag filter and an asset are seale
 });
 
 describe('secrets in those fields', () => {
-  it('become placeholders in tags, attachments, speaker and a recall tag filter; an uploaded file is stored under its redacted name', async () => {
+  it('become placeholders in tags, attachments, speaker, a recall tag filter and a card’s front-matter tags; an uploaded file is stored under its redacted name', async () => {
     ok(
       await s.call('POST', '/v1/memories', {
         namespace: 'gamma',
@@ -94,6 +94,12 @@ describe('secrets in those fields', () => {
     ok(asset);
     const item = await s.call('GET', `/v1/evidence/${encodeURIComponent('ev1:gamma:memory:m-secret')}`);
     expect(JSON.stringify(item.body)).toContain('⟦secret:');
+    // a card's front-matter tags (documents are redacted, not sealed)
+    const card = `---\nid: deploy-card\ntags: [ops, ${GHP}]\n---\n# Deploy\n\nRun the deploy script.\n`;
+    ok(await s.call('POST', '/v1/import', { namespace: 'gamma', kind: 'cards', root: dir.path, files: [{ path: join(dir.path, 'deploy.md'), markdown: card }] }));
+    const tags = (await s.call('GET', '/v1/cards/deploy-card?namespace=gamma')).body;
+    expect(JSON.stringify(tags)).toMatch(/⟦secret:github[a-z-]*:[a-z0-9]+⟧/);
+    expect(JSON.stringify(tags)).toContain('ops');
     await s.state.store!.projections.snapshotAll();
     for (const secret of [GHP, NPM]) expect(holding(dir.path, secret, join(dir.path, 'vault'))).toEqual([]);
     const uploads = filesUnder(join(dir.path, 'assets', 'gamma'));
