@@ -263,7 +263,14 @@ const docFigures = (modelOf: (c: DocCase) => Model, among: DocCase[] = docCases)
   };
 };
 const docsInSample = docFigures(() => model);
-const docsLeaveOneOut = docFigures((c) => fit(rows, docRows.filter((r) => r.case !== c.id)));
+// one fit per held-out question: docFigures asks for a question's model once per figure and again per corpus
+const heldOut = new Map<DocCase, Model>();
+const withoutQuestion = (c: DocCase): Model => {
+  let m = heldOut.get(c);
+  if (!m) heldOut.set(c, (m = fit(rows, docRows.filter((r) => r.case !== c.id))));
+  return m;
+};
+const docsLeaveOneOut = docFigures(withoutQuestion);
 const pos = rows.filter((r) => r.y === 1);
 const neg = rows.filter((r) => r.y === 0);
 const r4 = (x: number): number => Math.round(x * 10000) / 10000;
