@@ -1,5 +1,5 @@
 // npm run bench:log -- --events 100000 [--json] [--data DIR] [--serial N] [--writers 64]
-// npm run bench:log -- --sealing [--events N] [--rounds 3] [--json]: sealing on and off (log-sealing.ts)
+// npm run bench:log -- --sealing [--events N] [--rounds 3] [--postgres [--url ADMIN_URL]] [--json]: sealing on and off (log-sealing.ts)
 // Durable append throughput (serial and concurrent), verify and rebuild speed, bytes per event.
 // Prints a human table, then (with --json) one JSON object as the last line.
 import { execFileSync } from 'node:child_process';
@@ -20,6 +20,8 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
     sealing: { type: 'boolean', default: false },
     rounds: { type: 'string', default: '3' },
+    postgres: { type: 'boolean', default: false },
+    url: { type: 'string' },
   },
 });
 const events = Number(values.events);
@@ -31,7 +33,7 @@ if (![events, serial, writers].every((n) => Number.isSafeInteger(n) && n > 0)) {
 }
 if (values.sealing) {
   const { sealingBench } = await import('./log-sealing.js');
-  await sealingBench({ events, serial, writers, rounds: Number(values.rounds), json: values.json });
+  await sealingBench({ events, serial, writers, rounds: Number(values.rounds), json: values.json, ...(values.postgres ? { postgres: { url: values.url } } : {}) });
   process.exit(0);
 }
 const keep = values.data !== undefined;

@@ -5,16 +5,14 @@
 // table of --catchup events (catch-up events/s). Without --url it starts a throwaway cluster
 // (tools/pg/cluster.sh). Nodes here are PostgresEventLog instances with their own pools in
 // one process; tests/multi-node.test.ts runs real `kioku serve` processes.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { PostgresEventLog } from '../../src/log/postgres.js';
 import { openStore } from '../../src/store.js';
 import { benchEvent } from './event-mix.js';
+import { scratchPostgres } from './pg-scratch.js';
 
 const { values } = parseArgs({
   options: {
@@ -35,29 +33,8 @@ if (![events, writers, catchupEvents, probes].every((n) => Number.isSafeInteger(
   process.exit(2);
 }
 
-const SCRIPT = resolve(import.meta.dirname, '..', 'pg', 'cluster.sh');
-let clusterDir: string | undefined;
-let adminUrl = values.url;
-if (!adminUrl) {
-  clusterDir = mkdtempSync(join(tmpdir(), 'kioku-bench-pg-'));
-  const port = await new Promise<number>((done) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => done(p));
-    });
-  });
-  adminUrl = execFileSync(SCRIPT, ['start', clusterDir, String(port)], { encoding: 'utf8' }).trim();
-}
-let dbCounter = 0;
-async function freshDatabase(): Promise<string> {
-  const name = `kioku_bench_${process.pid}_${++dbCounter}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  return (adminUrl as string).replace(/\/[^/?]*(\?.*)?$/, `/${name}`);
-}
+const scratch = await scratchPostgres(values.url);
+const freshDatabase = (): Promise<string> => scratch.freshDatabase();
 
 const rate = (n: number, ms: number): number => Math.round((n / ms) * 1000);
 const pct = (xs: number[], p: number): number => {
@@ -188,8 +165,5 @@ try {
   }
   if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
 } finally {
-  if (clusterDir) {
-    execFileSync(SCRIPT, ['stop', clusterDir]);
-    rmSync(clusterDir, { recursive: true, force: true });
-  }
+  scratch.stop();
 }
