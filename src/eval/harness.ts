@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEmbedder, type EmbedderKind } from '../embed/index.js';
+import { createEmbedder, type Embedder, type EmbedderKind } from '../embed/index.js';
 import { requestKioku } from '../client.js';
 import { KiokuError } from '../errors.js';
 import { EmbeddingIndexer } from '../indexer/embedding-job.js';
@@ -197,6 +197,28 @@ interface EvalRun {
   /** the evaluated server's or core's settings (embedder, judge) */
   env: Record<string, string>;
   token: string | undefined;
+  /** in process: the one model every case's core borrows (loading it for each case cost about a second each); runEval closes it */
+  embedder?: Embedder;
+}
+
+/** The run's model lent to one case's core: each case keeps its own store and core, its close leaves the model loaded. */
+function lentEmbedder(run: EvalRun): Embedder {
+  const model = (run.embedder ??= createEmbedder(run.options.embedder ? { kind: run.options.embedder } : {}));
+  return {
+    get id() {
+      return model.id;
+    },
+    get dim() {
+      return model.dim;
+    },
+    get readsCjk() {
+      return model.readsCjk;
+    },
+    ...(model.maxWordChars !== undefined ? { maxWordChars: model.maxWordChars } : {}),
+    init: () => model.init(),
+    embed: (texts, options) => model.embed(texts, options),
+    close: async () => undefined,
+  };
 }
 
 /** A service over HTTP; `fresh` is the server process started for this case (warmed up first, stopped after). */
@@ -226,7 +248,7 @@ function httpTarget(base: string, token: string | undefined, fresh: ChildProcess
 async function inprocTarget(caseData: string, run: EvalRun, now: string | undefined): Promise<CaseTarget> {
   const store = await openKioku({ data: caseData });
   const core = createRecallCore(store, {
-    embedder: createEmbedder(run.options.embedder ? { kind: run.options.embedder } : {}),
+    embedder: lentEmbedder(run),
     judge: judgeFromEnv(run.env),
     ...(now ? { now: () => new Date(now) } : {}),
   });
@@ -332,6 +354,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       options.onCase?.(result);
     }
   } finally {
+    await run.embedder?.close();
     rmSync(work, { recursive: true, force: true });
   }
   return {
