@@ -8,7 +8,7 @@
 // again; the caller is resolved once (resolveCaller). A Kioku error is an answer the agent can act
 // on (isError with its code), never a crash of the server.
 import { z } from 'zod';
-import { ANONYMOUS, parseInput, resolveCaller, type Caller, type Scope } from '../api/index.js';
+import { ANONYMOUS, namespaceOnly, parseInput, resolveCaller, type Caller, type Scope } from '../api/index.js';
 import { isKiokuError, KiokuError } from '../errors.js';
 import type { Kioku } from '../kioku.js';
 
@@ -116,6 +116,19 @@ export function kiokuTool<S extends z.ZodObject, E extends z.ZodRawShape>(def: K
         return def.call(await kioku(), input, caller, extra, context);
       }),
   };
+}
+
+/**
+ * A read tool without arguments: one facade method answering for the call's namespace (outbox,
+ * stats, list_spaces, list_members), under memory:read. Its arguments are closed like every
+ * tool's: anything given is refused by name.
+ */
+export function namespaceReadTool(def: {
+  name: string;
+  description: string;
+  call: (kioku: Kioku, input: z.output<typeof namespaceOnly>, caller: Caller) => Promise<Rendered>;
+}): McpTool {
+  return kiokuTool({ ...def, input: namespaceOnly, fields: {}, extra: {}, into: {}, scope: 'memory:read', call: (k, input, caller) => def.call(k, input, caller) });
 }
 
 /**

@@ -1,10 +1,10 @@
 // Browse: one item whole and its edges, items by what they are (directives, constraints, a topic,
 // a time range, a session), a page of the library in key order, and what the library holds.
 import { z } from 'zod';
-import { inputSchemas, namespaceOnly } from '../../api/index.js';
+import { inputSchemas } from '../../api/index.js';
 import { browseItems, itemView, renderItems } from '../render.js';
 import { KiokuError } from '../../errors.js';
-import { kiokuTool, plainTool } from '../tool.js';
+import { kiokuTool, namespaceReadTool, plainTool } from '../tool.js';
 
 const items = inputSchemas.items;
 const evidenceKey = z.string().min(1).max(8_192);
@@ -148,15 +148,10 @@ export const listMemories = kiokuTool({
   },
 });
 
-export const stats = kiokuTool({
+export const stats = namespaceReadTool({
   name: 'stats',
   description:
     'What the library holds in your namespace (items by layer, active and retired; events recorded): to tell whether Kioku knows anything yet. The shared log head is shown only to a caller who may see the whole service.',
-  input: namespaceOnly,
-  fields: {},
-  extra: {},
-  into: {},
-  scope: 'memory:read',
   call: async (k, input, caller) => {
     const r = await k.stats(input, caller);
     return {

@@ -3,11 +3,11 @@
 // memory's own notify goes with write_memory. Without an org they answer empty and say why, and a
 // notify is refused (KIOKU_SINGLE_USER), never dropped.
 import { z } from 'zod';
-import { inputSchemas, namespaceOnly, querySchemas } from '../../api/index.js';
+import { inputSchemas, querySchemas } from '../../api/index.js';
 import { orgName } from '../../events/index.js';
 import { noticeIdSchema } from '../../knowledge/notices.js';
 import type { InboxAnswer, OutboxAnswer } from '../../kioku.js';
-import { BESIDE_INPUT, kiokuTool } from '../tool.js';
+import { BESIDE_INPUT, kiokuTool, namespaceReadTool } from '../tool.js';
 
 const single = (a: InboxAnswer | OutboxAnswer) => (a.single_user ? { text: a.explanation ?? '', data: a } : undefined);
 
@@ -42,14 +42,9 @@ export const ack = kiokuTool({
   },
 });
 
-export const outbox = kiokuTool({
+export const outbox = namespaceReadTool({
   name: 'outbox',
   description: 'What you sent to colleagues (notes, and memories written with notify), and per recipient whether it arrived in their inbox and was acknowledged. Empty, with the reason, without an org.',
-  input: namespaceOnly,
-  fields: {},
-  extra: {},
-  into: {},
-  scope: 'memory:read',
   call: async (k, input, caller) => {
     const r = await k.outbox(input, caller);
     const lines = r.notices.map((n) => `- ${n.notice_id} ${n.kind}: ${n.text.slice(0, 200)} → ${n.to.map((t) => `${t.member} ${t.status}`).join(', ')}`);
