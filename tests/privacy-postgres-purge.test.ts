@@ -14,7 +14,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresEventLog } from '../src/log/postgres.js';
 import { grantStatements } from '../src/log/postgres-schema.js';
-import { runCli } from './helpers.js';
+import { unitMatcher } from '../src/privacy/index.js';
+import { openStore } from '../src/store.js';
+import { memoryEvent, runCli } from './helpers.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
 import { PG_AVAILABLE } from './support/postgres.js';
 import { startTwoNodes, type TwoNodes } from './support/two-nodes.js';
@@ -176,6 +178,33 @@ describe.runIf(PG_AVAILABLE)('sealing and purge on a shared PostgreSQL store', (
     const verified = await runCli(['verify', '--data', dirA, '--store', url, '--json']);
     expect(verified.json).toMatchObject({ ok: true });
   }, 90_000);
+
+  it('refuses a write sealed on one node with a key another node purged in the same instant, and takes it written again', async () => {
+    const db = await nodes.cluster.createDatabase('kioku_pgrace');
+    const [one, two] = [await openStore({ data: join(dirA, 'race-1'), store: db }), await openStore({ data: join(dirA, 'race-2'), store: db })];
+    try {
+      await one.log.append(memoryEvent('m-race', 'first words'));
+      await until(
+        () => two.log.head().seq,
+        (seq) => seq >= 1,
+      );
+      expect(two.log.dataKeys!.all()).toHaveLength(1);
+      // node two purges the memory (its key rows go with the purged event's transaction) …
+      const units = two.log.dataKeys!.purge(unitMatcher('memory', NS, 'm-race'));
+      await two.log.append({ type: 'purged', ns: NS, actor: 'test', data: { scope: 'memory', target: 'm-race', keys: [`ev1:${NS}:memory:m-race`], units: units.length } });
+      // … while node one, which has not heard of it yet, seals a new write with the key it holds
+      await expect(one.log.append(memoryEvent('m-race', 'second words'))).rejects.toMatchObject({ code: 'KIOKU_SEAL_KEY_PURGED' });
+      await one.log.append(memoryEvent('m-race', 'third words'));
+      const last = await until(
+        async () => (await two.log.get(two.log.head().seq))?.data as { text?: string } | undefined,
+        (data) => data?.text === 'third words',
+      );
+      expect(last?.text).toBe('third words');
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  }, 60_000);
 
   it('exports the chain with the keys table, and an import into another database opens it there (the purged item stays purged)', async () => {
     const out = join(dirA, 'library.chain');
