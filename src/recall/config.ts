@@ -31,8 +31,13 @@ export interface RecallConfig {
   /**
    * Memories written without a session: the plain memories of the namespace at most this many
    * minutes before and after one in time are its neighbours (lifted like a session's turns, walked
-   * by the graph channel, shown by get_related). 0 = off: unmeasured yet, and a bulk write of
-   * unrelated facts would chain them all (issue 35).
+   * by the graph channel, shown by get_related) and get window vectors. 0 = off. LoCoMo dev written as
+   * plain memories (eval:locomo --plain, conv-26 and conv-30, USE-lite, HTTP): R@10 0.656 off → 0.753 at
+   * 30, better in both conversations (leave-one-conversation-out 0.753); any gap from a minute to hours
+   * gives LoCoMo the same runs (turns seconds apart, sessions days apart). Still off by default: at 30
+   * unrelated facts written one after another are lifted too (tests/recall-judge-deliver's "deploy
+   * freeze" question then also delivers the staging database fact written beside it). Memories stamped
+   * at the same instant (one bulk write without occurred_at) are never chained.
    */
   plain_session_gap_min: number;
   /**
@@ -76,6 +81,7 @@ export const DEFAULT_RECALL_CONFIG: RecallConfig = {
   rrf_k: 60,
   // LoCoMo dev grids (evals/README.md), window radius 2: R@10 0.749 in-sample, 0.745 leave-one-conversation-out
   // graph absent = 0: at 0.3 LoCoMo dev R@10 0.6649 → 0.6653 with no question of its own (hashed embedder, evals/README.md)
+  // and with USE-lite (conv-26, conv-30) 0.7709 at every weight from 0 to 0.5: the questions name almost only the speakers
   channel_weights: { keyword: 1, terms: 0.5, vector: 0.4, window: 0.6 },
   query_weights: { utterance: 1, context: 0.5, last_sentence: 0.5 },
   // one text: bench:recall 20k whole turn p50 60 → 39 ms, offline cases unchanged (evals/bench/README.md)

@@ -1,4 +1,5 @@
-// npm run bench:recall -- --records 100000 [--json] [--turns 300] [--no-model] [--org [--members 50] [--spaces 20]]
+// npm run bench:recall -- --records 100000 [--json] [--turns 300] [--no-model] [--org [--members 50] [--spaces 20]] [--graph-weight W]
+// --graph-weight (issue 35): the graph channel's weight for the turns (default 0, the shipped default: the channel does not run).
 // --org (issue 34): the namespace is an org of --members members in a tree of --spaces spaces; the
 // records are owned by its members with audiences mixed (own only, a space, the org), and the turns
 // run as one member, so the one audience policy filters every candidate (beside the single-user figure).
@@ -18,7 +19,7 @@ import { UseLiteEmbedder, type Embedder } from '../../src/embed/index.js';
 import { encodeVector, type AppendInput } from '../../src/events/index.js';
 import { openKioku } from '../../src/kioku.js';
 import { Knowledge, evidenceKey } from '../../src/knowledge/index.js';
-import { EmbeddingCache, LocalJudge, openSession, startTurn, type RecallCore } from '../../src/recall/index.js';
+import { DEFAULT_RECALL_CONFIG, EmbeddingCache, LocalJudge, openSession, startTurn, type RecallCore } from '../../src/recall/index.js';
 import { diskUsage, probeService, serviceRows } from './service-probe.js';
 import { Synthetic, percentile } from './synthetic.js';
 
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     org: { type: 'boolean', default: false },
     members: { type: 'string', default: '50' },
     spaces: { type: 'string', default: '20' },
+    'graph-weight': { type: 'string', default: '0' },
   },
 });
 const ORG = values.org ? { members: Number(values.members), spaces: Number(values.spaces) } : undefined;
@@ -98,7 +100,9 @@ for (let i = 0; i < RECORDS; i += 500) {
   if ((i / 500) % 40 === 0) log(`  ${i + n}/${RECORDS} records`);
 }
 
-const core: RecallCore = { log: store.log, projections: store.projections, embedder: model, judge: new LocalJudge(), cache: new EmbeddingCache() };
+const graphWeight = Number(values['graph-weight']);
+const config = { ...DEFAULT_RECALL_CONFIG, channel_weights: { ...DEFAULT_RECALL_CONFIG.channel_weights, graph: graphWeight } };
+const core: RecallCore = { log: store.log, projections: store.projections, embedder: model, judge: new LocalJudge(), cache: new EmbeddingCache(), config };
 if (ORG) await buildOrg(ORG.members, ORG.spaces);
 // in an org the turns are member m0's (its token is named m0): every candidate passes the audience policy
 const asMember = ORG ? { principal: 'm0' } : {};
@@ -135,6 +139,7 @@ const service = { ...probed.median, openMsRuns: probed.openMs };
 const result = {
   bench: 'recall',
   records: RECORDS,
+  graph_weight: graphWeight,
   turns: TURNS,
   org: ORG ?? null,
   queries_per_turn: 3,
