@@ -14,7 +14,7 @@ import type { ParsedRecallRequest } from './request.js';
 
 export type Scored = { entry: RecordEntry; score: number; parts: Record<string, number>; demoted: boolean };
 
-/** The top of the fused list, with at most N sections per document; the second prefers a heading that names query terms. */
+/** The top of the fused list, with at most N sections per document; after the first, those whose heading names query terms come first. */
 export function judgePool(ranked: Scored[], config: RecallConfig, query: string): Scored[] {
   const terms = new Set(tokenize(query));
   const byDoc = new Map<string, Scored[]>();
@@ -30,9 +30,9 @@ export function judgePool(ranked: Scored[], config: RecallConfig, query: string)
     if (!first) continue;
     allowed.add(first.entry.key);
     if (config.sections_per_document < 2 || rest.length === 0) continue;
+    // the others by how many query terms their heading names, then by rank (the sort is stable)
     const headingScore = (s: Scored): number => (s.entry.heading ? tokenize(s.entry.heading).filter((t) => terms.has(t)).length : 0);
-    const second = [...rest].sort((a, b) => headingScore(b) - headingScore(a))[0] as Scored;
-    allowed.add(second.entry.key);
+    for (const s of [...rest].sort((a, b) => headingScore(b) - headingScore(a)).slice(0, config.sections_per_document - 1)) allowed.add(s.entry.key);
   }
   return ranked.filter((s) => allowed.has(s.entry.key)).slice(0, config.judge_pool);
 }
