@@ -4,7 +4,8 @@
 // `kioku serve` process on its own port; every CLI command that reads or writes runs against A
 // and B (import, import jsonl, recall, report delivery, report cold, replay, log stats, verify,
 // status, list, export), naming the library once with --data and once with KIOKU_DATA_DIR, and the effect must
-// land in (or the answer come from) that library and no other.
+// land in (or the answer come from) that library and no other. The CLI and the services run as installed
+// (bin/kioku.js → dist/): ~60 processes, each spared tsx's start-up.
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,13 +39,13 @@ async function turns(lib: Lib, n: number): Promise<void> {
 /** The CLI with HOME at the temp home (so ~/.kioku is the default library), naming `lib` by flag or by environment. */
 function cli(lib: 'a' | 'b', how: 'flag' | 'env', args: string[]): ReturnType<typeof runCli> {
   const env = { HOME: home.path, KIOKU_EMBEDDER: 'hash', ...(how === 'env' ? { KIOKU_DATA_DIR: dirs[lib] } : {}) };
-  return runCli([...args, ...(how === 'flag' ? ['--data', dirs[lib]] : [])], env);
+  return runCli([...args, ...(how === 'flag' ? ['--data', dirs[lib]] : [])], env, 'installed');
 }
 
 beforeAll(async () => {
   for (const lib of Object.keys(dirs) as Lib[]) {
     mkdirSync(dirs[lib], { recursive: true });
-    services.push(await serveProcess(dirs[lib], await freePort()));
+    services.push(await serveProcess(dirs[lib], await freePort(), [], {}, 'installed'));
   }
   await turns('a', 1);
   await turns('b', 2);
@@ -124,18 +125,18 @@ describe('two libraries, each with its own service', () => {
   it('the default library is untouched by commands that named another', async () => {
     const stats = (await call('default', 'GET', '/v1/stats')) as { items: { by_layer: Record<string, number> } };
     expect(stats.items.by_layer['wiki'] ?? 0).toBe(0);
-    const delivery = await runCli(['report', 'delivery', '--json'], { HOME: home.path });
+    const delivery = await runCli(['report', 'delivery', '--json'], { HOME: home.path }, 'installed');
     expect(delivery.json).toMatchObject({ turns: 0 });
   }, 60_000);
 
   it('--data beats KIOKU_URL, and KIOKU_URL beats KIOKU_DATA_DIR (the documented order)', async () => {
-    const byFlag = await runCli(['status', '--json', '--data', dirs.a], { HOME: home.path, KIOKU_URL: url('b') });
+    const byFlag = await runCli(['status', '--json', '--data', dirs.a], { HOME: home.path, KIOKU_URL: url('b') }, 'installed');
     expect(byFlag.json).toMatchObject({ url: url('a'), source: 'run file' });
-    const byEnv = await runCli(['status', '--json'], { HOME: home.path, KIOKU_URL: url('b'), KIOKU_DATA_DIR: dirs.a });
+    const byEnv = await runCli(['status', '--json'], { HOME: home.path, KIOKU_URL: url('b'), KIOKU_DATA_DIR: dirs.a }, 'installed');
     expect(byEnv.json).toMatchObject({ url: url('b'), source: 'KIOKU_URL' });
     // KIOKU_PORT never chooses the library: with --data b, the port of A is ignored
     const port = new URL(url('a')).port;
-    const recall = await runCli(['report', 'delivery', '--json', '--data', dirs.b], { HOME: home.path, KIOKU_PORT: port });
+    const recall = await runCli(['report', 'delivery', '--json', '--data', dirs.b], { HOME: home.path, KIOKU_PORT: port }, 'installed');
     expect(recall.json).toMatchObject({ turns: 2 });
   }, 60_000);
 });
