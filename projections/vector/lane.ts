@@ -45,14 +45,6 @@ export const HNSW_M = 16;
 // efConstruction 100 inserts ~1.6× faster than 200 at equal recall@10 on clustered 512-d data (bench:index).
 export const HNSW_EF_CONSTRUCTION = 100;
 export const HNSW_EF_SEARCH = 64;
-/**
- * Stored vectors kept decoded for vectorOf (2,048 × 512-d ≈ 4 MB a lane): hnswlib's getPoint
- * builds a JS array element by element (~50 µs quiet, ~0.5 ms under load, for 512 dimensions), and
- * the judge asks for every candidate the vector lane did not measure — most of them in an org,
- * where the lane's nearest are often another member's (issue 34). A label's vector never changes
- * (labels are not reused), so nothing is invalidated; the least recently read one goes first.
- */
-export const VECTOR_CACHE_SIZE = 2_048;
 
 /**
  * The search breadth (efSearch) for a graph of `n` vectors: 64 up to 128k, then n / 2,000 (at most
@@ -91,9 +83,6 @@ export class VectorLane {
     if (this.pendingLabels !== undefined) this.warm();
     return this.labelByKey;
   }
-
-  /** decoded stored vectors by label, least recently read first (vectorOf) */
-  private readonly decoded = new Map<number, Float32Array>();
 
   /** Add the rest of a restored lane's labels to labelOf for about `budgetMs`; true once none is left. */
   warm(budgetMs = Infinity): boolean {
@@ -168,15 +157,7 @@ export class VectorLane {
   /** The stored vector of `key` (as hnswlib keeps it), or undefined. */
   vectorOf(key: string): Float32Array | undefined {
     const label = this.labelOf.get(key);
-    if (label === undefined) return undefined;
-    let vector = this.decoded.get(label);
-    if (vector !== undefined) this.decoded.delete(label);
-    else {
-      vector = Float32Array.from(this.index.getPoint(label));
-      if (this.decoded.size >= VECTOR_CACHE_SIZE) this.decoded.delete(this.decoded.keys().next().value as number);
-    }
-    this.decoded.set(label, vector);
-    return vector;
+    return label === undefined ? undefined : Float32Array.from(this.index.getPoint(label));
   }
 
   /** Add or replace the vector of `key`. */
