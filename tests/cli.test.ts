@@ -1,5 +1,6 @@
 // The real `kioku` CLI in a child process: exit codes (0 ok, 1 problem, 2 usage/IO)
-// and one JSON object on the last line with --json.
+// and one JSON object on the last line with --json. It runs as installed (bin/kioku.js → dist/,
+// rebuilt by tests/global-setup.ts when a source is newer): the same code, each process spared tsx's start-up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HashedEmbedder } from '../src/embed/index.js';
 import { openKioku } from '../src/kioku.js';
@@ -7,7 +8,9 @@ import { Knowledge } from '../src/knowledge/index.js';
 import { logSublevels, openLevelStore, openLog, seqKey } from '../src/log/index.js';
 import { createRecallCore, openSession, startTurn } from '../src/recall/index.js';
 import { DoubleJudge } from './doubles/judge.js';
-import { jobEvent, memoryEvent, runCli, tempDir } from './helpers.js';
+import { jobEvent, memoryEvent, runCli as runCliFrom, tempDir } from './helpers.js';
+
+const runCli = (args: string[], env: Record<string, string> = {}): ReturnType<typeof runCliFrom> => runCliFrom(args, env, 'installed');
 
 let dir: ReturnType<typeof tempDir>;
 
