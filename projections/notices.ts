@@ -1,15 +1,15 @@
 // notices: what members sent each other, what arrived and what was signed off (issue 34), per
 // namespace, folded from notice.* events by the pure fold of src/knowledge/notices.ts.
 import type { LogRecord } from '../src/events/index.js';
-import { evolveNotices, inboxOf, NOTICE_EVENT_TYPES, outboxOf, type InboxItem, type Notice, type NoticeState, type OutboxItem } from '../src/knowledge/notices.js';
+import { evolveNotices, inboxOf, NOTICE_FOLD_TYPES, outboxOf, type InboxItem, type Notice, type NoticeState, type OutboxItem } from '../src/knowledge/notices.js';
 import { PlainStateProjection } from './projection.js';
 
 const NONE: Readonly<Record<string, Notice>> = Object.freeze({});
 
 export class NoticesProjection extends PlainStateProjection<NoticeState> {
   readonly name = 'notices';
-  readonly version = 1;
-  readonly types: ReadonlySet<string> = new Set(NOTICE_EVENT_TYPES);
+  readonly version = 2;
+  readonly types: ReadonlySet<string> = new Set(NOTICE_FOLD_TYPES);
 
   constructor() {
     super(() => ({}));

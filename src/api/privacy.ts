@@ -54,7 +54,14 @@ export async function purgeItems(
   // the purged event (and tombstone) names a token's caller by its actor, as forget does; the door's bare name says nothing
   const by = (access.principal !== undefined ? access.actor : undefined) ?? actor;
   const uploads = uploadsOf(ns);
-  const answer = await purgeSealed({ records: projections.views.records, keys: privacy.seal.keys, log, actor: by, uploads }, { ...rest, ns });
+  const notices = projections.views.notices;
+  const noticesAbout = (keys: readonly string[]): string[] => {
+    const about = new Set(keys);
+    return Object.values(notices.of(ns))
+      .filter((n) => n.evidence_key !== undefined && about.has(n.evidence_key))
+      .map((n) => n.notice_id);
+  };
+  const answer = await purgeSealed({ records: projections.views.records, keys: privacy.seal.keys, log, actor: by, uploads, noticesAbout }, { ...rest, ns });
   // the projections drop the text now, and their snapshots are written again without it
   await projections.waitFor(answer.seq);
   await projections.snapshotAll();

@@ -9,8 +9,11 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { KiokuError } from '../errors.js';
 import { orgName, type AppendInput, type EventData, type LogRecord } from '../events/index.js';
+import { PURGED_TEXT } from '../privacy/index.js';
 
 export const NOTICE_EVENT_TYPES = ['notice.sent', 'notice.arrived', 'notice.acked'] as const;
+/** what else the fold reads: a forgotten memory's notices show no text, a purge drops it (issue 33) */
+export const NOTICE_FOLD_TYPES = [...NOTICE_EVENT_TYPES, 'memory.forgotten', 'purged'] as const;
 export const NOTICE_KINDS = ['note', 'assignment'] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 /** the longest text a notice carries (a memory's text is cut to it) */
@@ -52,7 +55,10 @@ export interface NoticeBody {
   notice_id: string;
   from: string;
   kind: NoticeKind;
-  text: string;
+  /** absent when the memory it is about was forgotten or purged (text_forgotten, text_purged) */
+  text?: string;
+  text_forgotten?: true;
+  text_purged?: true;
   evidence_key?: string;
   sent_at: string;
 }
@@ -65,6 +71,7 @@ export interface Notice extends NoticeBody {
 export type NoticeState = Record<string, Record<string, Notice>>;
 
 export function evolveNotices(state: NoticeState, record: LogRecord): void {
+  if (record.type === 'memory.forgotten' || record.type === 'purged') return dropTexts(state, record);
   if (!record.type.startsWith('notice.')) return;
   const notices = (state[record.ns] ??= {});
   switch (record.type) {
@@ -75,7 +82,8 @@ export function evolveNotices(state: NoticeState, record: LogRecord): void {
         notice_id: d.notice_id,
         from: d.from,
         kind: d.kind,
-        text: d.text,
+        // sealed, its key purged since (a rebuild after the purge): no text
+        ...(d.text === PURGED_TEXT ? { text_purged: true as const } : { text: d.text }),
         ...(d.evidence_key !== undefined ? { evidence_key: d.evidence_key } : {}),
         sent_at: new Date(record.ts).toISOString(),
         recipients: d.to.map((member) => ({ member })),
@@ -97,9 +105,26 @@ export function evolveNotices(state: NoticeState, record: LogRecord): void {
       const at = new Date(record.ts).toISOString();
       r.arrived_at ??= at; // signed off without a look at the inbox first: it arrived then
       r.acked_at = at;
-      if (d.note !== undefined) r.note = d.note;
+      if (d.note !== undefined && d.note !== PURGED_TEXT) r.note = d.note;
       return;
     }
+  }
+}
+
+/** A forgotten memory's notices lose their text; a purge drops the text and sign-off notes of the notices about what it names (all of a namespace's). */
+function dropTexts(state: NoticeState, record: LogRecord): void {
+  const notices = state[record.ns];
+  if (!notices) return;
+  const purged = record.type === 'purged' ? (record.data as EventData<'purged'>) : undefined;
+  const keys = new Set(purged ? purged.keys : [`ev1:${record.ns}:memory:${(record.data as EventData<'memory.forgotten'>).id}`]);
+  for (const n of Object.values(notices)) {
+    const whole = purged?.scope === 'namespace';
+    if (!whole && (n.evidence_key === undefined || !keys.has(n.evidence_key))) continue;
+    delete n.text;
+    if (purged) {
+      n.text_purged = true;
+      for (const r of n.recipients) delete r.note;
+    } else n.text_forgotten = true;
   }
 }
 
@@ -119,7 +144,7 @@ export function inboxOf(notices: Readonly<Record<string, Notice>>, member: strin
       notice_id: n.notice_id,
       from: n.from,
       kind: n.kind,
-      text: n.text,
+      ...textOf(n),
       ...(n.evidence_key !== undefined ? { evidence_key: n.evidence_key } : {}),
       sent_at: n.sent_at,
       ...(r.arrived_at !== undefined ? { arrived_at: r.arrived_at } : {}),
@@ -129,13 +154,21 @@ export function inboxOf(notices: Readonly<Record<string, Notice>>, member: strin
   return out.sort((a, b) => a.sent_at.localeCompare(b.sent_at) || a.notice_id.localeCompare(b.notice_id));
 }
 
+function textOf(n: NoticeBody): Pick<NoticeBody, 'text' | 'text_forgotten' | 'text_purged'> {
+  if (n.text_purged) return { text_purged: true };
+  if (n.text_forgotten) return { text_forgotten: true };
+  return n.text !== undefined ? { text: n.text } : {};
+}
+
 export type RecipientStatus = 'sent' | 'arrived' | 'acked';
 
 /** One line of a member's outbox: the notice and, per recipient, how far it got. */
 export interface OutboxItem {
   notice_id: string;
   kind: NoticeKind;
-  text: string;
+  text?: string;
+  text_forgotten?: true;
+  text_purged?: true;
   evidence_key?: string;
   sent_at: string;
   to: (NoticeRecipient & { status: RecipientStatus })[];
@@ -147,7 +180,7 @@ export function outboxOf(notices: Readonly<Record<string, Notice>>, member: stri
     .map((n) => ({
       notice_id: n.notice_id,
       kind: n.kind,
-      text: n.text,
+      ...textOf(n),
       ...(n.evidence_key !== undefined ? { evidence_key: n.evidence_key } : {}),
       sent_at: n.sent_at,
       to: n.recipients.map((r) => ({ ...r, status: statusOf(r) })),

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { AppendInput } from '../events/index.js';
 import { namespaceSchema } from '../events/index.js';
 import { KiokuError } from '../errors.js';
+import { notFoundItem } from './audience.js';
 import type { EventStore } from '../log/index.js';
 import { unitMatcher, type SealKeyStore } from '../privacy/index.js';
 import { evidenceKey, itemIdSchema } from './evidence.js';
@@ -51,14 +52,14 @@ export function decidePurge(records: KnowledgeRecords, p: z.output<typeof purgeS
   if (p.scope === 'memory') {
     const id = p.id as string;
     const entry = records.get(evidenceKey({ ns, layer: 'memory', id }));
-    if (!entry) throw new KiokuError('KIOKU_NOT_FOUND', `no memory "${id}" in namespace ${ns}`, { details: { field: 'id', id } });
+    if (!entry) throw notFoundItem('memory', id, ns);
     return { items: [entry], units: unitMatcher('memory', ns, id) };
   }
   const all = [...records.all({ includeRetired: true })].filter((e) => e.ns === ns && SEALED_LAYERS.has(e.layer));
   if (p.scope === 'namespace') return { items: all, units: unitMatcher('namespace', ns, ns) };
   const session = p.id as string;
   const items = all.filter((e) => e.session_id === session);
-  if (items.length === 0) throw new KiokuError('KIOKU_NOT_FOUND', `no session "${session}" in namespace ${ns}`, { details: { field: 'id', id: session } });
+  if (items.length === 0) throw notFoundItem('session', session, ns);
   // the session's turns, and the memories and episodes written in it (each their own unit)
   const names = new Set([`session:${ns}:${session}`, ...items.filter((e) => e.layer !== 'trace').map((e) => `${e.layer}:${ns}:${e.id}`)]);
   return { items, units: (unit) => names.has(unit) };
@@ -67,11 +68,20 @@ export function decidePurge(records: KnowledgeRecords, p: z.output<typeof purgeS
 /** Delete the keys, then append the `purged` events naming the items (the keys go first: a crash in between leaves texts unreadable, never readable). */
 export async function purge(
   /** `uploads`: the namespace's uploads folder (<data>/assets/<ns>): a namespace purge deletes the uploaded files' bytes with it */
-  deps: { records: KnowledgeRecords; keys: SealKeyStore; log: EventStore; actor: string; uploads?: string | undefined },
+  /** `noticesAbout`: the ids of the notices about these items (their sign-off notes are sealed under `notice:<ns>:<id>`) */
+  deps: {
+    records: KnowledgeRecords;
+    keys: SealKeyStore;
+    log: EventStore;
+    actor: string;
+    uploads?: string | undefined;
+    noticesAbout?: (keys: readonly string[]) => string[];
+  },
   p: z.output<typeof purgeSchema>,
 ): Promise<PurgeAnswer> {
   const { items, units } = decidePurge(deps.records, p);
-  const deleted = deps.keys.purge(units);
+  const notes = new Set((deps.noticesAbout?.(items.map((e) => e.key)) ?? []).map((id) => `notice:${p.ns}:${id}`));
+  const deleted = deps.keys.purge((unit) => units(unit) || notes.has(unit));
   const keys = items.map((e) => e.key);
   const target = p.scope === 'namespace' ? p.ns : (p.id as string);
   const events: AppendInput[] = [];

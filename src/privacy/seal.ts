@@ -43,7 +43,17 @@ export const SEALED_FIELDS: Readonly<Record<string, SealedType>> = {
   'episode.logged': { paths: ['messages[].text'], unit: (ns, d) => `episode:${ns}:${String(d['episode_id'])}` },
   // the path names an upload's file (its name is the user's): sealed, and the file itself goes with a namespace purge
   'asset.registered': { paths: ['description', 'tags[]', 'path'], unit: (ns, d) => `asset:${ns}:${String(d['id'])}` },
+  // a notice's text goes with the memory it is about (a purge of that memory erases it), else with the
+  // namespace; a sign-off's note has its notice's own unit, which a purge of that memory deletes too (purge.ts)
+  'notice.sent': { paths: ['text'], unit: (ns, d) => noticeUnit(ns, d['evidence_key']) },
+  'notice.acked': { paths: ['note'], unit: (ns, d) => `notice:${ns}:${String(d['notice_id'])}` },
 };
+
+/** The unit of a notice's text: its memory's (`ev1:<ns>:memory:<id>`), else the namespace's notices. */
+export function noticeUnit(ns: string, evidenceKey: unknown): string {
+  const m = typeof evidenceKey === 'string' ? /^ev1:([^:]+):memory:([^#]+)$/.exec(evidenceKey) : null;
+  return m && m[1] === ns ? `memory:${ns}:${m[2] as string}` : `notices:${ns}`;
+}
 
 /** The unit names a purge deletes: a memory's, a session's, or everything of a namespace. */
 export function unitMatcher(scope: 'memory' | 'session' | 'namespace', ns: string, target: string): (unit: string) => boolean {

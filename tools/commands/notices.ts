@@ -18,14 +18,14 @@ function renderInbox(r: InboxAnswer): string {
   if (r.single_user) return r.explanation ?? '';
   if (r.notices.length === 0) return `nothing waits for ${r.member ?? 'you'}`;
   return r.notices
-    .map((n) => `${n.notice_id}  ${n.kind} from ${n.from}${n.acked_at ? ' (acked)' : ''}${n.evidence_key ? `  [${n.evidence_key}]` : ''}\n  ${n.text.slice(0, 300)}`)
+    .map((n) => `${n.notice_id}  ${n.kind} from ${n.from}${n.acked_at ? ' (acked)' : ''}${n.evidence_key ? `  [${n.evidence_key}]` : ''}\n  ${(n.text ?? '(text forgotten or purged)').slice(0, 300)}`)
     .join('\n');
 }
 
 function renderOutbox(r: OutboxAnswer): string {
   if (r.single_user) return r.explanation ?? '';
   if (r.notices.length === 0) return 'nothing sent';
-  return r.notices.map((n) => `${n.notice_id}  ${n.kind}: ${n.text.slice(0, 120)}\n  ${n.to.map((t) => `${t.member} ${t.status}${t.note ? ` ("${t.note}")` : ''}`).join(', ')}`).join('\n');
+  return r.notices.map((n) => `${n.notice_id}  ${n.kind}: ${(n.text ?? '(text forgotten or purged)').slice(0, 120)}\n  ${n.to.map((t) => `${t.member} ${t.status}${t.note ? ` ("${t.note}")` : ''}`).join(', ')}`).join('\n');
 }
 
 export async function inboxCommand(flags: NoticeFlags): Promise<number> {

@@ -22,7 +22,7 @@ export const inbox = kiokuTool({
   scope: 'memory:read',
   call: async (k, input, caller) => {
     const r = await k.inbox(input, caller);
-    const lines = r.notices.map((n) => `- ${n.notice_id} ${n.kind} from ${n.from}${n.acked_at ? ' (acked)' : ''}${n.evidence_key ? ` [${n.evidence_key}]` : ''}: ${n.text.slice(0, 300)}`);
+    const lines = r.notices.map((n) => `- ${n.notice_id} ${n.kind} from ${n.from}${n.acked_at ? ' (acked)' : ''}${n.evidence_key ? ` [${n.evidence_key}]` : ''}: ${(n.text ?? '(text forgotten or purged)').slice(0, 300)}`);
     return single(r) ?? { text: lines.length ? lines.join('\n') : `Nothing waits for ${r.member ?? 'you'}.`, data: r };
   },
 });
@@ -47,7 +47,7 @@ export const outbox = namespaceReadTool({
   description: 'What you sent to colleagues (notes, and memories written with notify), and per recipient whether it arrived in their inbox and was acknowledged. Empty, with the reason, without an org.',
   call: async (k, input, caller) => {
     const r = await k.outbox(input, caller);
-    const lines = r.notices.map((n) => `- ${n.notice_id} ${n.kind}: ${n.text.slice(0, 200)} → ${n.to.map((t) => `${t.member} ${t.status}`).join(', ')}`);
+    const lines = r.notices.map((n) => `- ${n.notice_id} ${n.kind}: ${(n.text ?? '(text forgotten or purged)').slice(0, 200)} → ${n.to.map((t) => `${t.member} ${t.status}`).join(', ')}`);
     return single(r) ?? { text: lines.length ? lines.join('\n') : 'You sent nothing yet.', data: r };
   },
 });
