@@ -3,8 +3,11 @@
 // behind GET /v1/reports/delivery and POST /v1/replay — and say so. The routes keep to one
 // namespace and append nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './helpers.js';
+import { runCli as runCliFrom } from './helpers.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
+
+// the CLI as installed (bin/kioku.js -> dist/, rebuilt by tests/global-setup.ts when a source is newer): each process spared tsx's start-up
+const runCli = (args: string[], env: Record<string, string> = {}): ReturnType<typeof runCliFrom> => runCliFrom(args, env, 'installed');
 
 const token = 'reports-token-0123456789';
 const teamToken = 'reports-team-token-0123456789';
