@@ -1,6 +1,7 @@
 // One registry of every error Kioku raises on purpose. Codes are stable API:
 // clients, the HTTP layer and the CLI branch on them. `docs/errors.md` documents
 // each one; tests/errors-documented.test.ts keeps the two in step both ways.
+import { findSecrets } from './privacy/detect.js';
 
 export const ERROR_REGISTRY = {
   KIOKU_EVENT_INVALID: { status: 400, summary: 'An event failed validation against the event catalog.' },
@@ -80,16 +81,37 @@ export class KiokuError extends Error {
   readonly details: Record<string, unknown> | undefined;
 
   constructor(code: ErrorCode, message: string, options: KiokuErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(unechoed(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'KiokuError';
     this.code = code;
     this.status = ERROR_REGISTRY[code].status;
-    this.details = options.details;
+    this.details = options.details && unechoedDetails(options.details);
   }
 
   toJSON(): { code: ErrorCode; message: string; details?: Record<string, unknown> } {
     return this.details === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, details: this.details };
   }
+}
+
+/**
+ * A refusal never echoes a credential it was handed (issue 33): a refused id, name or key holding
+ * one (`ev1:acme:memory:ghp_…`, a member named like a token) names it by its kind only, in the
+ * message and in every string of details. Texts without one come back as they are.
+ */
+function unechoed(text: string): string {
+  const found = findSecrets(text);
+  let out = text;
+  for (const f of found.reverse()) out = `${out.slice(0, f.start)}⟦secret:${f.kind}⟧${out.slice(f.end)}`;
+  return out;
+}
+
+function unechoedDetails(details: Record<string, unknown>): Record<string, unknown> {
+  let copy: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(details)) {
+    const next = typeof v === 'string' ? unechoed(v) : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? unechoed(x) : x)) : v;
+    if (typeof v === 'string' ? next !== v : Array.isArray(v) && (next as unknown[]).some((x, i) => x !== v[i])) (copy ??= { ...details })[k] = next;
+  }
+  return copy ?? details;
 }
 
 export class EventInvalidError extends KiokuError {

@@ -55,6 +55,22 @@ afterAll(async () => {
   dir.cleanup();
 });
 
+const GHP = 'ghp_' + 'Zx9Kq2Lm8Nw4Rt6Yp1Vb3Hj5Gf7Dd0Ss2Aa4';
+
+it('an about naming no memory the caller sees is refused (404, nothing appended), and no refusal echoes a credential', async () => {
+  const head = s.state.store!.log.head().seq;
+  for (const about of ['m-nothing', `ev1:acme:memory:${GHP}`, GHP, `ev1:other:memory:${GHP}`]) {
+    const r = await as('alice', 'POST', '/v1/notices', { to: ['carol'], text: 'about nothing', about });
+    expect(r.status, about).toBe(about.startsWith('ev1:other') ? 400 : 404);
+    expect(JSON.stringify(r.body), about).not.toContain(GHP);
+  }
+  expect(s.state.store!.log.head().seq).toBe(head);
+  const org = await as('admin', 'POST', '/v1/org', { action: 'member_join', member: GHP, space: 'eng' });
+  expect(org.status).toBeGreaterThanOrEqual(400);
+  expect(JSON.stringify(org.body)).not.toContain(GHP);
+  expect(JSON.stringify(org.body)).toContain('⟦secret:github-token⟧');
+}, 30_000);
+
 it('a notice about a memory: sealed, textless once it is forgotten, gone with its sign-off note once it is purged', async () => {
   const sent = await as('alice', 'POST', '/v1/notices', { to: ['carol'], text: 'noticewordsecret about the plan', about: 'm-alice-eng' });
   expect(sent.status).toBe(200);

@@ -26,6 +26,7 @@ import { spacesSeenBy, type Org } from '../knowledge/org.js';
 import type { AppendInput } from '../events/index.js';
 import type { Access } from '../access.js';
 import type { KiokuStore } from '../store.js';
+import { orgCallerIn } from './audience.js';
 
 export { ackSchema, inboxQuerySchema, notifySchema };
 export type { InboxItem, OutboxItem };
@@ -153,7 +154,7 @@ export async function notify(store: KiokuStore, ns: string, input: z.output<type
   await caughtUp(store);
   requireRecipients(orgOf(store, ns), [{ to: input.to, field: 'to' }], 'notify');
   const from = callerMember(store, ns, access, 'notify');
-  const about = input.about !== undefined ? aboutKey(input.about, ns) : undefined;
+  const about = input.about !== undefined ? visibleMemory(store, aboutKey(input.about, ns), access) : undefined;
   const draft: NoticeDraft = { to: input.to, kind: input.kind, text: input.text, field: 'to', ...(about ? { evidence_key: about } : {}) };
   const notices = store.projections.views.notices.of(ns);
   const events = decideNotices(notices, ns, from, [draft]);
@@ -161,6 +162,18 @@ export async function notify(store: KiokuStore, ns: string, input: z.output<type
   const ids = decideNotices({}, ns, from, [draft]).map((e) => (e.data as { notice_id: string }).notice_id);
   await append(store, events, actor);
   return { notice_ids: ids, sent: events.length };
+}
+
+/**
+ * The memory a note is about: one the caller sees and not forgotten, else refused as not found (an
+ * `about` naming nothing was stored as given, credential included: issue 33). The refusal never
+ * echoes the value.
+ */
+function visibleMemory(store: KiokuStore, key: string, access: Access): string {
+  const entry = store.projections.views.records.get(key);
+  if (entry === undefined || entry.layer !== 'memory' || entry.status === 'forgotten' || !canSee(entry, orgCallerIn(store, entry.ns, access)))
+    throw new KiokuError('KIOKU_NOT_FOUND', 'notify: about: no memory by that name that you can see; nothing was written', { details: { field: 'about' } });
+  return key;
 }
 
 function aboutKey(about: string, ns: string): string {

@@ -68,6 +68,7 @@ export const NAME_FIELDS: Readonly<Record<string, readonly TextPath[]>> = {
   'org.space_moved': ['space', 'parent'],
   'org.member_added': ['member', 'tokens[]'],
   'org.member_joined': ['member', 'space'],
+  'notice.sent': ['evidence_key'],
 };
 
 /**
