@@ -6,13 +6,19 @@ import { hash as oneShotHash } from 'node:crypto';
 import type { EventData, LogRecord } from '../src/events/index.js';
 import { canonicalDigest, type Projection } from './projection.js';
 
-export interface SessionState {
+/** Who holds a session or a turn in an org (issue 34): its member, or for a token acting as no member its actor (`<door>:<token name>`). */
+export interface Holder {
+  owner?: string;
+  actor?: string;
+}
+
+export interface SessionState extends Holder {
   ns: string;
   agent: string;
   opened_at: number;
 }
 
-export interface TurnState {
+export interface TurnState extends Holder {
   ns: string;
   session_id: string;
   query: string;
@@ -40,6 +46,11 @@ export function sessionKey(ns: string, sessionId: string): string {
   return `${ns}\u0000${sessionId}`;
 }
 
+/** The holder a session or turn event names: its owner member, else the actor that appended it. */
+function holderOf(owner: string | undefined, actor: string): Holder {
+  return owner !== undefined ? { owner } : { actor };
+}
+
 export function completionHash(answer: string, toolData: unknown): string {
   return oneShotHash('sha256', JSON.stringify([answer, toolData ?? null]), 'hex');
 }
@@ -48,7 +59,8 @@ export class TurnsProjection implements Projection {
   readonly name = 'turns';
   // v2: sessions filed by namespace and id (a v1 snapshot is discarded and the projection refolded)
   // v3 (issue 33): forgotten and purged traces keep no query
-  readonly version = 3;
+  // v4 (issue 34): sessions and turns keep who holds them (owner, actor)
+  readonly version = 4;
   // Maps, not objects keyed by id (a rebuild files every turn); snapshots keep the object form.
   private sessions = new Map<string, SessionState>();
   private turns = new Map<string, TurnState>();
@@ -58,12 +70,20 @@ export class TurnsProjection implements Projection {
       case 'session.opened': {
         const d = record.data as EventData<'session.opened'>;
         const key = sessionKey(record.ns, d.session_id);
-        if (!this.sessions.has(key)) this.sessions.set(key, { ns: record.ns, agent: d.agent, opened_at: record.ts });
+        if (!this.sessions.has(key)) this.sessions.set(key, { ns: record.ns, agent: d.agent, opened_at: record.ts, ...holderOf(d.owner, record.actor) });
         return;
       }
       case 'turn.started': {
         const d = record.data as EventData<'turn.started'>;
-        this.turns.set(d.turn_id, { ns: record.ns, session_id: d.session_id, query: d.query, started_at: record.ts, delivered: [], seqs: [record.seq] });
+        this.turns.set(d.turn_id, {
+          ns: record.ns,
+          session_id: d.session_id,
+          query: d.query,
+          started_at: record.ts,
+          delivered: [],
+          seqs: [record.seq],
+          ...holderOf(d.owner, record.actor),
+        });
         return;
       }
       case 'recall.performed':

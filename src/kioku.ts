@@ -50,7 +50,7 @@ import {
   type RelationsAnswer,
 } from '../projections/records/queries.js';
 import { importItems, type ImportItemsAnswer } from './knowledge/import-items.js';
-import { canSee, decideAudience, requireActor, requireOwner } from './knowledge/audience.js';
+import { canSee, decideAudience, requireActor, requireOwner, writerOf } from './knowledge/audience.js';
 import { orgCallerIn, ownedWrites, recordVisible, requireWritable, visibleIn, visibleKey } from './api/audience.js';
 import { assetIn, documentIn, relationsIn, sourceIn } from './api/sources.js';
 import { findItems, fetchEvidence, listPage, namespaceStats, relatedItems, usageOf, type StatsAnswer } from './api/items.js';
@@ -489,13 +489,13 @@ export class LocalKioku implements Kioku {
   logEpisode(input: EpisodeInput, access: Access = {}): Promise<{ episode_id: string }> {
     const { namespace, ...rest } = parseInput(wire.episode, input ?? {}, 'log episode');
     const ns = namespaceOf(namespace, access);
-    return this.knowledge.logEpisodeParsed({ ...rest, ns }, orgCallerIn(this.store, ns, access)?.member?.name);
+    return this.knowledge.logEpisodeParsed({ ...rest, ns }, writerOf(orgCallerIn(this.store, ns, access), 'log episode'));
   }
 
   registerAsset(input: AssetInput, access: Access = {}): Promise<AssetRegisteredAnswer> {
     const { namespace, ...rest } = parseInput(wire.asset, input ?? {}, 'register asset');
     const ns = namespaceOf(namespace, access);
-    return this.knowledge.registerAssetParsed({ ...rest, ns }, orgCallerIn(this.store, ns, access)?.member?.name);
+    return this.knowledge.registerAssetParsed({ ...rest, ns }, writerOf(orgCallerIn(this.store, ns, access), 'register asset'));
   }
 
   async asset(id: string, input: AssetQueryInput, access: Access = {}): Promise<AssetAnswer> {

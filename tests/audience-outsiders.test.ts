@@ -6,7 +6,8 @@
 // related, stats), on one real server with an auth file, then the library in process.
 //
 // Tree: acme ─┬─ eng (alice)   alice writes A-own, A-eng {spaces:[eng]}, A-org {org:true}
-//             └─ sales (bob)   the stranger token (no member) writes S-note: it has no owner
+//             └─ sales (bob)   the local owner writes S-note: it has no owner (the stranger token, no
+//                              member, may not write once an org exists: tests/attack-session4)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HashedEmbedder } from '../src/embed/index.js';
 import { openKioku } from '../src/kioku.js';
@@ -40,6 +41,16 @@ let server: TestServer | undefined;
 const call = (who: Who, method: string, path: string, body?: unknown) => (server as TestServer).call(method, path, body, TOKENS[who]);
 
 beforeAll(async () => {
+  // S-note has no owner: the local owner writes it (a token acting as no member may not write in an org)
+  const local = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), judge: new LocalJudge() });
+  try {
+    await local.writeMemories({
+      namespace: 'team',
+      memories: [{ id: 'S-note', kind: 'decision', text: 'The warehouse migration plan S-note: move the cold storage racks on Friday.', entities: ['Warehouse'] }],
+    });
+  } finally {
+    await local.close();
+  }
   server = await startTestServer({
     dir: dir.path,
     tokens: {
@@ -68,7 +79,6 @@ beforeAll(async () => {
   expect((await write('alice', 'A-own')).status).toBe(200);
   expect((await write('alice', 'A-eng', { spaces: ['eng'] })).status).toBe(200);
   expect((await write('alice', 'A-org', { org: true })).status).toBe(200);
-  expect((await write('stranger', 'S-note')).status).toBe(200);
 }, 60_000);
 
 afterAll(async () => {

@@ -53,8 +53,9 @@ export function ownedWrites<M extends { owner?: string | undefined; audience?: A
 ): M[] {
   const caller = orgCallerIn(store, ns, access);
   return memories.map((m, i) => {
-    const owner = decideOwner(m.owner, caller, `memories.${i}.owner`, 'write memories');
+    // the audience first: a token acting as no member that widens one is told that (then, that it may not write)
     const audience = decideAudience(m.audience, caller, `memories.${i}.audience`, 'write memories');
+    const owner = decideOwner(m.owner, caller, `memories.${i}.owner`, 'write memories');
     return { ...m, ...(owner !== undefined ? { owner } : {}), ...(audience !== undefined ? { audience } : {}) };
   });
 }

@@ -116,7 +116,7 @@ export function pipelineJobs(store: KiokuStore, ns: string, input: PipelineJobsI
 
 /** Everything recorded for one turn; another namespace's turn answers as a missing one (404 alike), never 403. */
 export async function artifacts(store: KiokuStore, traceId: string, access: Access): Promise<ArtifactsAnswer> {
-  const turn = visibleTurn(store.projections.views.turns, traceId, access);
+  const turn = visibleTurn(store.projections.views, traceId, access);
   // another member's turn answers as a missing one (the one audience policy, issue 34)
   const trace = store.projections.views.records.get(evidenceKey({ ns: turn.ns, layer: 'trace', id: traceId }));
   if (trace && !canSee(trace, orgCaller(store.projections.views.org.org(turn.ns), access.principal, access.orgAdmin === true)))

@@ -44,6 +44,8 @@ export const eventSchemas = {
     agent: z.string().min(1).max(200),
     client: z.string().max(200).optional(),
     cwd: z.string().max(4_096).optional(),
+    /** in an org (issue 34): the member who opened it; only that member starts turns in it */
+    owner: z.string().min(1).max(200).optional(),
   }),
   'turn.started': z.strictObject({
     turn_id: id,

@@ -12,7 +12,7 @@
 // seed: audience arguments are refused in local mode); every item is visible, as before.
 import { z } from 'zod';
 import { KiokuError } from '../errors.js';
-import { orgName } from '../events/index.js';
+import { DEFAULT_NAMESPACE, orgName } from '../events/index.js';
 import { isOrg, memberByToken, memberSubtree, spacesSeenBy, type Org, type OrgMember } from './org.js';
 
 /** The one audience entry single-user Kioku accepts: the caller, who owns every memory. */
@@ -88,10 +88,19 @@ export function actsAs(actor: string, caller: OrgCaller): boolean {
   return colon > 0 && caller.member !== undefined && caller.member.tokens.includes(actor.slice(colon + 1));
 }
 
-/** What the audience policy reads of an item. */
+/** What the audience policy reads of an item (`ns`: its namespace, named when it is not found). */
 export interface Audienced {
   owner?: string | undefined;
   audience?: readonly string[] | undefined;
+  ns?: string | undefined;
+}
+
+/**
+ * The one "not found" of an item: a missing item and one the caller may not see get this same
+ * answer (message, code and details), so the answer tells nothing of what is hidden (issue 34).
+ */
+export function notFoundItem(noun: string, id: string, ns: string | undefined, field = 'id'): KiokuError {
+  return new KiokuError('KIOKU_NOT_FOUND', `no ${noun} "${id}" in namespace ${ns ?? DEFAULT_NAMESPACE}`, { details: { field, id } });
 }
 
 /**
@@ -149,9 +158,23 @@ export function decideAudience(input: AudienceInput | undefined, caller: OrgCall
   return [...new Set(out)];
 }
 
-/** The owner recorded for a write: the writer's member in an org; a request naming another owner is refused. */
+/**
+ * The member a write is recorded for (memories, episodes, assets): none without an org or for the
+ * local owner; in an org, a token acting as no member is refused (KIOKU_FORBIDDEN): what it wrote
+ * would be nobody's — shown to every member, and removable by none but an admin (issue 34).
+ */
+export function writerOf(caller: OrgCaller | undefined, what: string): string | undefined {
+  if (caller === undefined || caller.all) return undefined;
+  if (caller.member === undefined)
+    throw new KiokuError('KIOKU_FORBIDDEN', `${what}: this token acts as no member of the namespace's org: map this token to a member (kioku org member add) before it writes`, {
+      details: { field: 'token' },
+    });
+  return caller.member.name;
+}
+
+/** The owner recorded for a write: the writer's member in an org (a token acting as no member is refused); a request naming another owner is refused. */
 export function decideOwner(asked: string | undefined, caller: OrgCaller | undefined, field: string, what: string): string | undefined {
-  if (caller === undefined || caller.member === undefined) return asked;
+  if (writerOf(caller, what) === undefined || caller?.member === undefined) return asked;
   if (asked !== undefined && asked !== caller.member.name)
     throw new KiokuError('KIOKU_AUDIENCE_REFUSED', `${what}: ${field}: "${asked.slice(0, 80)}" is not you: what you write is yours (${caller.member.name})`, {
       details: { field, value: asked.slice(0, 200) },
@@ -162,7 +185,7 @@ export function decideOwner(asked: string | undefined, caller: OrgCaller | undef
 /** Only its owner changes who sees an item (the local owner may change any): one the caller cannot see is not found. */
 export function requireOwner(item: (Audienced & { key: string }) | undefined, caller: OrgCaller | undefined, what: string, id: string): void {
   if (caller === undefined || item === undefined || caller.all) return;
-  if (!canSee(item, caller)) throw new KiokuError('KIOKU_NOT_FOUND', `${what}: no memory "${id}"`, { details: { field: 'id', id } });
+  if (!canSee(item, caller)) throw notFoundItem('memory', id, item.ns);
   if (item.owner === undefined || item.owner !== caller.member?.name)
     throw new KiokuError('KIOKU_FORBIDDEN', `${what}: memory "${id}" is ${item.owner ?? "the namespace's"}, not yours: only its owner changes who sees it`, {
       details: { field: 'id', id, ...(item.owner !== undefined ? { owner: item.owner } : {}) },
@@ -179,8 +202,7 @@ export function requireOwner(item: (Audienced & { key: string }) | undefined, ca
 export function requireActor(items: readonly Audienced[], caller: OrgCaller | undefined, what: string, noun: string, target: string): void {
   if (caller === undefined || caller.all || caller.admin === true) return;
   const seen = items.filter((i) => canSee(i, caller));
-  if (seen.length < items.length && (seen.length === 0 || noun !== 'session'))
-    throw new KiokuError('KIOKU_NOT_FOUND', `${what}: no ${noun} "${target}"`, { details: { field: 'id', id: target } });
+  if (seen.length < items.length && (seen.length === 0 || noun !== 'session')) throw notFoundItem(noun, target, items[0]?.ns);
   const notMine = (i: Audienced): boolean => i.owner === undefined || i.owner !== caller.member?.name;
   if (!items.some(notMine)) return;
   // named only when the caller may see it: a hidden item's owner is not told

@@ -14,7 +14,7 @@ import { memoryEntities } from './fold.js';
 import { documentSections, splitDocument, type DocumentSection } from './sections.js';
 import { sectionSuccession } from './succession.js';
 import { parseInput } from './validate.js';
-import { audienceEntries, audienceInputSchema, requireStoredAudience } from './audience.js';
+import { audienceEntries, audienceInputSchema, notFoundItem, requireStoredAudience } from './audience.js';
 import { recipientsSchema } from './notices.js';
 import type { RecordEntry } from './item.js';
 import type { KnowledgeReadModel, KnowledgeRecords } from './read-model.js';
@@ -421,7 +421,7 @@ export class Knowledge {
   private forgetItem(p: z.output<typeof forgetSchema> & { layer: Exclude<ForgettableLayer, 'memory'>; actor?: string }): Promise<{ id: string; forgotten: boolean }> {
     return this.exclusive(async () => {
       const entry = this.records.get(evidenceKey({ ns: p.ns, layer: p.layer, id: p.id }));
-      if (!entry) throw new KiokuError('KIOKU_NOT_FOUND', `no ${p.layer} "${p.id}" in namespace ${p.ns}`, { details: { field: 'id', id: p.id } });
+      if (!entry) throw notFoundItem(p.layer, p.id, p.ns);
       if (entry.status === 'forgotten') return { id: p.id, forgotten: false };
       await this.commit([{ type: 'item.forgotten', ns: p.ns, ...(p.actor ? { actor: p.actor } : {}), data: { layer: p.layer, id: p.id, ...(p.reason ? { reason: p.reason } : {}) } }]);
       return { id: p.id, forgotten: true };
@@ -608,7 +608,7 @@ export class Knowledge {
 
   private requireMemory(ns: string, id: string, field: string): RecordEntry {
     const entry = this.records.get(evidenceKey({ ns, layer: 'memory', id }));
-    if (!entry) throw new KiokuError('KIOKU_NOT_FOUND', `no memory "${id}" in namespace ${ns}`, { details: { field, id } });
+    if (!entry) throw notFoundItem('memory', id, ns, field);
     return entry;
   }
 

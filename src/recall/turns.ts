@@ -3,9 +3,10 @@
 // it used — a lexical proxy, reported as such).
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { completionHash, type TurnState, type TurnsProjection } from '../../projections/turns.js';
+import type { OrgProjection } from '../../projections/org.js';
+import { completionHash, type Holder, type SessionState, type TurnState, type TurnsProjection } from '../../projections/turns.js';
 import { mayUseNamespace, namespaceOf, type Access } from '../access.js';
-import { orgCaller } from '../knowledge/audience.js';
+import { actsAs, orgCaller, type OrgCaller } from '../knowledge/audience.js';
 import { KiokuError } from '../errors.js';
 import { DEFAULT_NAMESPACE, namespaceSchema } from '../events/index.js';
 import { itemIdSchema } from '../knowledge/evidence.js';
@@ -33,9 +34,11 @@ export async function openSession(core: RecallCore, input: unknown, context: Rec
   const p = parseInput(openSessionSchema, input, 'open session');
   const ns = namespaceOf(p.namespace, context);
   const sessionId = p.session_id ?? newId('s');
-  // a session id is the namespace's own: another namespace's session of that id is not this one
-  if (core.projections.views.turns.session(ns, sessionId)) return { session_id: sessionId, namespace: ns };
-  const { seq } = await core.log.append({ type: 'session.opened', ns, actor: context.actor ?? 'recall', data: { session_id: sessionId, agent: p.agent } });
+  // a session id is the namespace's own: another namespace's session of that id is not this one;
+  // in an org it is its opener's too: another member's session of that id is not found (issue 34)
+  if (visibleSession(core.projections.views, ns, sessionId, context)) return { session_id: sessionId, namespace: ns };
+  const owner = ownerOfTurn(core, ns, context);
+  const { seq } = await core.log.append({ type: 'session.opened', ns, actor: context.actor ?? 'recall', data: { session_id: sessionId, agent: p.agent, ...owner } });
   await core.projections.waitFor(seq);
   return { session_id: sessionId, namespace: ns };
 }
@@ -52,8 +55,7 @@ function ownerOfTurn(core: RecallCore, ns: string, context: RecallContext): { ow
 export async function startTurn(core: RecallCore, input: unknown, context: RecallContext = {}): Promise<{ turn_id: string } & RecallPacket> {
   const p = parseInput(startTurnSchema, input, 'start turn');
   const ns = namespaceOf(p.namespace, context);
-  if (!core.projections.views.turns.session(ns, p.session_id))
-    throw new KiokuError('KIOKU_NOT_FOUND', `no session ${p.session_id}; open one first`, { details: { field: 'session_id' } });
+  if (!visibleSession(core.projections.views, ns, p.session_id, context, 'strict')) throw noSession(p.session_id);
   const turnId = newId('t');
   const dialogue = boundConversation(p.conversation ?? []);
   const fingerprint = conversationFingerprint(dialogue);
@@ -96,7 +98,7 @@ export async function completeTurn(
   context: RecallContext = {},
 ): Promise<{ turn_id: string; delivery_outcomes: { evidence_key: string; term_overlap: number }[] }> {
   const p = parseInput(completeTurnSchema, input, 'complete turn');
-  const turn = visibleTurn(core.projections.views.turns, turnId, context);
+  const turn = visibleTurn(core.projections.views, turnId, context);
   const hash = completionHash(p.answer, p.tool_data);
   if (turn.completed) {
     if (turn.completed === hash) return { turn_id: turnId, delivery_outcomes: turn.delivery_outcomes ?? [] };
@@ -119,13 +121,50 @@ export async function completeTurn(
   return { turn_id: turnId, delivery_outcomes: outcomes };
 }
 
+/** What the turn rules read of the views. */
+export interface TurnViews {
+  turns: TurnsProjection;
+  org: OrgProjection;
+}
+
 /**
- * A turn the caller may see. Another namespace's turn is answered exactly as a missing one (same
- * status, code, message and details): a different answer would tell that the id exists elsewhere.
+ * Whether a session or turn is this caller's (issue 34): without an org, or for the local owner,
+ * every one; in an org, one a member opened is that member's alone (an org admin included: admin
+ * forgets and purges, it does not act in another's session), and one a token acting as no member
+ * opened is that token's (by its actor). One opened before the org is the local owner's.
  */
-export function visibleTurn(turns: TurnsProjection, turnId: string, access: Access): TurnState {
-  const turn = turns.turn(turnId);
-  if (!turn || !mayUseNamespace(access, turn.ns)) throw new KiokuError('KIOKU_NOT_FOUND', `no turn ${turnId}`, { details: { field: 'turn_id' } });
+export function holds(held: Holder, caller: OrgCaller | undefined, actor: string | undefined): boolean {
+  if (caller === undefined || caller.all) return true;
+  if (held.owner !== undefined) return held.owner === caller.member?.name;
+  // no owner: a token's acting as no member, or written before sessions named theirs (its actor's member)
+  return held.actor !== undefined && (caller.member === undefined ? held.actor === actor : actsAs(held.actor, caller));
+}
+
+const callerIn = (views: TurnViews, ns: string, access: Access): OrgCaller | undefined =>
+  orgCaller(views.org.org(ns), access.principal, access.orgAdmin === true);
+
+const noSession = (id: string): KiokuError => new KiokuError('KIOKU_NOT_FOUND', `no session ${id}; open one first`, { details: { field: 'session_id' } });
+
+/**
+ * The session `id` of namespace `ns` if it is the caller's. Opening (`mode` absent) an id another
+ * member holds is refused as not found; starting a turn (`strict`) in one answers as a missing one.
+ */
+function visibleSession(views: TurnViews, ns: string, id: string, access: Access, mode?: 'strict'): SessionState | undefined {
+  const session = views.turns.session(ns, id);
+  if (!session || holds(session, callerIn(views, ns, access), access.actor)) return session;
+  if (mode === 'strict') return undefined;
+  throw noSession(id);
+}
+
+/**
+ * A turn the caller may see. Another namespace's turn, and in an org another member's, is answered
+ * exactly as a missing one (same status, code, message and details): a different answer would tell
+ * that the id exists elsewhere.
+ */
+export function visibleTurn(views: TurnViews, turnId: string, access: Access): TurnState {
+  const turn = views.turns.turn(turnId);
+  if (!turn || !mayUseNamespace(access, turn.ns) || !holds(turn, callerIn(views, turn.ns, access), access.actor))
+    throw new KiokuError('KIOKU_NOT_FOUND', `no turn ${turnId}`, { details: { field: 'turn_id' } });
   return turn;
 }
 

@@ -1,0 +1,135 @@
+// The outside attack of session 4 on issue 34 (sessions, turns, not-found answers, callers outside
+// the org), each finding reproduced against a real server on a loopback port: spaces acme >
+// {eng, sales}; alice in eng, bob in sales, carol in eng; "stranger" is a token of the namespace
+// that maps to no member. Every check below failed before the fix.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './server-helpers.js';
+import { acmeChanges } from './support/acme-org.js';
+
+const TOKENS = {
+  admin: 'admin-token-session4-0001',
+  alice: 'alice-token-session4-0001',
+  bob: 'bob-token-session4-000001',
+  carol: 'carol-token-session4-0001',
+  stranger: 'stranger-token-session4-1',
+};
+type Who = keyof typeof TOKENS;
+type Answer = { status: number; body: Record<string, unknown> };
+
+let server: TestServer;
+let turn = '';
+const call = async (who: Who, method: string, path: string, body?: unknown) => (await server.call(method, path, body, TOKENS[who])) as Answer;
+const errorOf = (r: Answer) => (r.body['error'] ?? {}) as { code?: string; message?: string; details?: Record<string, unknown> };
+const eventsOf = async (who: Who, id: string) => ((await call(who, 'GET', `/v1/artifacts/${id}`)).body['events'] ?? []) as { type: string; data: Record<string, unknown> }[];
+
+beforeAll(async () => {
+  server = await startTestServer({
+    tokens: {
+      tokens: [
+        { name: 'admin', token: TOKENS.admin, namespace: 'team', scopes: ['memory:read', 'memory:write', 'org:admin'] },
+        { name: 'stranger', token: TOKENS.stranger, namespace: 'team', scopes: ['memory:read', 'memory:write'] },
+        ...(['alice', 'bob', 'carol'] as const).map((m) => ({ name: `${m}-laptop`, token: TOKENS[m], namespace: 'team', scopes: ['memory:read', 'memory:write'] })),
+      ],
+    },
+  });
+  for (const change of acmeChanges(['alice', 'bob', 'carol'], { alice: 'eng', bob: 'sales', carol: 'eng' }))
+    expect((await call('admin', 'POST', '/v1/org', change)).status).toBe(200);
+  const mem = { memories: [{ id: 'm-alice-1', kind: 'decision', text: 'The billing cutover runs in March.', session_id: 's-alice' }] };
+  expect((await call('alice', 'POST', '/v1/memories', mem)).status).toBe(200);
+  expect((await call('alice', 'POST', '/v1/sessions/open', { agent: 'attack', session_id: 's-alice' })).status).toBe(200);
+  const started = await call('alice', 'POST', '/v1/turns/start', { session_id: 's-alice', query: 'when does the billing cutover run?' });
+  expect(started.status).toBe(200);
+  turn = started.body['turn_id'] as string;
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe("1. another member's turn is not found: complete, artifacts", () => {
+  it.each(['bob', 'carol', 'stranger', 'admin'] as const)("%s cannot complete alice's turn nor read it: 404 exactly as a missing turn, nothing appended", async (who) => {
+    const missing = await call(who, 'POST', '/v1/turns/t-nothere-0/complete', { answer: 'x' });
+    const hidden = await call(who, 'POST', `/v1/turns/${turn}/complete`, { answer: `${who} was here` });
+    expect(hidden.status).toBe(404);
+    expect(errorOf(hidden)).toEqual({ ...errorOf(missing), message: (errorOf(missing).message ?? '').replace('t-nothere-0', turn) });
+    const artifacts = await call(who, 'GET', `/v1/artifacts/${turn}`);
+    expect(artifacts.status).toBe(404);
+    expect(errorOf(artifacts).code).toBe('KIOKU_NOT_FOUND');
+    expect((await eventsOf('alice', turn)).some((e) => e.type === 'turn.completed')).toBe(false);
+  });
+
+  it('alice completes her own turn', async () => {
+    expect((await call('alice', 'POST', `/v1/turns/${turn}/complete`, { answer: 'in March' })).status).toBe(200);
+    const completed = (await eventsOf('alice', turn)).filter((e) => e.type === 'turn.completed');
+    expect(completed.map((e) => e.data['answer'])).toEqual(['in March']);
+  });
+});
+
+describe("2. a session is its opener's: another member opening it or starting a turn in it gets 404", () => {
+  it.each(['bob', 'carol', 'stranger'] as const)("%s: sessions/open and turns/start on s-alice answer as a missing session", async (who) => {
+    const missing = await call(who, 'POST', '/v1/turns/start', { session_id: 's-nothere', query: 'billing cutover' });
+    const start = await call(who, 'POST', '/v1/turns/start', { session_id: 's-alice', query: 'billing cutover' });
+    expect(start.status).toBe(404);
+    expect(errorOf(start)).toEqual({ ...errorOf(missing), message: (errorOf(missing).message ?? '').replace('s-nothere', 's-alice') });
+    const open = await call(who, 'POST', '/v1/sessions/open', { agent: 'attack', session_id: 's-alice' });
+    expect(open.status).toBe(404);
+    expect(errorOf(open)).toEqual(errorOf(start));
+  });
+
+  it("alice purges her session (no other member's item got into it)", async () => {
+    const purge = await call('alice', 'POST', '/v1/purge', { scope: 'session', id: 's-alice' });
+    expect(purge.status).toBe(200);
+  });
+
+  it('the stranger opens and uses its own session; a member may not touch it', async () => {
+    expect((await call('stranger', 'POST', '/v1/sessions/open', { agent: 'attack', session_id: 's-str' })).status).toBe(200);
+    const t = await call('stranger', 'POST', '/v1/turns/start', { session_id: 's-str', query: 'billing' });
+    expect(t.status).toBe(200);
+    expect((await call('bob', 'POST', `/v1/turns/${t.body['turn_id'] as string}/complete`, { answer: 'bob' })).status).toBe(404);
+    expect((await call('bob', 'POST', '/v1/turns/start', { session_id: 's-str', query: 'billing' })).status).toBe(404);
+    expect((await call('stranger', 'POST', `/v1/turns/${t.body['turn_id'] as string}/complete`, { answer: 'mine' })).status).toBe(200);
+  });
+});
+
+describe('3. a hidden item and a missing one get the same 404', () => {
+  const same = (hidden: Answer, missing: Answer, id: string) => {
+    expect(hidden.status).toBe(404);
+    expect(missing.status).toBe(404);
+    expect(errorOf(hidden)).toEqual({
+      ...errorOf(missing),
+      message: (errorOf(missing).message ?? '').replace('m-nothere', id),
+      details: { ...errorOf(missing).details, id },
+    });
+  };
+  it('forget, purge, set audience and forgetting a trace', async () => {
+    const mem = { memories: [{ id: 'm-alice-2', kind: 'decision', text: 'The ledger freeze is on Friday.' }] };
+    expect((await call('alice', 'POST', '/v1/memories', mem)).status).toBe(200);
+    for (const [path, body] of [
+      ['/v1/memories/ID/forget', {}],
+      ['/v1/memories/ID/audience', { audience: { org: true } }],
+    ] as const)
+      same(await call('bob', 'POST', path.replace('ID', 'm-alice-2'), body), await call('bob', 'POST', path.replace('ID', 'm-nothere'), body), 'm-alice-2');
+    same(await call('bob', 'POST', '/v1/purge', { scope: 'memory', id: 'm-alice-2' }), await call('bob', 'POST', '/v1/purge', { scope: 'memory', id: 'm-nothere' }), 'm-alice-2');
+    expect((await call('alice', 'POST', '/v1/sessions/open', { agent: 'attack', session_id: 's-alice2' })).status).toBe(200);
+    const t2 = await call('alice', 'POST', '/v1/turns/start', { session_id: 's-alice2', query: 'ledger freeze' });
+    const traceKey = (id: string) => encodeURIComponent(`ev1:team:trace:${id}`);
+    const id = t2.body['turn_id'] as string;
+    const hidden = await call('bob', 'POST', `/v1/memories/${traceKey(id)}/forget`, {});
+    const missing = await call('bob', 'POST', `/v1/memories/${traceKey('t-nothere')}/forget`, {});
+    expect(hidden.status).toBe(404);
+    expect(errorOf(hidden)).toEqual({ ...errorOf(missing), message: (errorOf(missing).message ?? '').replace('t-nothere', id), details: { ...errorOf(missing).details, id } });
+  });
+});
+
+describe('4. a token acting as no member may not write in an org', () => {
+  it('its memory, episode and asset writes are refused (403, map the token to a member), nothing written', async () => {
+    const w = await call('stranger', 'POST', '/v1/memories', { memories: [{ id: 'm-str-1', kind: 'fact', text: 'The stranger note about billing.' }] });
+    expect(w.status).toBe(403);
+    expect(errorOf(w).code).toBe('KIOKU_FORBIDDEN');
+    expect(errorOf(w).message).toContain('map this token to a member');
+    expect((await call('alice', 'GET', `/v1/evidence/${encodeURIComponent('ev1:team:memory:m-str-1')}`)).status).toBe(404);
+    const asset = await call('stranger', 'POST', '/v1/assets', { id: 'str-asset', content: 'x', name: 'x.txt', description: 'the stranger asset' });
+    expect(asset.status).toBe(403);
+    expect(errorOf(asset).code).toBe('KIOKU_FORBIDDEN');
+  });
+});
