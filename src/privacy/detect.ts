@@ -74,27 +74,39 @@ function secretOf(m: RegExpExecArray): { start: number; value: string } | undefi
   return { start: m.index, value: m[0] };
 }
 
-/** Invisible characters that split a token without changing how it reads (zero-width space, joiners, word joiner, BOM, soft hyphen). */
-const INVISIBLE = /[\u200B-\u200D\u2060\uFEFF\u00AD]/g;
+/**
+ * What may hide a token without changing how it reads: format characters (\p{Cf}: zero-width space
+ * and joiners, LRM/RLM, word joiner, BOM, soft hyphen…) and U+180E, dropped; and compatibility forms
+ * (fullwidth ｇｈｐ＿…), read as their NFKC form.
+ */
+const DISGUISED = /[\p{Cf}\u180E]|[^\x00-\u3000]/u;
+const HIDDEN = /^[\p{Cf}\u180E]$/u;
 
 /**
  * Every secret the rules find, left to right, none overlapping (the more specific rule wins a tie).
- * A text with invisible characters is searched without them (ghp_ with a zero-width space inside is
- * still a token); each finding spans the original text, its value the token as it reads.
+ * A text with disguising characters is searched in a copy without them and NFKC-normalised (ghp_
+ * with a zero-width space or an LRM inside, or written in fullwidth letters, is still a token);
+ * each finding spans the original text, its value the token as it reads.
  */
 export function findSecrets(text: string): SecretFinding[] {
-  INVISIBLE.lastIndex = 0;
-  if (!INVISIBLE.test(text)) return findVisible(text);
-  const at: number[] = []; // offset in `text` of each character kept
+  if (!DISGUISED.test(text)) return findVisible(text);
+  const at: number[] = []; // offset in `text` of each character of the copy
   let visible = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if ((c >= 0x200b && c <= 0x200d) || c === 0x2060 || c === 0xfeff || c === 0xad) continue;
-    at.push(i);
-    visible += text[i];
+  for (let i = 0; i < text.length; ) {
+    const ch = String.fromCodePoint(text.codePointAt(i) as number);
+    if (!HIDDEN.test(ch)) {
+      const read = ch.normalize('NFKC');
+      for (let j = 0; j < read.length; j++) at.push(i);
+      visible += read;
+    }
+    i += ch.length;
   }
+  if (visible === text) return findVisible(text);
   at.push(text.length);
-  return findVisible(visible).map((f) => ({ ...f, start: at[f.start] as number, end: (at[f.end - 1] as number) + 1 }));
+  return findVisible(visible).map((f) => {
+    const last = at[f.end - 1] as number;
+    return { ...f, start: at[f.start] as number, end: last + String.fromCodePoint(text.codePointAt(last) as number).length };
+  });
 }
 
 function findVisible(text: string): SecretFinding[] {

@@ -107,6 +107,12 @@ const FORMAT_RULES: SecretRule[] = [
     pattern: /(?<=[A-Za-z][A-Za-z0-9+.-]{1,30})%3A%2F%2F(?:[A-Za-z0-9._~!$'()*+,;=-]|%(?!3A|40)[0-9A-F]{2}){0,200}%3A(?<value>(?:[A-Za-z0-9._~!$'()*+,;=-]|%(?!40)[0-9A-F]{2}){1,200})%40(?=[A-Za-z0-9])/gid,
     accept: (value) => !isTemplate(decodeURIComponentSafe(value)),
   },
+  {
+    kind: 'url-password', hints: ['%253a%252f%252f'], lowerCase: true,
+    // URL-encoded twice (a connection string in a query string inside another): every % is %25
+    pattern: /(?<=[A-Za-z][A-Za-z0-9+.-]{1,30})%253A%252F%252F(?:[A-Za-z0-9._~!$'()*+,;=-]|%25(?!3A|40)[0-9A-F]{2}){0,200}%253A(?<value>(?:[A-Za-z0-9._~!$'()*+,;=-]|%25(?!40)[0-9A-F]{2}){1,200})%2540(?=[A-Za-z0-9])/gid,
+    accept: (value) => !isTemplate(decodeURIComponentSafe(decodeURIComponentSafe(value))),
+  },
   // an AWS secret access key with no label, beside the access key id it belongs to (a pasted pair,
   // a credentials.csv line): 40 base64 characters of mixed case and digits (a commit id is hex)
   {
@@ -148,7 +154,7 @@ const PASSWORD_LABEL = String.raw`(?:password|passwd|passphrase|pwd|pass)`;
 const API_KEY_LABEL = String.raw`(?:api[_-]?key|apikey|access[_-]?key(?:[_-]?id)?|secret[_-]?key|private[_-]?key|auth[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key)`;
 const SECRET_LABEL = String.raw`(?:secret|client[_-]?secret|credentials?)`;
 const TOKEN_LABEL = String.raw`(?:token|access[_-]?token|auth[_-]?token|refresh[_-]?token|session[_-]?token|bot[_-]?token)`;
-const CJK_PASSWORD = '(?:密码|口令|登录密码|支付密码)';
+const CJK_PASSWORD = '(?:密码|密碼|口令|登录密码|登入密碼|支付密码|パスワード)';
 const CJK_KEY = '(?:密钥|秘钥|私钥)';
 const CJK_TOKEN = '(?:令牌)';
 
@@ -179,7 +185,7 @@ export function assignmentKind(match: RegExpExecArray): SecretKind {
 
 function cjkAssignment(label: string): RegExp {
   // 密码是 x, 密码：x, and the prose of a changed one: 密码就是 / 改成了 / 设为 x
-  return new RegExp(`${label}[^\\S\\n]{0,2}(?:就是|改成了?|改为|改為|换成了?|設置為|设置为|设为|設為|[:：=]|是|为|為)?[^\\S\\n]{0,2}${VALUE}`, 'gd');
+  return new RegExp(`${label}[^\\S\\n]{0,2}(?:就是|改成了?|改为|改為|换成了?|設置為|设置为|设为|設為|[:：=]|是|为|為|は)?[^\\S\\n]{0,2}${VALUE}`, 'gd');
 }
 
 /**
@@ -195,7 +201,7 @@ const PROSE_PASSWORD = new RegExp(
 /** Assignment rules: a label the text gives the value (`password=`, `"api_key": "…"`, `密码：…`). */
 const ASSIGNMENT_RULES: SecretRule[] = [
   { kind: 'token', hints: ['pass', 'pwd', 'secret', 'key', 'token', 'credential'], lowerCase: true, pattern: ASSIGNMENT, kindOf: assignmentKind, accept: (v, m) => acceptAssigned(v, m, assignmentKind(m) === 'password' ? 4 : 8) },
-  { kind: 'password', hints: ['密码', '口令'], pattern: cjkAssignment(CJK_PASSWORD), accept: (v, m) => acceptAssigned(v, m, 4) },
+  { kind: 'password', hints: ['密码', '密碼', '口令', 'パスワード'], pattern: cjkAssignment(CJK_PASSWORD), accept: (v, m) => acceptAssigned(v, m, 4) },
   { kind: 'api-key', hints: ['钥'], pattern: cjkAssignment(CJK_KEY), accept: (v, m) => acceptAssigned(v, m, 8) },
   { kind: 'token', hints: ['令牌'], pattern: cjkAssignment(CJK_TOKEN), accept: (v, m) => acceptAssigned(v, m, 8) },
   { kind: 'password', hints: ['pass'], lowerCase: true, pattern: PROSE_PASSWORD, accept: (v, m) => acceptAssigned(v, m, 6) },
@@ -211,8 +217,11 @@ export function assignedValue(match: RegExpExecArray): { value: string; quoted: 
   if (quoted !== undefined) return { value: quoted, quoted: true };
   const bare = g['bare'];
   if (bare === undefined) return undefined;
-  // Password=x;Database=y (ADO), ?password=x&user=y (a URL query), 密码是abc123，然后… (Chinese prose)
-  const cut = bare.split(/[;&，。；、！？]|\p{Script=Han}/u)[0] ?? '';
+  // Password=x;Database=y (ADO) and ?password=x&user=y (a URL query) end at ; or & after an `=`;
+  // after `is`, `:` or in prose the whole word is the value (Tr0ub4dor&3horse); 密码是abc123，然后… ends at Chinese prose
+  const start = match.indices?.groups?.['bare']?.[0] ?? match.index;
+  const keyed = /=\s*$/.test(match.input.slice(match.index, start));
+  const cut = bare.split(keyed ? /[;&，。；、！？]|\p{Script=Han}/u : /[，。；、！？]|\p{Script=Han}|\p{Script=Hiragana}/u)[0] ?? '';
   return { value: cut.replace(/[.,;:)\]}，。；：）】]+$/u, ''), quoted: false };
 }
 
