@@ -79,8 +79,12 @@ function secretOf(m: RegExpExecArray): { start: number; value: string } | undefi
  * and joiners, LRM/RLM, word joiner, BOM, soft hyphen…) and U+180E, dropped; and compatibility forms
  * (fullwidth ｇｈｐ＿…), read as their NFKC form.
  */
-const DISGUISED = /[\p{Cf}\u180E]|[^\x00-\u3000]/u;
+// fullwidth letters, digits, _ and - and the mathematical alphanumerics only: fullwidth punctuation
+// (，：。) is what Chinese prose is written with, and the rules read it as it is
+const COMPAT = String.raw`\uFF0D\uFF10-\uFF19\uFF21-\uFF3A\uFF3F\uFF41-\uFF5A\u{1D400}-\u{1D7FF}`;
+const DISGUISED = new RegExp(`[\\p{Cf}\\u180E${COMPAT}]`, 'u');
 const HIDDEN = /^[\p{Cf}\u180E]$/u;
+const COMPATIBLE = new RegExp(`^[${COMPAT}]$`, 'u');
 
 /**
  * Every secret the rules find, left to right, none overlapping (the more specific rule wins a tie).
@@ -95,7 +99,7 @@ export function findSecrets(text: string): SecretFinding[] {
   for (let i = 0; i < text.length; ) {
     const ch = String.fromCodePoint(text.codePointAt(i) as number);
     if (!HIDDEN.test(ch)) {
-      const read = ch.normalize('NFKC');
+      const read = COMPATIBLE.test(ch) ? ch.normalize('NFKC') : ch;
       for (let j = 0; j < read.length; j++) at.push(i);
       visible += read;
     }
