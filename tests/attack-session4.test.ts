@@ -56,6 +56,9 @@ describe("1. another member's turn is not found: complete, artifacts", () => {
     expect(artifacts.status).toBe(404);
     expect(errorOf(artifacts).code).toBe('KIOKU_NOT_FOUND');
     expect((await eventsOf('alice', turn)).some((e) => e.type === 'turn.completed')).toBe(false);
+    const replayed = await call(who, 'POST', '/v1/replay', {});
+    expect(replayed.status).toBe(200);
+    expect(JSON.stringify(replayed.body)).not.toContain(turn);
   });
 
   it('alice completes her own turn', async () => {
