@@ -64,6 +64,10 @@ it('an about naming no memory the caller sees is refused (404, nothing appended)
     expect(r.status, about).toBe(about.startsWith('ev1:other') ? 400 : 404);
     expect(JSON.stringify(r.body), about).not.toContain(GHP);
   }
+  // NUL in a short note is refused like a malformed field: a notice of NUL alone, a forget reason holding one
+  expect((await as('alice', 'POST', '/v1/notices', { to: ['carol'], text: '\u0000' })).status).toBe(400);
+  expect((await as('alice', 'POST', '/v1/memories/m-alice-eng/forget', { reason: 'no\u0000reason' })).status).toBe(400);
+  expect((await as('alice', 'POST', '/v1/purge', { scope: 'memory', id: 'm-alice-eng', reason: '\u0000' })).status).toBe(400);
   expect(s.state.store!.log.head().seq).toBe(head);
   const org = await as('admin', 'POST', '/v1/org', { action: 'member_join', member: GHP, space: 'eng' });
   expect(org.status).toBeGreaterThanOrEqual(400);

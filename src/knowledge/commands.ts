@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { isKiokuError, KiokuError } from '../errors.js';
 import { DEFAULT_NAMESPACE, MESSAGE_ROLES, namespaceSchema, type AppendInput, type EventType } from '../events/index.js';
 import type { EventStore } from '../log/index.js';
-import { contentHash, evidenceKey, fingerprint, itemIdSchema, type Layer } from './evidence.js';
+import { contentHash, evidenceKey, fingerprint, itemIdSchema, noteText, type Layer } from './evidence.js';
 import { AssetPolicy } from './asset-policy.js';
 import { ASSET_UPLOAD_MAX, readOpened, storeUpload, UPLOAD_NAME } from './asset-files.js';
 import { isCardMetadataHeading, parseFrontMatter, relatedCardIds, splitSections } from './markdown.js';
@@ -72,7 +72,7 @@ const noteSchema = z.strictObject({
 });
 
 /** Forget a memory (tombstone it). */
-export const forgetSchema = z.strictObject({ ns, id: itemIdSchema, reason: z.string().max(2_000).optional() });
+export const forgetSchema = z.strictObject({ ns, id: itemIdSchema, reason: noteText(2_000).optional() });
 /** `head_id` supersedes each of `superseded_ids`. */
 export const supersedeSchema = z.strictObject({
   ns,

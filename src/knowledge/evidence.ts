@@ -33,6 +33,16 @@ export const itemIdSchema = z
   .refine((id) => !/[\u0000-\u001f\u007f]/.test(id), 'an id may not contain control characters')
   .refine((id) => !hasLoneSurrogate(id), 'an id may not contain lone surrogates (a string cut inside a character)');
 
+/**
+ * A short note a person writes (a notice's text, a sign-off note, a forget or purge reason): NUL
+ * has no place in one, and a note of NUL alone passed the non-empty check (issue 33).
+ */
+export const noteText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((t) => !t.includes('\u0000'), 'may not contain NUL (U+0000)');
+
 /** Characters the key syntax reserves in an id: the section mark, the separator, whitespace. */
 const RESERVED_IN_KEY = /[\s:#]/u;
 

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { KiokuError } from '../errors.js';
 import { orgName, type AppendInput, type EventData, type LogRecord } from '../events/index.js';
 import { PURGED_TEXT } from '../privacy/index.js';
+import { noteText } from './evidence.js';
 
 export const NOTICE_EVENT_TYPES = ['notice.sent', 'notice.arrived', 'notice.acked'] as const;
 /** what else the fold reads: a forgotten memory's notices show no text, a purge drops it (issue 33) */
@@ -32,7 +33,7 @@ export const recipientsSchema = z.array(orgName).min(1).max(NOTICE_RECIPIENTS_MA
 /** A note to members, not tied to a write (the notify tool, POST /v1/notices). */
 export const notifySchema = z.strictObject({
   to: recipientsSchema,
-  text: z.string().trim().min(1).max(NOTICE_TEXT_MAX),
+  text: noteText(NOTICE_TEXT_MAX).trim().min(1),
   kind: z.enum(NOTICE_KINDS).default('note'),
   /** the memory it is about, if any (an evidence key or a memory id) */
   about: z.string().min(1).max(8_192).optional(),
@@ -41,7 +42,7 @@ export const notifySchema = z.strictObject({
 /** What inbox lists: what waits (default), or everything received. */
 export const inboxQuerySchema = z.strictObject({ include_acked: z.boolean().optional() });
 
-export const ackSchema = z.strictObject({ note: z.string().trim().min(1).max(NOTICE_TEXT_MAX).optional() });
+export const ackSchema = z.strictObject({ note: noteText(NOTICE_TEXT_MAX).trim().min(1).optional() });
 
 export interface NoticeRecipient {
   member: string;

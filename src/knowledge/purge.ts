@@ -12,7 +12,7 @@ import { KiokuError } from '../errors.js';
 import { notFoundItem } from './audience.js';
 import type { EventStore } from '../log/index.js';
 import { unitMatcher, type SealKeyStore } from '../privacy/index.js';
-import { evidenceKey, itemIdSchema } from './evidence.js';
+import { evidenceKey, itemIdSchema, noteText } from './evidence.js';
 import type { RecordEntry } from './item.js';
 import type { KnowledgeRecords } from './read-model.js';
 
@@ -23,7 +23,7 @@ export const purgeSchema = z.strictObject({
   scope: z.enum(PURGE_SCOPES),
   /** the memory's or the session's id (not for a namespace: the call's own is purged) */
   id: itemIdSchema.optional(),
-  reason: z.string().max(2_000).optional(),
+  reason: noteText(2_000).optional(),
 });
 
 export interface PurgeAnswer {
