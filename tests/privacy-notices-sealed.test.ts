@@ -96,6 +96,10 @@ it('a notice about a memory: sealed, textless once it is forgotten, gone with it
   expect(after).not.toContain('noticewordsecret');
   expect(after).not.toContain('acknoteword');
   expect(after).toContain('text_purged');
+  // replay reads the sealed event: no text, no note, and says why
+  const replay = JSON.stringify((await as('alice', 'POST', '/v1/replay', {})).body);
+  expect(replay).toContain('text_forgotten'); // forgotten before it was purged
+  for (const gone of ['noticewordsecret', 'acknoteword', '⟦purged⟧']) expect(replay).not.toContain(gone);
   for (const word of ['noticewordsecret', 'acknoteword']) expect(holding(word), word).toEqual([]);
   expect(keyUnits()).not.toContain('memory:acme:m-alice-eng');
   expect(keyUnits()).not.toContain(`notice:acme:${id}`);

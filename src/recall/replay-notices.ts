@@ -5,6 +5,7 @@
 // the audience policy); a notice about a memory forgotten since shows no text, as everywhere.
 import type { EventData, LogRecord } from '../events/index.js';
 import { NOTICE_EVENT_TYPES, type Notice, type NoticeKind } from '../knowledge/notices.js';
+import { PURGED_TEXT } from '../privacy/index.js';
 
 export { NOTICE_EVENT_TYPES };
 
@@ -23,6 +24,8 @@ export interface ReplayedNotice {
   /** what it said (sent); absent when that memory has been forgotten since */
   text?: string;
   text_forgotten?: true;
+  /** its key was purged (issue 33): the text reads as nothing here */
+  text_purged?: true;
   /** the recipient's note when signing off */
   note?: string;
 }
@@ -63,7 +66,7 @@ export function noticeLines(r: LogRecord, reader: NoticeReader, sentInSpan: Map<
         to: [...d.to],
         kind: d.kind,
         ...(d.evidence_key !== undefined ? { evidence_key: d.evidence_key } : {}),
-        ...(gone ? { text_forgotten: true as const } : { text: d.text }),
+        ...(gone ? { text_forgotten: true as const } : d.text === PURGED_TEXT ? { text_purged: true as const } : { text: d.text }),
       },
     ];
   }
@@ -84,7 +87,7 @@ export function noticeLines(r: LogRecord, reader: NoticeReader, sentInSpan: Map<
   }
   if (r.type === 'notice.acked') {
     const d = r.data as EventData<'notice.acked'>;
-    return line(d.notice_id, d.member, { event: 'acked', ...(d.note !== undefined ? { note: d.note } : {}) });
+    return line(d.notice_id, d.member, { event: 'acked', ...(d.note !== undefined && d.note !== PURGED_TEXT ? { note: d.note } : {}) });
   }
   return [];
 }
