@@ -1,4 +1,4 @@
-// npm run bench:recall -- --records 100000 [--json] [--turns 300] [--no-model] [--org [--members 50] [--spaces 20]] [--graph-weight W]
+// npm run bench:recall -- --records 100000 [--json] [--turns 300] [--no-model] [--org [--members 50] [--spaces 20]] [--graph-weight W] [--sealing [--rounds 3]]
 // --graph-weight (issue 35): the graph channel's weight for the turns (default 0, the shipped default: the channel does not run).
 // --org (issue 34): the namespace is an org of --members members in a tree of --spaces spaces; the
 // records are owned by its members with audiences mixed (own only, a space, the org), and the turns
@@ -33,8 +33,17 @@ const { values } = parseArgs({
     members: { type: 'string', default: '50' },
     spaces: { type: 'string', default: '20' },
     'graph-weight': { type: 'string', default: '0' },
+    sealing: { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '3' },
   },
 });
+if (values.sealing) {
+  // issue 33: sealed and plain turns in one run (child processes, alternating): recall-sealing.ts
+  const { recallSealingBench } = await import('./recall-sealing.js');
+  const args = ['--records', values.records, '--turns', values.turns, ...(values['no-model'] ? ['--no-model'] : [])];
+  recallSealingBench({ args, rounds: Number(values.rounds), json: values.json });
+  process.exit(0);
+}
 const ORG = values.org ? { members: Number(values.members), spaces: Number(values.spaces) } : undefined;
 const RECORDS = Number(values.records);
 const TURNS = Number(values.turns);
