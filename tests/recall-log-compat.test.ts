@@ -28,7 +28,10 @@ afterAll(() => dir.cleanup());
  */
 function fromTheLog(answers: unknown): unknown {
   const ruleBound = new Set(['rules', 'after', 'changed_turns']);
-  return JSON.parse(JSON.stringify(answers), (k, v: unknown) => (ruleBound.has(k) ? undefined : v));
+  // replay lists the span's notices since issue 34; a v1 log holds none, so today's answer has an
+  // empty list where the old code had no field (a notice found there would still fail)
+  const addedEmpty = (k: string, v: unknown): boolean => k === 'notices' && Array.isArray(v) && v.length === 0;
+  return JSON.parse(JSON.stringify(answers), (k, v: unknown) => (ruleBound.has(k) || addedEmpty(k, v) ? undefined : v));
 }
 
 it('replay, report cold, report delivery and usage answer on a v1 recall log as the code that wrote it did', async () => {
