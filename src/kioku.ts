@@ -49,7 +49,7 @@ import {
   type RelatedAnswer,
   type RelationsAnswer,
 } from '../projections/records/queries.js';
-import { importItems, type ImportItemsAnswer } from './knowledge/import-items.js';
+import { importItems, type ImportedMemory, type ImportItemsAnswer } from './knowledge/import-items.js';
 import { canSee, decideAudience, requireActor, requireOwner, writerOf } from './knowledge/audience.js';
 import { orgCallerIn, ownedWrites, recordVisible, requireWritable, visibleIn, visibleKey } from './api/audience.js';
 import { assetIn, documentIn, relationsIn, sourceIn } from './api/sources.js';
@@ -569,10 +569,14 @@ export class LocalKioku implements Kioku {
 
   async importItems(input: ImportItemsInput, access: Access = {}): Promise<ImportItemsAnswer> {
     const { namespace, ...rest } = parseInput(wire.importItems, input ?? {}, 'import items');
-    return importItems(
-      { knowledge: this.knowledge, store: this.store, actor: access.actor ?? this.options.actor ?? 'kioku' },
-      { ...rest, ns: namespaceOf(namespace, access) },
-    );
+    const ns = namespaceOf(namespace, access);
+    // the same write rules as write memories (issue 34): in an org, owner and audience are decided
+    // for the caller, a token acting as no member may not write, an id another member holds is taken
+    const admitMemories = (memories: ImportedMemory[]): ImportedMemory[] => {
+      requireWritable(this.store, memories.map((m) => ({ id: m.id, supersede_ids: m.supersede_ids ?? [] })), ns, access);
+      return ownedWrites(this.store, memories, ns, access);
+    };
+    return importItems({ knowledge: this.knowledge, store: this.store, actor: access.actor ?? this.options.actor ?? 'kioku', admitMemories }, { ...rest, ns });
   }
 
   async revealSecret(input: RevealSecretInput, access: Access = {}): Promise<RevealedSecret> {

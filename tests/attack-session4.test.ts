@@ -136,3 +136,33 @@ describe('4. a token acting as no member may not write in an org', () => {
     expect(errorOf(asset).code).toBe('KIOKU_FORBIDDEN');
   });
 });
+
+describe('5. importing items follows the same write rules as writing memories (review of session 4)', () => {
+  const headOf = async () => ((await call('admin', 'GET', '/v1/log/stats')).body['head'] as { seq?: number } | undefined)?.seq;
+
+  it('a token acting as no member may not import memories: 403, nothing written', async () => {
+    const before = await headOf();
+    const r = await call('stranger', 'POST', '/v1/import/items', { items: [{ type: 'memory', id: 'm-str-import', kind: 'fact', text: 'The stranger imported note.' }] });
+    expect(r.status).toBe(403);
+    expect(errorOf(r).code).toBe('KIOKU_FORBIDDEN');
+    expect(await headOf()).toBe(before);
+    expect((await call('alice', 'GET', `/v1/evidence/${encodeURIComponent('ev1:team:memory:m-str-import')}`)).status).toBe(404);
+  });
+
+  it("a member may not import a memory as another member's, nor widen it past its subtree: refused, nothing written", async () => {
+    const before = await headOf();
+    const asAlice = await call('bob', 'POST', '/v1/import/items', { items: [{ type: 'memory', id: 'm-bob-as-alice', kind: 'fact', text: 'Bob writes as alice.', owner: 'alice' }] });
+    expect(asAlice.status).toBeGreaterThanOrEqual(400);
+    expect(asAlice.status).toBeLessThan(500);
+    const wide = await call('bob', 'POST', '/v1/import/items', { items: [{ type: 'memory', id: 'm-bob-eng', kind: 'fact', text: 'Bob shares with eng.', audience: { spaces: ['eng'] } }] });
+    expect(errorOf(wide).code).toBe('KIOKU_AUDIENCE_REFUSED');
+    expect(await headOf()).toBe(before);
+  });
+
+  it("a member's own import is owned by that member and private by default", async () => {
+    const r = await call('bob', 'POST', '/v1/import/items', { items: [{ type: 'memory', id: 'm-bob-import', kind: 'fact', text: 'Bob imported his own note.' }] });
+    expect(r.status).toBe(200);
+    expect((await call('bob', 'GET', `/v1/evidence/${encodeURIComponent('ev1:team:memory:m-bob-import')}`)).body).toMatchObject({ owner: 'bob' });
+    expect((await call('alice', 'GET', `/v1/evidence/${encodeURIComponent('ev1:team:memory:m-bob-import')}`)).status).toBe(404);
+  });
+});

@@ -67,8 +67,17 @@ function documentEvent(ns: string, item: Extract<ExportedItem, { type: 'card' | 
  * against projections caught up to the head, appended with that head expected on the knowledge
  * stream: another writer's knowledge in between means deciding again).
  */
+/** A memory line of an import, as written (before the memory schema's defaults). */
+export type ImportedMemory = z.input<typeof memoryInputSchema>;
+
 export async function importItems(
-  target: { knowledge: Knowledge; store: KnowledgeStore; actor: string },
+  target: {
+    knowledge: Knowledge;
+    store: KnowledgeStore;
+    actor: string;
+    /** the door's write rules for memories (owner, audience, ids another member holds): may refuse */
+    admitMemories?: (memories: ImportedMemory[]) => ImportedMemory[];
+  },
   input: { ns: string; items: readonly ExportedItem[] },
 ): Promise<ImportItemsAnswer> {
   const { ns } = input;
@@ -88,7 +97,8 @@ export async function importItems(
   // other text, an id twice), and it lands whole or not at all; documents appended before it
   // would stay in the log behind a refused batch
   if (memories.length) {
-    const result = await target.knowledge.writeMemories({ ns, memories });
+    const admitted = target.admitMemories ? target.admitMemories(memories) : memories;
+    const result = await target.knowledge.writeMemories({ ns, memories: admitted });
     written.memory += result.written.length;
     unchanged += memories.length - result.written.length;
   }
