@@ -166,3 +166,22 @@ describe('5. importing items follows the same write rules as writing memories (r
     expect((await call('alice', 'GET', `/v1/evidence/${encodeURIComponent('ev1:team:memory:m-bob-import')}`)).status).toBe(404);
   });
 });
+
+describe("6. recall with another member's session id lends no dialogue (review of session 4)", () => {
+  it("bob's recall naming alice's session gets none of her turns as dialogue; alice's own does", async () => {
+    expect((await call('alice', 'POST', '/v1/sessions/open', { agent: 'attack', session_id: 's-alice-dialogue' })).status).toBe(200);
+    const started = await call('alice', 'POST', '/v1/turns/start', { session_id: 's-alice-dialogue', query: 'who approves the zanzibar vendor contract renewal?' });
+    expect(started.status).toBe(200);
+    const done = await call('alice', 'POST', `/v1/turns/${started.body['turn_id'] as string}/complete`, { answer: 'The zanzibar renewal is approved by finance.' });
+    expect(done.status).toBe(200);
+    const queriesOf = (r: Answer) => JSON.stringify(r.body['queries'] ?? []);
+    const own = await call('alice', 'POST', '/v1/recall', { query: 'and when is it due?', session_id: 's-alice-dialogue' });
+    expect(own.status).toBe(200);
+    expect(queriesOf(own)).toContain('zanzibar'); // the dialogue reaches the holder's queries: the check below can fail
+    for (const who of ['bob', 'stranger'] as const) {
+      const other = await call(who, 'POST', '/v1/recall', { query: 'and when is it due?', session_id: 's-alice-dialogue' });
+      expect(other.status).toBe(200);
+      expect(queriesOf(other)).not.toContain('zanzibar');
+    }
+  });
+});

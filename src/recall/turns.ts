@@ -3,10 +3,8 @@
 // it used — a lexical proxy, reported as such).
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { OrgProjection } from '../../projections/org.js';
-import { completionHash, type Holder, type SessionState, type TurnState, type TurnsProjection } from '../../projections/turns.js';
+import { completionHash, type SessionState, type TurnState } from '../../projections/turns.js';
 import { mayUseNamespace, namespaceOf, type Access } from '../access.js';
-import { actsAs, orgCaller, type OrgCaller } from '../knowledge/audience.js';
 import { KiokuError } from '../errors.js';
 import { DEFAULT_NAMESPACE, namespaceSchema } from '../events/index.js';
 import { itemIdSchema } from '../knowledge/evidence.js';
@@ -17,6 +15,8 @@ import { excerpt } from './delivery.js';
 import type { RecallPacket } from './packet.js';
 import { recallParsed, type RecallContext, type RecallCore } from './pipeline.js';
 import { recallRequestSchema } from './request.js';
+import { orgCaller } from '../knowledge/audience.js';
+import { callerIn, holds, type TurnViews } from './session-holder.js';
 
 const newId = (prefix: string): string => `${prefix}-${Date.now().toString(36)}-${randomBytes(5).toString('hex')}`;
 
@@ -121,27 +121,6 @@ export async function completeTurn(
   return { turn_id: turnId, delivery_outcomes: outcomes };
 }
 
-/** What the turn rules read of the views. */
-export interface TurnViews {
-  turns: TurnsProjection;
-  org: OrgProjection;
-}
-
-/**
- * Whether a session or turn is this caller's (issue 34): without an org, or for the local owner,
- * every one; in an org, one a member opened is that member's alone (an org admin included: admin
- * forgets and purges, it does not act in another's session), and one a token acting as no member
- * opened is that token's (by its actor). One opened before the org is the local owner's.
- */
-export function holds(held: Holder, caller: OrgCaller | undefined, actor: string | undefined): boolean {
-  if (caller === undefined || caller.all) return true;
-  if (held.owner !== undefined) return held.owner === caller.member?.name;
-  // no owner: a token's acting as no member, or written before sessions named theirs (its actor's member)
-  return held.actor !== undefined && (caller.member === undefined ? held.actor === actor : actsAs(held.actor, caller));
-}
-
-const callerIn = (views: TurnViews, ns: string, access: Access): OrgCaller | undefined =>
-  orgCaller(views.org.org(ns), access.principal, access.orgAdmin === true);
 
 const noSession = (id: string): KiokuError => new KiokuError('KIOKU_NOT_FOUND', `no session ${id}; open one first`, { details: { field: 'session_id' } });
 

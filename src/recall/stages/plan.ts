@@ -9,6 +9,7 @@ import { boundConversation, conversationFingerprint, isTopicChange, planQueries,
 import type { RecallContext, RecallCore } from '../core.js';
 import { enabledLayers, type ParsedRecallRequest } from '../request.js';
 import { sessionDialogue } from '../session-dialogue.js';
+import { heldSession } from '../session-holder.js';
 
 export interface RecallPlan {
   request: ParsedRecallRequest;
@@ -43,12 +44,13 @@ export interface BoundDialogue {
   fingerprint: string;
 }
 
-export function planRecall(core: RecallCore, request: ParsedRecallRequest, ns: string, _context: RecallContext, bound?: BoundDialogue): RecallPlan {
+export function planRecall(core: RecallCore, request: ParsedRecallRequest, ns: string, context: RecallContext, bound?: BoundDialogue): RecallPlan {
   // a client that sends no dialogue (HTTP without a transcript, MCP tools) gets its session's
-  // completed turns since the last compaction instead, bounded the same way
+  // completed turns since the last compaction instead, bounded the same way — only from a session
+  // the caller holds (issue 34: another member's session lends no dialogue, as a missing one)
   const sent = request.conversation ?? [];
   const received =
-    sent.length === 0 && request.session_id
+    sent.length === 0 && request.session_id && heldSession(core.projections.views, ns, request.session_id, context)
       ? sessionDialogue(core.projections.views, ns, request.session_id, request.context_since ? Date.parse(request.context_since) : -Infinity)
       : (bound?.messages ?? boundConversation(sent));
   // an explicit change of subject drops the dialogue before it from queries and judge
