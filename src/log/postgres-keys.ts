@@ -49,7 +49,10 @@ export class PostgresKeyStore implements SealKeyStore {
   private readonly doomed = new Set<string>();
   /** the highest row id read from the table */
   private lastId = 0;
-  /** a key was dropped since the last group's writes were checked */
+  /**
+   * a key was ever dropped here: from then on every group's writes are checked, since a write
+   * sealed before a drop may reach a later group than the one committing when the drop was learnt
+   */
   private dropped = false;
 
   constructor(
@@ -163,11 +166,10 @@ export class PostgresKeyStore implements SealKeyStore {
 
   /**
    * The refusal each write of `group` gets because it was sealed with a key a purge deleted since
-   * (undefined for a write that may go on). Only looked at after a key was dropped.
+   * (undefined for a write that may go on). Only looked at once a key was dropped.
    */
   staleWrites(group: readonly (readonly ValidatedEvent[])[]): (KiokuError | undefined)[] {
     if (!this.dropped) return group.map(() => undefined);
-    this.dropped = false;
     return group.map((events) => {
       const lost = events.flatMap((e) => kidsIn(e.data)).filter((kid) => !this.byKid.has(kid));
       if (lost.length === 0) return undefined;
