@@ -71,3 +71,31 @@ describe('mayUseNamespace', () => {
     expect(mayUseNamespace({ namespaces: [] }, 'team')).toBe(false);
   });
 });
+
+describe('who a Caller says the caller is', () => {
+  const admin: Principal = { name: 'ops', namespace: 'team', scopes: new Set(['memory:read', 'org:admin']), anonymous: false };
+
+  it('names a token and marks an org admin, at the door and on the HTTP access alike', async () => {
+    const { callerAccess } = await import('../src/server/context.js');
+    const request = (principal: Principal) => ({ principal }) as Parameters<typeof callerAccess>[0];
+    const plain = resolveCaller(token, undefined, 'memory:read');
+    expect(plain.principal).toBe('ci');
+    expect(plain.orgAdmin).toBeUndefined();
+    expect(callerAccess(request(token))).toEqual({ namespaces: ['team'], actor: 'http:ci', principal: 'ci' });
+    const ops = resolveCaller(admin, undefined, 'memory:read');
+    expect(ops.principal).toBe('ops');
+    expect(ops.orgAdmin).toBe(true);
+    expect(callerAccess(request(admin))).toEqual({ namespaces: ['team'], actor: 'http:ops', principal: 'ops', orgAdmin: true });
+    const service: Principal = { ...token, scopes: new Set(['memory:read', 'service:read']) };
+    expect(callerAccess(request(service))).toEqual({ namespaces: ['team'], actor: 'http:ci', principal: 'ci', service: true });
+  });
+
+  it('names no one for the anonymous local user, who holds every scope but is no org admin', async () => {
+    const { callerAccess } = await import('../src/server/context.js');
+    const anonymous = resolveCaller(ANONYMOUS, undefined, 'memory:read');
+    expect(anonymous.principal).toBeUndefined();
+    expect(anonymous.orgAdmin).toBeUndefined();
+    expect(ANONYMOUS.scopes.has('org:admin')).toBe(true);
+    expect(callerAccess({ principal: ANONYMOUS } as Parameters<typeof callerAccess>[0])).toEqual({});
+  });
+});
