@@ -53,7 +53,7 @@ export interface RunnerOptions {
    */
   restoreFilesInBackground?: boolean;
   /**
-   * Fold the projections a worker thread can build (keyword, records: see
+   * Fold the projections a worker thread can build (keyword, records, graph: see
    * projections/worker-fold/registry.ts) on one when at least this many events are to be folded
    * from genesis — a rebuild, or a first open without snapshots — while this thread folds the
    * rest (default 20,000; Infinity: never). Below it a worker's start-up costs more than it saves.

@@ -1,5 +1,5 @@
-// A rebuild folds keyword and records on a worker thread (projections/worker-fold/) while the
-// runner folds the rest. What it hands back must be exactly what one thread would have built:
+// A rebuild folds keyword, records and graph on a worker thread (projections/worker-fold/) while
+// the runner folds the rest. What it hands back must be exactly what one thread would have built:
 // the same digests, the same snapshot bytes, the same answers, and the same place to go on from;
 // a worker that dies costs time, never state; a projection that throws there fails as it would here.
 import { rmSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { memoryEvent, tempDir } from './helpers.js';
 
 const ONE_THREAD: OpenKiokuOptions = { foldOnWorkerFrom: Infinity };
 const TWO_THREADS: OpenKiokuOptions = { foldOnWorkerFrom: 1 };
-const FOLDED_THERE = ['keyword', 'records'];
+const FOLDED_THERE = ['keyword', 'records', 'graph'];
 
 /** the bench's turn mix, with cards, a wiki, supersedes, forgets and removals among it */
 function library(): AppendInput[] {
@@ -55,6 +55,8 @@ interface Built {
   status: unknown[];
   states: Record<string, string>;
   hits: unknown;
+  /** the graph's answers: items naming an entity, and the namespace's size */
+  graph: { naming: string[]; size: number };
   warnings: string[];
 }
 
@@ -82,6 +84,7 @@ async function rebuilt(options: OpenKiokuOptions, names?: string[]): Promise<Bui
       status: store.projections.status(),
       states: Object.fromEntries(FOLDED_THERE.map((name) => [name, stateOf(readSnapshotFile(snapshots, name))])),
       hits: store.projections.views.keyword.search('rollback migration 回滚', { namespaces: ['private', 'team'], limit: 5 }),
+      graph: { naming: [...store.projections.views.graph.itemsNaming('private', 'scripts/rollback.sh')].sort(), size: store.projections.views.graph.size('private') },
       warnings,
     };
   } finally {
@@ -98,6 +101,8 @@ it('a rebuild on two threads ends in the very state, snapshot bytes and answers 
   expect(two.states).toEqual(one.states);
   expect(two.hits).toEqual(one.hits);
   expect((one.hits as unknown[]).length).toBeGreaterThan(0);
+  expect(two.graph).toEqual(one.graph);
+  expect(one.graph.naming.length).toBeGreaterThan(10);
   // only the worker's projections: nothing decodes the records here, their types are peeked
   const alone = await rebuilt(TWO_THREADS, FOLDED_THERE);
   expect(alone.warnings).toEqual([]);
@@ -130,7 +135,8 @@ it('goes on from a two-thread fold as from a one-thread one: later writes, then 
 it('folds on this thread instead when the worker dies, and says so', async () => {
   const one = await rebuilt(ONE_THREAD);
   const dies = await rebuilt({ ...TWO_THREADS, foldWorker: { script: pathToFileURL(join(import.meta.dirname, 'fixtures', 'fold-worker-exits.mjs')) } });
-  expect(dies.warnings.join('\n')).toMatch(/fold worker stopped: it exited with code 3; folding records, keyword on this thread/);
+  // the worker's projections in the runner's order (graph joined records and keyword on the worker, issue 35)
+  expect(dies.warnings.join('\n')).toMatch(/fold worker stopped: it exited with code 3; folding records, keyword, graph on this thread/);
   expect(dies.digests).toEqual(one.digests);
   expect(dies.states).toEqual(one.states);
   const missing = await rebuilt({ ...TWO_THREADS, foldWorker: { script: pathToFileURL(join(dir.path, 'no-such-worker.mjs')) } });
