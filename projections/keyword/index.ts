@@ -60,7 +60,8 @@ export { searchableText };
 
 export class KeywordProjection implements Projection {
   readonly name = 'keyword';
-  readonly version = 1;
+  /** v2: tokens hold an identifier's words beside it ("hookTimeout" → hook, timeout), so a v1 snapshot is refolded from the log */
+  readonly version = 2;
   /** it only folds knowledge */
   readonly types = FOLDED_TYPES;
   private readonly fold = new KnowledgeFold();

@@ -23,7 +23,8 @@ export function nameTerms(utterance: string): string[] {
     const sentenceStart = before === '' || /[.!?。！？:\n]$/u.test(before);
     const capital = /[A-Z]/.test(word.slice(1)) || (/^[A-Z]/.test(word) && !sentenceStart);
     if (word.length < 3 || !(cjk || capital)) continue;
-    const tokens = tokenize(word);
+    // the name itself, not its words ("GraphQL" is one name, not "graph" and "ql")
+    const tokens = tokenize(word, { identifierParts: false });
     if (tokens.length !== 1) continue;
     const t = tokens[0] as string;
     if (!out.includes(t)) out.push(t);

@@ -1,15 +1,17 @@
 // Tokens for the keyword lanes: lower-cased Latin words with light stemming, and
 // CJK character bigrams (a lone CJK character stays a unigram). Stop words dropped.
+// An identifier written in camelCase or PascalCase also gives its words ("hookTimeout" →
+// hooktimeout, hook, timeout): docs name options that way, questions ask "hook timeout".
 import { remembered } from './remembered.js';
-import { isAscii, lowerNfkc } from './script.js';
+import { isAscii } from './script.js';
 import { CHINESE_STOP_CHARS, isEnglishStopWord } from './stopwords.js';
 
 // A CJK run, or a run of other letters/digits (CJK subtracted, so "2013年" splits into "2013" and "年").
 const TOKEN =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|[[\p{L}\p{N}]--[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]]+(?:[._'\-][[\p{L}\p{N}]--[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]]+)*/gv;
 const CJK_RUN = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/v;
-// TOKEN on ASCII text is /[a-z0-9]+(?:[._'-][a-z0-9]+)*/ (NFKC leaves ASCII as it is; lower-cased, its
-// letters and digits are a-z, 0-9), scanned by asciiRuns below.
+// TOKEN on ASCII text is /[a-zA-Z0-9]+(?:[._'-][a-zA-Z0-9]+)*/ (NFKC leaves ASCII as it is; its
+// letters and digits are a-z, A-Z, 0-9), scanned by asciiRuns below.
 
 /**
  * Light English stemming: plural and common verb endings only, so "deploys",
@@ -41,51 +43,132 @@ function undouble(stem: string): string {
 export interface TokenizeOptions {
   /** keep stop words (used for phrase-level checks); default false */
   keepStopWords?: boolean;
+  /**
+   * the words of a camelCase / PascalCase identifier as extra tokens after the whole one
+   * (default true); off where the tokens feed something fixed, like the hashed test embedder's vectors
+   */
+  identifierParts?: boolean;
 }
 
 /** All keyword tokens of a text, in order, duplicates kept (term frequency matters). */
 export function tokenize(text: string, options: TokenizeOptions = {}): string[] {
   const out: string[] = [];
-  const ascii = isAscii(text);
-  const lower = lowerNfkc(text, ascii);
   const keepStop = options.keepStopWords ?? false;
-  if (ascii) {
-    asciiRuns(lower, (run, joined) => pushWord(run, joined, out, keepStop));
+  const parts = options.identifierParts ?? true;
+  if (isAscii(text)) {
+    // NFKC leaves ASCII as it is (and was a tenth of a rebuild's fingerprints)
+    asciiRuns(text, text.toLowerCase(), parts, (run, joined, written) => pushWord(run, joined, written, out, keepStop));
     return out;
   }
+  const nfkc = text.normalize('NFKC');
+  const lower = nfkc.toLowerCase();
+  // the runs as written, to find an identifier's words; only while lower-casing keeps every index (it lengthens İ)
+  const cased = parts && nfkc !== lower && nfkc.length === lower.length ? nfkc : undefined;
   for (const match of lower.matchAll(TOKEN)) {
     const run = match[0];
     if (CJK_RUN.test(run)) pushCjk(run, out, keepStop);
-    else pushWord(run, SEPARATOR.test(run), out, keepStop);
+    else {
+      const end = match.index + run.length;
+      const written = cased && innerCapital(cased, lower, match.index + 1, end) ? cased.slice(match.index, end) : undefined;
+      pushWord(run, SEPARATOR.test(run), written, out, keepStop);
+    }
   }
   return out;
 }
 
-/** A run of letters and digits (`joined`: with . _ ' - inside it), as tokens. */
-function pushWord(run: string, joined: boolean, out: string[], keepStop: boolean): void {
+/** A character of `cased` in [from, to) that lower-casing changed: a capital after the run's first character (no string made). */
+function innerCapital(cased: string, lower: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (cased.charCodeAt(i) !== lower.charCodeAt(i)) return true;
+  return false;
+}
+
+/**
+ * A run of letters and digits (`joined`: with . _ ' - inside it), as tokens; `written` is the
+ * run as written when it may hold an identifier's inner capital (undefined: it holds none).
+ */
+function pushWord(run: string, joined: boolean, written: string | undefined, out: string[], keepStop: boolean): void {
   if (!joined) {
     // one word (most runs): no split, no whole-run copy
     if (keepStop || !isEnglishStopWord(run)) out.push(stemmed(run));
+    if (written !== undefined) pushIdentifierWords(written, run, 0, run.length, out, keepStop);
     return;
   }
-  for (const part of run.split(/[._'-]/)) {
+  let at = 0; // where `part` starts in the run (and in `written`): each separator is one character
+  for (const part of run.split(SEPARATOR)) {
+    const from = at;
+    at += part.length + 1;
     if (part.length === 0) continue;
-    if (!keepStop && isEnglishStopWord(part)) continue;
-    out.push(stemmed(part));
+    if (keepStop || !isEnglishStopWord(part)) out.push(stemmed(part));
+    if (written !== undefined) pushIdentifierWords(written, run, from, from + part.length, out, keepStop);
   }
   // keep dotted/dashed identifiers whole as well ("rollback.sh", "v2-branch")
   if (/[._-]/.test(run)) out.push(run);
 }
 
+/** 1 for an upper-case letter, -1 for a lower-case one, 0 for anything else (digits, caseless letters). */
+function caseAt(word: string, i: number): number {
+  const c = word.charCodeAt(i);
+  if (c < 128) return c >= 65 && c <= 90 ? 1 : c >= 97 && c <= 122 ? -1 : 0;
+  const ch = word[i] as string;
+  if (ch.toLowerCase() !== ch) return 1;
+  return ch.toUpperCase() !== ch ? -1 : 0;
+}
+
+/**
+ * Where a word of an identifier starts: a capital after a small letter or digit ("hook|Timeout",
+ * "v2|Config"), or the last capital of a run of them when two small letters follow
+ * ("HTML|Parser"; "IDs", "URLs" stay one word).
+ */
+function startsWord(word: string, i: number, end: number, here: number, before: number): boolean {
+  if (here !== 1) return false;
+  if (before !== 1) return true;
+  return i + 2 < end && caseAt(word, i + 1) === -1 && caseAt(word, i + 2) === -1;
+}
+
+/**
+ * The words of the identifier `written[start, end)` (camelCase / PascalCase), cut from `lower` (the
+ * same characters lower-cased) and stemmed; nothing for a single word.
+ */
+function pushIdentifierWords(written: string, lower: string, start: number, end: number, out: string[], keepStop: boolean): void {
+  let from = start;
+  let before = caseAt(written, start);
+  for (let i = start + 1; i < end; i++) {
+    const here = caseAt(written, i);
+    if (startsWord(written, i, end, here, before)) {
+      pushPart(lower.slice(from, i), out, keepStop);
+      from = i;
+    }
+    before = here;
+  }
+  if (from > start) pushPart(lower.slice(from, end), out, keepStop);
+}
+
+function pushPart(part: string, out: string[], keepStop: boolean): void {
+  if (keepStop || !isEnglishStopWord(part)) out.push(stemmed(part));
+}
+
 const isAsciiAlnum = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57); // a-z 0-9 (text is lower-cased)
 const isJoiner = (c: number): boolean => c === 46 || c === 95 || c === 39 || c === 45; // . _ ' -
 
+const INNER_CAPITAL = /[A-Za-z0-9][A-Z]/g;
+
+/** The first capital at or after `from + 1` that follows a letter or digit, or the text's length. */
+function innerCapitalFrom(text: string, from: number): number {
+  INNER_CAPITAL.lastIndex = from;
+  const m = INNER_CAPITAL.exec(text);
+  return m ? m.index + 1 : text.length;
+}
+
 /**
- * TOKEN's runs in lower-cased ASCII text, scanned by hand: a regex iterator made a match
- * array per token (a third of what a rebuild allocated), this makes only the run's string.
+ * TOKEN's runs in lower-cased ASCII text, scanned by hand: a regex iterator made a match array
+ * per token (a third of what a rebuild allocated), this makes only the run's string and, for the
+ * few runs with a capital after their first character in `text`, the run as written.
  */
-function asciiRuns(lower: string, visit: (run: string, joined: boolean) => void): void {
+function asciiRuns(text: string, lower: string, parts: boolean, visit: (run: string, joined: boolean, written: string | undefined) => void): void {
   const n = lower.length;
+  // where the next capital after a letter or digit is (n: none), found by one native scan per capital, not per character
+  const cased = parts && text !== lower;
+  let capital = -1;
   let i = 0;
   while (i < n) {
     if (!isAsciiAlnum(lower.charCodeAt(i))) {
@@ -104,7 +187,8 @@ function asciiRuns(lower: string, visit: (run: string, joined: boolean) => void)
       }
       break;
     }
-    visit(lower.slice(start, i), joined);
+    if (cased && capital < start) capital = innerCapitalFrom(text, start);
+    visit(lower.slice(start, i), joined, cased && capital < i ? text.slice(start, i) : undefined);
   }
 }
 
