@@ -13,7 +13,7 @@ import { coverageUnits, unitCoverage } from '../src/recall/judge/coverage.js';
 import { nameTerms } from '../src/recall/names.js';
 import { matchedTerms, utteranceTerms } from '../src/recall/terms.js';
 import { passageFor } from '../src/text/passage.js';
-import { tokenize } from '../src/text/index.js';
+import { queryTokens, tokenize } from '../src/text/index.js';
 import { memoryStore, tempDir } from './helpers.js';
 
 const TABLE: [string, string[]][] = [
@@ -48,14 +48,15 @@ describe('tokenize: identifier words', () => {
     expect(tokenize('toBe', { keepStopWords: true })).toEqual(['tobe', 'to', 'be']);
   });
 
-  it('gives only the whole identifier with identifierParts off (the hashed embedder, names)', () => {
+  it('gives only the whole identifier with identifierParts off (the hashed embedder, names) and in a question (queryTokens)', () => {
+    expect(queryTokens('When are we moving search to OpenSearch?')).toEqual(['mov', 'search', 'opensearch']);
     expect(tokenize('vi.useFakeTimers and hookTimeout', { identifierParts: false })).toEqual(['vi', 'usefaketimer', 'vi.usefaketimers', 'hooktimeout']);
     expect(tokenize('hookTimeout ©', { identifierParts: false })).toEqual(['hooktimeout']);
   });
 });
 
 describe('the query side reads the same tokens', () => {
-  it('keyword search: "hook timeout" finds the identifier as a complete match, the identifier still finds itself', async () => {
+  it('keyword search: "hook timeout" finds the identifier as a complete match, the identifier still finds itself, unsplit', async () => {
     const store = await memoryStore();
     try {
       await store.knowledge.writeMemories({
@@ -67,7 +68,8 @@ describe('the query side reads the same tokens', () => {
       const keyword = store.projections.get<KeywordProjection>('keyword');
       const hits = keyword.search('hook timeout', { namespaces: ['private'] });
       expect(hits[0]).toMatchObject({ key: expect.stringMatching(/:hook$/), complete: true });
-      expect(keyword.search('hookTimeout', { namespaces: ['private'] }).map((h) => h.key.split(':').pop())).toEqual(['hook', 'other']);
+      // a question's identifier stays whole (queryTokens): 'other' holds "timeout" but not hookTimeout
+      expect(keyword.search('hookTimeout', { namespaces: ['private'] }).map((h) => h.key.split(':').pop())).toEqual(['hook']);
     } finally {
       await store.close();
     }
@@ -76,6 +78,7 @@ describe('the query side reads the same tokens', () => {
   it("partial-match terms and the judge's coverage count the identifier's words", () => {
     const text = 'hookTimeout: default 10_000 in Node.js';
     expect([...matchedTerms(utteranceTerms('default hook timeout'), text)].sort()).toEqual(['default', 'hook', 'timeout']);
+    expect([...utteranceTerms('When are we moving search to OpenSearch?')]).toEqual(['mov', 'search', 'opensearch']);
     const units = coverageUnits('What is the default hook timeout?', () => 1);
     expect(unitCoverage(units, new Set(tokenize(text)))).toBe(1);
   });

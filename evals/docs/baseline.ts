@@ -1,8 +1,9 @@
 // The plain baseline beside Kioku in `npm run eval:docs` (issue 30): the docs cut into chunks
 // of at most 1,500 characters at paragraph boundaries, ranked by BM25 over Kioku's own keyword
 // tokenizer (src/text tokenize: Latin words with light stemming, CJK character bigrams, stop
-// words dropped), the top 1, 2 or 3 chunks handed over as they are. Pure functions.
-import { tokenize } from '../../src/text/index.js';
+// words dropped, identifiers' words beside them; the question read with queryTokens, as Kioku's
+// keyword lane reads it), the top 1, 2 or 3 chunks handed over as they are. Pure functions.
+import { queryTokens, tokenize } from '../../src/text/index.js';
 
 export const CHUNK_CHARS = 1_500;
 
@@ -72,7 +73,7 @@ export class Bm25 {
   /** The best `k` chunks for the query, best first (ties: corpus order). */
   search(query: string, k: number): Chunk[] {
     const n = this.chunks.length;
-    const terms = [...new Set(tokenize(query))];
+    const terms = [...new Set(queryTokens(query))];
     const scored: { i: number; s: number }[] = [];
     for (let i = 0; i < n; i++) {
       const tf = this.tf[i] as Map<string, number>;

@@ -5,7 +5,7 @@ import type { LogRecord } from '../../src/events/index.js';
 import { LAYERS, LAYER_INDEX, LAYER_SLOTS, type Layer } from '../../src/knowledge/evidence.js';
 import { FOLDED_TYPES, KnowledgeFold, type KnowledgeFoldState } from '../../src/knowledge/fold.js';
 import type { Item } from '../../src/knowledge/item.js';
-import { tokenize } from '../../src/text/index.js';
+import { queryTokens, tokenize } from '../../src/text/index.js';
 import { canonicalDigest, type Projection } from '../projection.js';
 import { Bm25Index, Vocabulary, keepUsedTerms, type Bm25Gate, type Bm25Stats, type DocColumns, type DocTerms } from './bm25.js';
 
@@ -211,7 +211,7 @@ export class KeywordProjection implements Projection {
     // one namespace searched: BM25 over its own docs only, so its scores never tell what others hold
     const nsId = options.namespaces.length === 1 ? this.nsIds.get(options.namespaces[0] as string) : undefined;
     const own = nsId === undefined ? undefined : this.nsStats[nsId]?.[lane];
-    const { hits, terms } = index.search(tokenize(query), this.vocabulary, options.limit ?? 50, gate, own);
+    const { hits, terms } = index.search(queryTokens(query), this.vocabulary, options.limit ?? 50, gate, own);
     const layerAllowed = new Set(options.layers ?? LAYERS_ALL);
     const filtered: Record<string, number> = {};
     gate.rejected.forEach((n, g) => {

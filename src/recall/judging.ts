@@ -3,7 +3,7 @@
 import type { RecordEntry } from '../../projections/records/index.js';
 import { searchableText } from '../knowledge/item.js';
 import { documentKey } from '../knowledge/evidence.js';
-import { tokenize } from '../text/index.js';
+import { queryTokens, tokenize } from '../text/index.js';
 import type { RecallConfig } from './config.js';
 import { inRange, type TimeRange } from './cues.js';
 import type { boundConversation } from './conversation.js';
@@ -16,7 +16,7 @@ export type Scored = { entry: RecordEntry; score: number; parts: Record<string, 
 
 /** The top of the fused list, with at most N sections per document; after the first, those whose heading names query terms come first. */
 export function judgePool(ranked: Scored[], config: RecallConfig, query: string): Scored[] {
-  const terms = new Set(tokenize(query));
+  const terms = new Set(queryTokens(query));
   const byDoc = new Map<string, Scored[]>();
   for (const s of ranked) {
     const doc = documentKey(s.entry.key);

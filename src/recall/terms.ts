@@ -2,15 +2,15 @@
 // coverage signals and the delivery rule that holds partial matches, so both read one set.
 import { searchableText } from '../knowledge/item.js';
 import type { Item } from '../knowledge/item.js';
-import { tokenize } from '../text/index.js';
+import { queryTokens, tokenize } from '../text/index.js';
 import { withoutTopicChange } from './conversation.js';
 import { parseTimeRange } from './cues.js';
 import { nameTerms } from './names.js';
 
 /** The utterance's keyword terms; the words of a time phrase ("last week") are matched against dates, never text. */
 export function utteranceTerms(utterance: string, timePhrase?: string): Set<string> {
-  const timeWords = new Set(timePhrase ? tokenize(timePhrase) : []);
-  return new Set(tokenize(utterance).filter((t) => !timeWords.has(t)));
+  const timeWords = new Set(timePhrase ? queryTokens(timePhrase) : []);
+  return new Set(queryTokens(utterance).filter((t) => !timeWords.has(t)));
 }
 
 /** The terms delivery checks partial matches with, for a turn asked at `now`: one function for recall and replay. */

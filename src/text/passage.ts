@@ -6,7 +6,7 @@
 // earlier passage.
 import { markdownBlocks } from './blocks.js';
 import { excerpt } from './excerpt.js';
-import { tokenize } from './tokenize.js';
+import { queryTokens, tokenize } from './tokenize.js';
 
 export interface Passage {
   text: string;
@@ -39,7 +39,7 @@ export function passageFor(text: string, max: number, query: string): Passage {
   const parts = passages(text, Math.max(max - heading.length - 2, Math.floor(max / 2)));
   // the heading goes in front of every passage: its words tell no passage from another
   const inHeading = new Set(tokenize(heading));
-  const terms = [...new Set(tokenize(query))].filter((t) => !inHeading.has(t));
+  const terms = [...new Set(queryTokens(query))].filter((t) => !inHeading.has(t));
   let best = 0;
   if (terms.length && parts.length > 1) {
     const bags = parts.map((p) => counts(tokenize(text.slice(p.start, p.end))));

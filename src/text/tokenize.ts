@@ -206,6 +206,16 @@ function pushCjk(run: string, out: string[], keepStop: boolean): void {
   }
 }
 
+/**
+ * The tokens a question is matched with: an identifier it names stays whole. Its words are in
+ * the index beside it (tokenize), so "hook timeout" still meets `hookTimeout`; split here as well,
+ * "moving search to OpenSearch" would ask for "search" twice and for "open", and a lane's
+ * min-max normalisation then lifted an item holding only those (the offline case "opensearch").
+ */
+export function queryTokens(text: string, options: Omit<TokenizeOptions, 'identifierParts'> = {}): string[] {
+  return tokenize(text, { ...options, identifierParts: false });
+}
+
 /** Distinct tokens, first-seen order. */
 export function distinctTokens(text: string): string[] {
   return [...new Set(tokenize(text))];

@@ -6,7 +6,7 @@
 // covered 0.08 of "怎么在组件里监听数据变化". A character is covered when the item holds
 // one of the question's bigrams that contain it, and weighs what its most common bigram
 // weighs (the real word's, not the straddling one's).
-import { isCjkChar, tokenize } from '../../text/index.js';
+import { isCjkChar, queryTokens } from '../../text/index.js';
 
 export interface CoverageUnit {
   /** tokens any of which covers the unit (a Latin term: itself; a CJK character: its bigrams) */
@@ -21,13 +21,13 @@ export function coverageUnits(text: string, weight: (token: string) => number, k
   const units: CoverageUnit[] = [];
   const seen = new Set<string>();
   // Latin words (and lone CJK characters the tokenizer keeps as unigrams come through the runs below)
-  for (const t of new Set(tokenize(text.replace(CJK_RUN, ' ')))) {
+  for (const t of new Set(queryTokens(text.replace(CJK_RUN, ' ')))) {
     if (!keep(t)) continue;
     seen.add(t);
     units.push({ tokens: [t], weight: weight(t) });
   }
   for (const match of text.matchAll(CJK_RUN)) {
-    const run = tokenize(match[0]);
+    const run = queryTokens(match[0]);
     const chars = [...match[0].normalize('NFKC').toLowerCase()];
     if (chars.length === 1) {
       const t = run[0];

@@ -18,7 +18,7 @@
 // Coefficients are fitted on the offline development cases and, lightly weighted, the
 // real-documentation dev questions (`npm run eval:fit-judge`, figures in calibration.json);
 // without a vector the cosine-free model applies.
-import { tokenize } from '../../text/index.js';
+import { queryTokens, tokenize } from '../../text/index.js';
 import calibration from './calibration.json' with { type: 'json' };
 import { utteranceTerms } from '../terms.js';
 import { coverageUnits, unitCoverage } from './coverage.js';
@@ -94,7 +94,7 @@ export function judgeFeatures(request: JudgeRequest): Map<string, JudgeFeatures>
     request.dialogue
       .slice(-2)
       .filter((m) => m.role === 'user')
-      .flatMap((m) => tokenize(m.content))
+      .flatMap((m) => queryTokens(m.content))
       .filter((t) => !utterance.has(t)),
   );
   const cosines = new Map<string, number>();
