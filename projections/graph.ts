@@ -10,6 +10,7 @@ import { FOLDED_TYPES, KnowledgeFold, type KnowledgeFoldState } from '../src/kno
 import type { Item } from '../src/knowledge/item.js';
 import type { LogRecord } from '../src/events/index.js';
 import { extractEntities } from '../src/text/entities.js';
+import { repliesTo } from '../src/text/turn-shape.js';
 import { canonicalDigest, type Projection } from './projection.js';
 
 /**
@@ -137,19 +138,23 @@ export class GraphProjection implements Projection {
 
   /**
    * A memory written without a session: the plain memories of its namespace just before and after
-   * it in time (occurred_at, then log order), each when at most `gapMs` away — an agent's writes
-   * close in time are one conversation, as a session's turns are (issue 35).
+   * it in time (occurred_at, then log order), each when the two are turns of one exchange
+   * (plainNeighbours: at most `gapMs` apart, and the later replies to the earlier) — an agent's
+   * conversation written as plain memories has neighbours, as a session's turns do (issue 35).
+   * `textOf`: the items' texts (the records projection's).
    */
-  timeNeighbours(key: string, gapMs: number): { before?: string; after?: string } {
+  timeNeighbours(key: string, gapMs: number, textOf: (key: string) => string | undefined): { before?: string; after?: string } {
     const row = this.items.get(key);
     if (!row || !row[5]) return {};
     const list = this.lookups().plain.get(row[0]) ?? [];
     const i = positionOf(list, { t: row[3], seq: row[4] });
     const prev = list[i - 1];
     const next = list[i + 1];
+    const turn = (at: { t: number; key: string }): PlainTurn => ({ t: at.t, text: textOf(at.key) ?? '' });
+    const self = turn({ t: row[3], key });
     return {
-      ...(prev && closeInTime(prev.t, row[3], gapMs) ? { before: prev.key } : {}),
-      ...(next && closeInTime(row[3], next.t, gapMs) ? { after: next.key } : {}),
+      ...(prev && plainNeighbours(turn(prev), self, gapMs) ? { before: prev.key } : {}),
+      ...(next && plainNeighbours(self, turn(next), gapMs) ? { after: next.key } : {}),
     };
   }
 
@@ -225,9 +230,26 @@ function positionOf(list: readonly { t: number; seq: number }[], at: { t: number
 }
 
 /**
- * Two plain memories in time order are neighbours when at most `gapMs` apart and not stamped at the
+ * Two plain memories in time order are close when at most `gapMs` apart and not stamped at the
  * same instant: one bulk write without occurred_at (an import of unrelated facts) is never chained.
  */
 export function closeInTime(earlier: number, later: number, gapMs: number): boolean {
   return later > earlier && later - earlier <= gapMs;
+}
+
+/** A plain memory as the neighbour rule reads it: when it happened (ms) and its text. */
+export interface PlainTurn {
+  t: number;
+  text: string;
+}
+
+/**
+ * The rule for plain memories (no session_id), consecutive in time in one namespace: they are
+ * neighbours — lifted by each other in recall, embedded together in the window lane, walked by the
+ * graph channel — when close in time (closeInTime) and the later reads as a reply to the earlier
+ * (repliesTo: a question and its answer, or two speakers' lines). Unrelated facts written one after
+ * the other, even a second apart, are not chained.
+ */
+export function plainNeighbours(earlier: PlainTurn, later: PlainTurn, gapMs: number): boolean {
+  return closeInTime(earlier.t, later.t, gapMs) && repliesTo(earlier.text, later.text);
 }

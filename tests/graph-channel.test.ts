@@ -9,6 +9,7 @@ import { EmbeddingIndexer } from '../src/indexer/embedding-job.js';
 import { openKioku } from '../src/kioku.js';
 import { DEFAULT_RECALL_CONFIG, recall } from '../src/recall/index.js';
 import { extractEntities } from '../src/text/entities.js';
+import { repliesTo } from '../src/text/turn-shape.js';
 import { DoubleJudge } from './doubles/judge.js';
 import { tempDir } from './helpers.js';
 import { given } from './projections/given.js';
@@ -96,8 +97,9 @@ describe('sessions for plain memories', () => {
         ],
       });
       const graph = kioku.projections.views.graph;
-      expect(graph.timeNeighbours('ev1:private:memory:q', 30 * 60_000)).toEqual({ after: 'ev1:private:memory:a' });
-      expect(graph.timeNeighbours('ev1:private:memory:a', 30 * 60_000)).toEqual({ before: 'ev1:private:memory:q' });
+      const textOf = (key: string) => kioku.projections.views.records.get(key)?.text;
+      expect(graph.timeNeighbours('ev1:private:memory:q', 30 * 60_000, textOf)).toEqual({ after: 'ev1:private:memory:a' });
+      expect(graph.timeNeighbours('ev1:private:memory:a', 30 * 60_000, textOf)).toEqual({ before: 'ev1:private:memory:q' });
       const ask = (gap: number) => recall({ ...kioku.core, config: { ...DEFAULT_RECALL_CONFIG, plain_session_gap_min: gap } }, { query: 'which harbour did the ferry leave from', limit: 5 });
       // off (gap 0): the answer, sharing no word with the question, is not found
       expect((await ask(0)).records.map((r) => r.evidence_key)).not.toContain('ev1:private:memory:a');
@@ -133,9 +135,63 @@ describe('sessions for plain memories', () => {
         ],
       });
       const graph = kioku.projections.views.graph;
-      for (const id of ['tabs', 'db', 'ttl']) expect(graph.timeNeighbours(`ev1:private:memory:${id}`, 30 * 60_000)).toEqual({});
+      const textOf = (key: string) => kioku.projections.views.records.get(key)?.text;
+      for (const id of ['tabs', 'db', 'ttl']) expect(graph.timeNeighbours(`ev1:private:memory:${id}`, 30 * 60_000, textOf)).toEqual({});
       const plan = new EmbeddingIndexer(kioku.core, new HashedEmbedder(32), { plainGapMin: 30 }).plan();
       expect(plan.tasks.filter((t) => t.lane === 'window')).toEqual([]);
+    } finally {
+      await kioku.close();
+      dir.cleanup();
+    }
+  });
+});
+
+describe('the plain-memory neighbour rule: a conversation, not a list of facts (the default gap)', () => {
+  it('reads a reply in a question and its answer, or two speakers in turn; not in facts, nor lines under one label', () => {
+    expect(repliesTo('Which harbour did the ferry leave from?', 'Southport, at dawn.')).toBe(true);
+    expect(repliesTo('Caroline: I went to the support group.', 'Melanie: That sounds powerful.')).toBe(true);
+    expect(repliesTo('你去哪里露营了？', '在山里。')).toBe(true);
+    expect(repliesTo('The staging database is pg-staging-2.', 'The product cache TTL is 5 minutes.')).toBe(false);
+    expect(repliesTo('Note: deploys need two approvals.', 'Note: the rota changes on Mondays.')).toBe(false);
+    expect(repliesTo('Caroline: I went to the support group.', 'The product cache TTL is 5 minutes.')).toBe(false);
+    expect(repliesTo('The staging database is pg-staging-2.', 'Melanie: That sounds powerful.')).toBe(false);
+  });
+
+  it('a conversation written as plain memories gets neighbours and window vectors; facts written one after another get none', async () => {
+    const dir = tempDir();
+    const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), judge: new DoubleJudge(() => 0.9) });
+    try {
+      const at = (s: number) => new Date(Date.UTC(2024, 0, 1, 9, 0, s)).toISOString();
+      const write = (id: string, s: number, text: string) => kioku.writeMemories({ memories: [{ id, kind: 'event', occurred_at: at(s), text }] });
+      // a dialogue, one write a second, as an agent's write_memory calls would come
+      await write('c1', 0, 'Caroline: I went to the LGBTQ support group yesterday.');
+      await write('c2', 1, 'Melanie: That sounds powerful. Was it hard to walk in?');
+      await write('c3', 2, 'Caroline: Harder than the marathon, but everyone was kind.');
+      // then facts, a second apart, each its own write (not one bulk write: each has its own instant)
+      await write('f1', 3, 'The staging database is pg-staging-2.');
+      await write('f2', 4, 'The product cache TTL is 5 minutes.');
+      await write('f3', 5, 'Note: deploys need two approvals.');
+      await write('f4', 6, 'Note: the on-call rota changes on Mondays.');
+      const gap = DEFAULT_RECALL_CONFIG.plain_session_gap_min;
+      expect(gap).toBeGreaterThan(0); // on by default
+      const graph = kioku.projections.views.graph;
+      const textOf = (key: string) => kioku.projections.views.records.get(key)?.text;
+      const key = (id: string) => `ev1:private:memory:${id}`;
+      expect(graph.timeNeighbours(key('c2'), gap * 60_000, textOf)).toEqual({ before: key('c1'), after: key('c3') });
+      expect(graph.timeNeighbours(key('c3'), gap * 60_000, textOf)).toEqual({ before: key('c2') });
+      for (const id of ['f1', 'f2', 'f3', 'f4']) expect(graph.timeNeighbours(key(id), gap * 60_000, textOf), id).toEqual({});
+      // window vectors under the same rule: the dialogue's three turns, no fact
+      const windows = new EmbeddingIndexer(kioku.core, new HashedEmbedder(32), { plainGapMin: gap })
+        .plan()
+        .tasks.filter((t) => t.lane === 'window')
+        .map((t) => t.key);
+      expect(windows).toEqual([key('c1'), key('c2'), key('c3')]);
+      // recall with the default configuration: the reply is lifted by its question, the facts lift nothing
+      const reply = await recall(kioku.core, { query: 'was it hard to walk into the group', limit: 10 });
+      expect(reply.records.find((r) => r.evidence_key === key('c3'))?.why.lanes['neighbour']).toBeGreaterThan(0);
+      const facts = await recall(kioku.core, { query: 'Which database does staging use? approvals TTL rota', limit: 10 });
+      expect(facts.records.length).toBeGreaterThan(0);
+      for (const r of facts.records.filter((r) => /:f\d$/.test(r.evidence_key))) expect(r.why.lanes['neighbour'], r.evidence_key).toBeUndefined();
     } finally {
       await kioku.close();
       dir.cleanup();

@@ -58,8 +58,8 @@ if (samples.length === 0) {
   process.stderr.write(`no conversation matches --only ${values.only}\n`);
   process.exit(2);
 }
-// plain memories get window vectors at write time when the service's KIOKU_PLAIN_SESSION_GAP_MIN is on: a library per gap
-const writeShape = values.plain ? `plain-v1:gap=${process.env['KIOKU_PLAIN_SESSION_GAP_MIN'] ?? ''}` : 'write-shape-v1';
+// plain memories get window vectors at write time under the service's neighbour rule (KIOKU_PLAIN_SESSION_GAP_MIN, and since v2 the reply rule): a library per gap and rule
+const writeShape = values.plain ? `plain-v2:gap=${process.env['KIOKU_PLAIN_SESSION_GAP_MIN'] ?? ''}` : 'write-shape-v1';
 
 let malformedEvidence = 0;
 const nsOf = namespaceOf;

@@ -4,7 +4,7 @@
 // is planned is whatever the vector projection does not yet hold for this model.
 import { randomBytes } from 'node:crypto';
 import type { ProjectionRunner } from '../../projections/runner.js';
-import { closeInTime } from '../../projections/graph.js';
+import { plainNeighbours, type PlainTurn } from '../../projections/graph.js';
 import type { RecordEntry, RecordsProjection } from '../../projections/records/index.js';
 import type { VectorProjection } from '../../projections/vector/index.js';
 import { searchableText } from '../knowledge/item.js';
@@ -373,13 +373,14 @@ export class EmbeddingIndexer {
   }
 }
 
-/** A namespace's plain memories (sorted by time) cut into runs wherever two are not neighbours in time (closeInTime); a lone memory has no window. */
+/** A namespace's plain memories (sorted by time) cut into runs wherever two are not neighbours (plainNeighbours: recall's rule); a lone memory has no window. */
 export function splitAtGaps(sorted: readonly RecordEntry[], gapMs: number): RecordEntry[][] {
   const runs: RecordEntry[][] = [];
   let run: RecordEntry[] = [];
+  const turn = (e: RecordEntry): PlainTurn => ({ t: Date.parse(e.occurred_at) || 0, text: e.text });
   for (const item of sorted) {
     const last = run.at(-1);
-    if (last && !closeInTime(Date.parse(last.occurred_at), Date.parse(item.occurred_at), gapMs)) {
+    if (last && !plainNeighbours(turn(last), turn(item), gapMs)) {
       if (run.length > 1) runs.push(run);
       run = [];
     }

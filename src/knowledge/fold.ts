@@ -5,6 +5,7 @@ import type { EventData, LogRecord } from '../events/index.js';
 import { evidenceKey, fingerprint, parseEvidenceKey, type Layer } from './evidence.js';
 import type { Item, ItemChange } from './item.js';
 import { findSecrets, PLACEHOLDER_PATTERN } from '../privacy/detect.js';
+import { prefixSpeaker } from '../text/turn-shape.js';
 
 interface PendingTurn {
   query: string;
@@ -67,14 +68,8 @@ function successors(ns: string, layer: Layer, id: string, list: { section: strin
   return new Map(list.map((s) => [evidenceKey({ ns, layer, id, section: s.section }), evidenceKey({ ns, layer, id, section: s.by[0] as string })]));
 }
 
-/**
- * The speaker a conversation turn names in its own text: "Caroline: …", "Dr. Lee: …" — one to
- * three capitalised words before a colon at the very start.
- */
-export function prefixSpeaker(text: string): string | undefined {
-  const m = /^(\p{Lu}[\p{L}\p{N}.'’-]*(?: \p{Lu}[\p{L}\p{N}.'’-]*){0,2}):\s+\S/u.exec(text);
-  return m?.[1];
-}
+/** The speaker a conversation turn names in its own text (src/text/turn-shape.ts, where the plain-memory neighbour rule reads it too). */
+export { prefixSpeaker };
 
 /** A memory's entities as projected: the given ones plus its speaker (given, or named by its prefix in a session). */
 export function memoryEntities(m: { entities: string[]; speaker?: string | undefined; session_id?: string | undefined; text: string }): string[] {

@@ -29,15 +29,16 @@ export interface RecallConfig {
   /** how many of the best traces lift their neighbours */
   neighbour_sources: number;
   /**
-   * Memories written without a session: the plain memories of the namespace at most this many
-   * minutes before and after one in time are its neighbours (lifted like a session's turns, walked
-   * by the graph channel, shown by get_related) and get window vectors. 0 = off. LoCoMo dev written as
-   * plain memories (eval:locomo --plain, conv-26 and conv-30, USE-lite, HTTP): R@10 0.656 off → 0.753 at
-   * 30, better in both conversations (leave-one-conversation-out 0.753); any gap from a minute to hours
-   * gives LoCoMo the same runs (turns seconds apart, sessions days apart). Still off by default: at 30
-   * unrelated facts written one after another are lifted too (tests/recall-judge-deliver's "deploy
-   * freeze" question then also delivers the staging database fact written beside it). Memories stamped
-   * at the same instant (one bulk write without occurred_at) are never chained.
+   * Memories written without a session: the plain memories of the namespace just before and after
+   * one in time are its neighbours (lifted like a session's turns, walked by the graph channel) and
+   * share window vectors when at most this many minutes apart and the later replies to the earlier
+   * (plainNeighbours in projections/graph.ts: a question and its answer, or two speakers' "Name: …"
+   * lines). 0 = off. LoCoMo dev written as plain memories (eval:locomo --plain, conv-26 and conv-30,
+   * USE-lite, HTTP): R@10 0.656 off → 0.753 at 30 (leave-one-conversation-out 0.753); any gap from a
+   * minute to hours gives LoCoMo the same runs (turns seconds apart, sessions days apart). Without
+   * the reply rule, unrelated facts written one after another were lifted too (tests/recall-judge-
+   * deliver's "deploy freeze" question also delivered the staging database fact), so 30 shipped off.
+   * Memories stamped at the same instant (one bulk write without occurred_at) are never chained.
    */
   plain_session_gap_min: number;
   /**
@@ -92,7 +93,7 @@ export const DEFAULT_RECALL_CONFIG: RecallConfig = {
   neighbour_weight: 0.3,
   neighbour_reply_factor: 1.5,
   neighbour_sources: 10,
-  plain_session_gap_min: 0,
+  plain_session_gap_min: 30,
   demotion_factor: 0.8,
   lane_budget: 50,
   judge_pool: 20,

@@ -5,6 +5,7 @@
 // 0.756 when the reply to a question gets 1.5× that share (evals/README.md).
 import type { GraphProjection } from '../../projections/graph.js';
 import type { RecordsProjection } from '../../projections/records/index.js';
+import { isQuestion } from '../text/turn-shape.js';
 
 export interface NeighbourSource {
   key: string;
@@ -42,19 +43,19 @@ export function neighbourBoosts(
   return boosts;
 }
 
-/** A turn that asks: ends with a question mark (any script). */
-export function isQuestion(text: string): boolean {
-  return /[?？]\s*$/u.test(text);
-}
+/** A turn that asks (src/text/turn-shape.ts: the plain-memory neighbour rule reads it too). */
+export { isQuestion };
 
 /**
  * The turns just before and after a trace in its session, when they are in the namespace searched;
- * for a memory written without a session, its plain neighbours within `plainGapMin` minutes (0 = none).
+ * for a memory written without a session, its plain neighbours (plainNeighbours, projections/graph.ts:
+ * within `plainGapMin` minutes and replying to each other; 0 = none).
  */
 export function sessionNeighbours(records: RecordsProjection, graph: GraphProjection, ns: string, plainGapMin: number): (key: string) => Neighbours {
+  const textOf = (k: string): string | undefined => records.get(k)?.text;
   return (key) => {
     const turn = records.turnNeighbours(key);
-    const { before, after } = turn.before || turn.after || plainGapMin <= 0 ? turn : graph.timeNeighbours(key, plainGapMin * 60_000);
+    const { before, after } = turn.before || turn.after || plainGapMin <= 0 ? turn : graph.timeNeighbours(key, plainGapMin * 60_000, textOf);
     const inNs = (k: string | undefined): string | undefined => (k !== undefined && records.get(k)?.ns === ns ? k : undefined);
     return { before: inNs(before), after: inNs(after) };
   };
