@@ -13,6 +13,7 @@ import { KiokuError } from '../errors.js';
 import { encodeVector, type AppendInput } from '../events/index.js';
 import { fingerprint, type Layer } from '../knowledge/evidence.js';
 import { inConversation } from '../knowledge/item.js';
+import { sameReaders } from '../knowledge/audience.js';
 import type { EventStore } from '../log/index.js';
 import { isMainlyCjk } from '../text/index.js';
 
@@ -135,7 +136,13 @@ export class EmbeddingIndexer {
     const radius = this.options.windowRadius ?? WINDOW_RADIUS;
     for (const [group, all] of sessions) {
       all.sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at) || a.seq - b.seq);
-      for (const turns of group.endsWith('\u0001plain') ? splitAtGaps(all, plainGap) : [all]) this.windowTasks(turns, radius, windowLane, tasks);
+      // a window holds only texts the same callers see (issue 34: another member's private memory lends yours no words)
+      const runs = splitAtReaders(all).flatMap((same) => (group.endsWith('\u0001plain') ? splitAtGaps(same, plainGap) : [same]));
+      for (const turns of runs) this.windowTasks(turns, radius, windowLane, tasks);
+      // one left alone since its window was embedded (its neighbour forgotten, or no longer its neighbour)
+      // gets a window of its own text: the old one would go on finding it by the other's words
+      const inRun = new Set(runs.flatMap((run) => run.map((e) => e.key)));
+      for (const e of all) if (!inRun.has(e.key) && windowLane?.fingerprintOf(e.key) !== undefined) this.windowTasks([e], 0, windowLane, tasks);
     }
     return { tasks, skippedCjk };
   }
@@ -371,6 +378,18 @@ export class EmbeddingIndexer {
   status(): { running: boolean; last: JobSummary | undefined } {
     return { running: this.running !== undefined, last: this.last };
   }
+}
+
+/** Turns in order cut wherever the next one is seen by other callers than the one before it (sameReaders); a lone one stays a run. */
+export function splitAtReaders(sorted: readonly RecordEntry[]): RecordEntry[][] {
+  const runs: RecordEntry[][] = [];
+  for (const item of sorted) {
+    const run = runs.at(-1);
+    const last = run?.at(-1);
+    if (run && last && sameReaders(last, item)) run.push(item);
+    else runs.push([item]);
+  }
+  return runs;
 }
 
 /** A namespace's plain memories (sorted by time) cut into runs wherever two are not neighbours (plainNeighbours: recall's rule); a lone memory has no window. */

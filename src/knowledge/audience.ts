@@ -121,6 +121,19 @@ export function canSee(item: Audienced, caller: OrgCaller | undefined): boolean 
   return false;
 }
 
+/**
+ * Whether every caller sees both items or neither (same owner and the same audience; [] and ["me"]
+ * are both the owner only). What lends one item's words or score to another — a conversation's
+ * neighbours, a window vector embedded from several texts — keeps to such pairs: else a caller who
+ * sees one item would find it by the words of one it may not see.
+ */
+export function sameReaders(a: Audienced, b: Audienced): boolean {
+  if (a.owner !== b.owner) return false;
+  if (!a.audience?.length && !b.audience?.length) return true; // most items: no allocation (the indexer asks for every pair)
+  const wide = (x: Audienced): string => [...new Set((x.audience ?? []).filter((e) => e !== SELF_AUDIENCE))].sort().join('\n');
+  return wide(a) === wide(b);
+}
+
 /** `owner` and `mine` for an answer (in an org only): mine is false for an item someone else owns. */
 export function ownerMark(item: Audienced, caller: OrgCaller | undefined): { owner?: string; mine: boolean } | undefined {
   if (caller === undefined) return undefined;

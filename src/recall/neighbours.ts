@@ -5,6 +5,7 @@
 // 0.756 when the reply to a question gets 1.5× that share (evals/README.md).
 import type { GraphProjection } from '../../projections/graph.js';
 import type { RecordsProjection } from '../../projections/records/index.js';
+import { sameReaders } from '../knowledge/audience.js';
 import { isQuestion } from '../text/turn-shape.js';
 
 export interface NeighbourSource {
@@ -49,14 +50,19 @@ export { isQuestion };
 /**
  * The turns just before and after a trace in its session, when they are in the namespace searched;
  * for a memory written without a session, its plain neighbours (plainNeighbours, projections/graph.ts:
- * within `plainGapMin` minutes and replying to each other; 0 = none).
+ * within `plainGapMin` minutes and replying to each other; 0 = none). Only when the same callers see
+ * both (sameReaders): another member's private memory just before yours lends it nothing (issue 34).
  */
 export function sessionNeighbours(records: RecordsProjection, graph: GraphProjection, ns: string, plainGapMin: number): (key: string) => Neighbours {
   const textOf = (k: string): string | undefined => records.get(k)?.text;
   return (key) => {
     const turn = records.turnNeighbours(key);
     const { before, after } = turn.before || turn.after || plainGapMin <= 0 ? turn : graph.timeNeighbours(key, plainGapMin * 60_000, textOf);
-    const inNs = (k: string | undefined): string | undefined => (k !== undefined && records.get(k)?.ns === ns ? k : undefined);
+    const self = records.get(key);
+    const inNs = (k: string | undefined): string | undefined => {
+      const other = k === undefined ? undefined : records.get(k);
+      return other?.ns === ns && self !== undefined && sameReaders(self, other) ? k : undefined;
+    };
     return { before: inNs(before), after: inNs(after) };
   };
 }

@@ -11,3 +11,14 @@ export function acmeChanges(members: readonly string[], joins: Readonly<Record<s
     ...Object.entries(joins).map(([member, space]) => ({ action: 'member_join', member, space })),
   ];
 }
+
+/** The auth file's tokens of namespace `team`: `admin` (memory:read, org:admin) and one read/write `<member>-laptop` per other name. */
+export function acmeTokens(tokens: Readonly<Record<string, string>>): { tokens: Record<string, unknown>[] } {
+  return {
+    tokens: Object.entries(tokens).map(([who, token]) =>
+      who === 'admin'
+        ? { name: 'admin', token, namespace: 'team', scopes: ['memory:read', 'org:admin'] }
+        : { name: `${who}-laptop`, token, namespace: 'team', scopes: ['memory:read', 'memory:write'] },
+    ),
+  };
+}
