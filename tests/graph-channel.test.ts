@@ -23,6 +23,8 @@ describe('entity extraction', () => {
       expect.arrayContaining(['scripts/rollback.sh', 'db-1.internal:5432', 'foobar', 'my_var', 'vue 3.4']),
     );
     expect(extractEntities('Run it. When? The end.')).toEqual([]);
+    // a capital inside a word (joined by a letter, or by ' ’ _ - to one) starts no name; after other punctuation it does
+    expect(extractEntities('see ab-Cd and x_Yz, then (Dana')).toEqual(['dana', 'x_yz']);
     expect(extractEntities('发布时用回滚脚本')).toContain('回滚');
     expect(extractEntities('我们的回滚脚本')).toContain('回滚脚本');
   });

@@ -17,7 +17,13 @@ const NOT_NAMES: ReadonlySet<string> = new Set([
   'great', 'good', 'nice', 'awesome', 'cool', 'definitely', 'absolutely', 'totally', 'maybe', 'congrats', 'sounds', 'that’s',
 ]);
 
-const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu;
+/**
+ * The words (runs of letters and digits, then also ' ’ _ -) that open with a capital letter: the
+ * lookbehind keeps out a capital inside a word ("fooBar", "ab-Cd"), so these are exactly the
+ * capitalised words of a scan for every word, which names() alone reads (a rebuild folds every
+ * item through here: the other words only cost it their match objects, issue 35's bench:log).
+ */
+const CAPITAL_WORD = /\p{Lu}(?<![\p{L}\p{N}]['’_-]*\p{Lu})[\p{L}\p{N}'’_-]*/gu;
 const CODE_IDENT = /\b(?:[a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+|[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*){1,4}\(\)?)/g;
 const PATH = /(?:^|[\s(`'"])((?:~|\.{1,2})?\/?(?:[\w.-]+\/)+[\w.-]+)/g;
 const HOST_PORT = /\b((?:[a-z0-9-]+\.)*[a-z0-9-]+:\d{2,5})\b/gi;
@@ -28,42 +34,50 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hang
 export function extractEntities(text: string, max = 32): string[] {
   const t = text.normalize('NFKC');
   const out = new Set<string>();
-  const add = (e: string | undefined): void => {
-    const v = e?.trim().replace(/[.,;:!?)'’"]+$/u, '').toLowerCase();
-    if (v && v.length >= 2 && out.size < max) out.add(v);
-  };
-  names(t, add);
+  names(t, out, max);
   // each pattern only over a text holding the character it cannot match without (a rebuild folds every item through here)
-  if (/[a-z][A-Z]|[_.]/.test(t)) for (const m of t.matchAll(CODE_IDENT)) add(m[0]);
-  if (t.includes('/')) for (const m of t.matchAll(PATH)) add(m[1]);
-  if (/:\d/.test(t)) for (const m of t.matchAll(HOST_PORT)) if (!/^\d+:\d+$/.test(m[1] ?? '')) add(m[1]);
-  if (/\d/.test(t)) for (const m of t.matchAll(PRODUCT)) add(m[1]);
+  if (/[a-z][A-Z]|_|\.[A-Za-z_]/.test(t)) for (const m of t.matchAll(CODE_IDENT)) addEntity(out, m[0], max);
+  if (t.includes('/')) for (const m of t.matchAll(PATH)) addEntity(out, m[1], max);
+  if (/:\d/.test(t)) for (const m of t.matchAll(HOST_PORT)) if (!/^\d+:\d+$/.test(m[1] ?? '')) addEntity(out, m[1], max);
+  if (/\d/.test(t)) for (const m of t.matchAll(PRODUCT)) addEntity(out, m[1], max);
   // every CJK script's letters lie above U+10FF (Hangul jamo start at U+1100)
-  if (/[^\u0000-\u10ff]/.test(t)) for (const m of t.matchAll(CJK)) for (const term of cjkTerms(m[0])) add(term);
+  if (/[^\u0000-\u10ff]/.test(t)) for (const m of t.matchAll(CJK)) for (const term of cjkTerms(m[0])) addEntity(out, term, max);
   return [...out];
 }
 
-/** Capitalised words and runs of them ("Caroline", "New York", "LGBTQ support group" → "lgbtq"). */
-function names(text: string, add: (e: string) => void): void {
-  const words: { w: string; at: number }[] = [];
-  for (const m of text.matchAll(WORD)) words.push({ w: m[0].endsWith("'s") || m[0].endsWith('’s') ? m[0].slice(0, -2) : m[0], at: m.index ?? 0 });
+// module functions, not closures made per text: a rebuild calls these for every item
+function addEntity(out: Set<string>, e: string | undefined, max: number): void {
+  const v = e?.trim().replace(/[.,;:!?)'’"]+$/u, '').toLowerCase();
+  if (v && v.length >= 2 && out.size < max) out.add(v);
+}
+
+function addRun(out: Set<string>, run: readonly string[], max: number): void {
+  if (run.length > 1) addEntity(out, run.join(' '), max);
+  for (const w of run) addEntity(out, w, max);
+}
+
+/**
+ * Capitalised words and runs of them ("Caroline", "New York", "LGBTQ support group" → "lgbtq"). Only
+ * capitalised words are visited: any other word between two of them leaves more than whitespace
+ * between them, which ends a run as meeting that word would (and nothing is added in between).
+ */
+function names(text: string, out: Set<string>, max: number): void {
   let run: string[] = [];
   let lastEnd = -1;
-  const flush = (): void => {
-    if (run.length > 1) add(run.join(' '));
-    for (const w of run) add(w);
-    run = [];
-  };
-  for (const { w, at } of words) {
-    // a lone capitalised word opening a sentence is most often just that ("Run the…"), unless it names a speaker ("Caroline: …");
-    // asked only of capitalised words: most words are not, and these tests were most of a rebuild's entity cost (bench:log)
-    const capital = /^\p{Lu}/u.test(w) && !NOT_NAMES.has(w.toLowerCase()) && !opensSentence(text, w, at);
+  for (const m of text.matchAll(CAPITAL_WORD)) {
+    const w = m[0].endsWith("'s") || m[0].endsWith('’s') ? m[0].slice(0, -2) : m[0];
+    const at = m.index ?? 0;
+    // a lone capitalised word opening a sentence is most often just that ("Run the…"), unless it names a speaker ("Caroline: …")
+    const capital = !NOT_NAMES.has(w.toLowerCase()) && !opensSentence(text, w, at);
     // a run continues only over the whitespace between two capitalised words
-    if (!capital || (run.length && !/^\s+$/u.test(text.slice(lastEnd, at)))) flush();
+    if (!capital || (run.length && !/^\s+$/u.test(text.slice(lastEnd, at)))) {
+      addRun(out, run, max);
+      run = [];
+    }
     if (capital) run.push(w);
     lastEnd = at + w.length;
   }
-  flush();
+  addRun(out, run, max);
 }
 
 /** A word opening a sentence, not followed by a colon (a speaker) nor by another capitalised word (a run). */
