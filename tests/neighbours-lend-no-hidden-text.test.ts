@@ -4,6 +4,9 @@
 // - in an org several members write in one namespace (issue 34), so the memory just before one of
 //   bob's may be alice's private one: its words must not find bob's memory for bob, neither through
 //   a window vector embedded with her text nor through a graph step from her memory to its neighbour;
+// - the graph channel steps from the items naming the query's entities to the items sharing their
+//   other entities: only from items the caller sees, else bob's shared memory naming Basel comes
+//   back for bob's query naming alice's private words (her memory names both);
 // - a forgotten memory's words must not go on finding its former neighbour through the window vector
 //   embedded while it was live (forget: recall shows none of it).
 //
@@ -23,8 +26,9 @@ let server: TestServer | undefined;
 const call = (who: Who, method: string, path: string, body?: unknown) => (server as TestServer).call(method, path, body, TOKENS[who]);
 const saved = { gap: process.env['KIOKU_PLAIN_SESSION_GAP_MIN'], graph: process.env['KIOKU_GRAPH_WEIGHT'] };
 
-const write = async (who: Who, id: string, text: string, minutes: number): Promise<void> => {
-  const r = await call(who, 'POST', '/v1/memories', { memories: [{ id, kind: 'note', text, occurred_at: at(minutes) }], wait_for_vectors: 30_000 });
+const write = async (who: Who, id: string, text: string, minutes: number, audience?: unknown): Promise<void> => {
+  const memory = { id, kind: 'note', text, occurred_at: at(minutes), ...(audience ? { audience } : {}) };
+  const r = await call(who, 'POST', '/v1/memories', { memories: [memory], wait_for_vectors: 30_000 });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
 };
 
@@ -81,6 +85,15 @@ describe('neighbours lend no text the caller may not see', () => {
   it('bob’s memory is not found through alice’s private one before it: no window holding her text, no graph step from it', async () => {
     // the query shares no word with B-after: a window or graph score for it could only come from A-secret
     expect(await lent('bob', 'Zephyrion Biotech acquisition target Basel', 'B-after')).toEqual({ graph: false, window: false });
+  });
+
+  it('the graph channel walks only from what the caller sees: alice’s private memory names Basel, bob’s shared one too', async () => {
+    await write('bob', 'B-basel', 'Our Basel office closes for the summer in August.', 3 * DAY, { org: true });
+    const query = 'Zephyrion Biotech acquisition';
+    // alice sees her memory: the step from it over "basel" to bob's shared memory is hers to take
+    expect((await lent('alice', query, 'B-basel')).graph).toBe(true);
+    // bob does not: his shared memory must not come back for words only her memory holds
+    expect((await lent('bob', query, 'B-basel')).graph).toBe(false);
   });
 
   it('a forgotten memory’s words stop finding its former neighbour once vectors are brought up to date', async () => {

@@ -64,16 +64,11 @@ export async function recallParsed(
   // a service just started may still be reading its HNSW graphs: the dense channel waits for them,
   // as it waits for the query vectors (the model loads meanwhile), instead of finding nothing
   const embedding = embedQueries(core, config, plan.request, plan.queries);
-  const channels = await runChannels(
-    core,
-    config,
-    plan,
-    core.projections.restored().then(() => embedding),
-  );
+  const audience = orgCaller(core.projections.views.org.org(ns), context.principal, context.orgAdmin === true); // the one audience policy (issue 34)
+  const channels = await runChannels(core, config, plan, core.projections.restored().then(() => embedding), audience);
   const t1 = performance.now();
   // matches kept out are another namespace's: counting them for a caller confined to its own would
   // tell it what other namespaces hold (a search oracle), so only a caller who sees them all gets counts
-  const audience = orgCaller(core.projections.views.org.org(ns), context.principal, context.orgAdmin === true); // the one audience policy (issue 34)
   const ranked = rankCandidates(core, config, plan, channels.lists, seesService(context) ? channels.filteredByLayer : {}, audience);
   const fusionMs = round(performance.now() - t1);
   const judged = await judgeCandidates(core, config, plan, ranked, channels.lists, channels.embedded);

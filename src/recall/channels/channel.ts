@@ -1,5 +1,6 @@
 // What a retrieval channel is: given the plan (and the query vectors), ranked evidence
 // keys per lane, named `<channel>:<query kind>`, with its own diagnostics.
+import type { OrgCaller } from '../../knowledge/audience.js';
 import type { RecallConfig } from '../config.js';
 import type { RecallCore } from '../core.js';
 import type { EmbeddedQueries } from '../dense.js';
@@ -15,6 +16,8 @@ export interface ChannelInput {
   embedded: EmbeddedQueries;
   /** keys every lane leaves out inside its query: this session's own visible traces (own-session.ts) */
   exclude: ReadonlySet<string>;
+  /** the caller's audience (issue 34; absent: it sees every item): a channel that steps from item to item starts only from items it may see */
+  audience?: OrgCaller | undefined;
 }
 
 export interface ChannelOutput {

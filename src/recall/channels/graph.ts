@@ -6,6 +6,7 @@
 // (ln(1 + N/df)); an entity named by more than `graph.max_share` of a namespace's items (a
 // conversation's speakers, a word every note has) is a noisy edge and is not walked.
 import type { GraphProjection } from '../../../projections/graph.js';
+import { canSee } from '../../knowledge/audience.js';
 import { cjkTerms, extractEntities, mayNameEntity } from '../../text/entities.js';
 import type { GraphConfig, RecallConfig } from '../config.js';
 import { sessionNeighbours } from '../neighbours.js';
@@ -15,7 +16,7 @@ export const graphChannel: Channel = {
   name: 'graph',
   dense: false,
   run(input: ChannelInput): ChannelOutput {
-    const { core, config, plan, exclude } = input;
+    const { core, config, plan, exclude, audience } = input;
     if ((config.channel_weights['graph'] ?? 0) === 0) return { lanes: [], backends: { graph: { attempted: false, used: false, status: 'disabled' } } };
     const graph = core.projections.views.graph;
     const records = core.projections.views.records;
@@ -25,10 +26,23 @@ export const graphChannel: Channel = {
     let hits = 0;
     for (const q of queries) {
       const neighbours = sessionNeighbours(records, graph, ns, config.plain_session_gap_min);
-      const scores = walk(graph, config, ns, queryEntities(graph, ns, q.text, config), (key) => {
-        const { before, after } = neighbours(key);
-        return [before, after].filter((k): k is string => k !== undefined);
-      });
+      // the walk starts only from items the caller sees: another member's private memory naming the
+      // query's words would otherwise lead to the shared items naming its other entities (issue 34)
+      const sees = (key: string): boolean => {
+        const e = records.get(key);
+        return e !== undefined && canSee(e, audience);
+      };
+      const scores = walk(
+        graph,
+        config,
+        ns,
+        queryEntities(graph, ns, q.text, config),
+        (key) => {
+          const { before, after } = neighbours(key);
+          return [before, after].filter((k): k is string => k !== undefined);
+        },
+        sees,
+      );
       const ranked: { key: string; score: number }[] = [];
       for (const [key, score] of scores) {
         if (exclude.has(key)) continue;
@@ -73,11 +87,13 @@ export function walk(
   ns: string,
   entities: ReadonlyMap<string, number>,
   sessionNeighbours: (key: string) => string[],
+  /** the items the walk may start from (hop 1; default every one) */
+  sees: (key: string) => boolean = () => true,
 ): Map<string, number> {
   const g = config.graph;
   const n = Math.max(1, graph.size(ns));
   const hop1 = new Map<string, number>();
-  for (const [e, w] of entities) for (const key of graph.itemsNaming(ns, e)) hop1.set(key, (hop1.get(key) ?? 0) + w);
+  for (const [e, w] of entities) for (const key of graph.itemsNaming(ns, e)) if (sees(key)) hop1.set(key, (hop1.get(key) ?? 0) + w);
   const scores = new Map(hop1);
   const frontier = [...hop1].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, g.frontier);
   const best = frontier[0]?.[1] ?? 0;

@@ -1,6 +1,7 @@
 // Stage 2, channels: every retrieval lane answers the planned queries with ranked evidence
 // keys. A channel is one file in src/recall/channels/, registered in its index.ts.
 import { CHANNELS, ownVisibleTraces, type ChannelOutput } from '../channels/index.js';
+import type { OrgCaller } from '../../knowledge/audience.js';
 import type { RecallConfig } from '../config.js';
 import type { RecallCore } from '../core.js';
 import type { EmbeddedQueries } from '../dense.js';
@@ -17,8 +18,14 @@ export interface ChannelResults {
   timings: Record<string, number>;
 }
 
-/** Run the lexical channels while the model embeds the queries, then the dense ones. */
-export async function runChannels(core: RecallCore, config: RecallConfig, plan: RecallPlan, embedding: Promise<EmbeddedQueries>): Promise<ChannelResults> {
+/** Run the lexical channels while the model embeds the queries, then the dense ones; `audience`: the caller's (ChannelInput). */
+export async function runChannels(
+  core: RecallCore,
+  config: RecallConfig,
+  plan: RecallPlan,
+  embedding: Promise<EmbeddedQueries>,
+  audience?: OrgCaller,
+): Promise<ChannelResults> {
   const out: ChannelResults = { lists: new Map(), backends: {}, warnings: [], filteredByLayer: {}, embedded: { ms: 0, warnings: [] }, timings: {} };
   // a node cut off from its shared store answers from what it has: say so in every packet (MCP clients see no headers)
   const shared = core.log.health?.();
@@ -32,7 +39,7 @@ export async function runChannels(core: RecallCore, config: RecallConfig, plan: 
   const t0 = performance.now();
   const exclude = ownVisibleTraces(core.projections.views.records, plan.ns, plan.request);
   const pending: ChannelOutput[] = [];
-  for (const channel of CHANNELS) if (!channel.dense) pending.push(channel.run({ core, config, plan, embedded: out.embedded, exclude }));
+  for (const channel of CHANNELS) if (!channel.dense) pending.push(channel.run({ core, config, plan, embedded: out.embedded, exclude, audience }));
   out.timings['keyword_ms'] = round(performance.now() - t0);
   const embedded = await embedding;
   out.embedded = embedded;
@@ -40,7 +47,7 @@ export async function runChannels(core: RecallCore, config: RecallConfig, plan: 
   if (embedded.backend) out.backends['vector'] = embedded.backend;
   out.warnings.push(...embedded.warnings);
   for (const o of pending) take(o);
-  for (const channel of CHANNELS) if (channel.dense) take(channel.run({ core, config, plan, embedded, exclude }));
+  for (const channel of CHANNELS) if (channel.dense) take(channel.run({ core, config, plan, embedded, exclude, audience }));
   return out;
 }
 
