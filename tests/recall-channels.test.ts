@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HashedEmbedder } from '../src/embed/index.js';
 import { recordedVerdicts, type EventData } from '../src/events/index.js';
-import { recall, type RecallCore } from '../src/recall/index.js';
+import { DEFAULT_RECALL_CONFIG, recall, type RecallConfig, type RecallCore } from '../src/recall/index.js';
 import { DoubleJudge } from './doubles/judge.js';
 import { type LibraryStore, useRecallLibrary } from './fixtures/recall-library.js';
 import { recordsOfType } from './helpers.js';
@@ -46,14 +46,23 @@ describe('options, ACL and quotas', () => {
     await expect(recall(core, { query: 'rollback', namespace: 'team' }, { namespaces: ['private'] })).rejects.toMatchObject({ code: 'KIOKU_FORBIDDEN' });
   });
 
-  it('lets at most two sections of one document reach the judge', async () => {
-    const judge = new DoubleJudge(() => 0.1);
-    const p = await recall({ ...core, judge }, { query: 'rollback 回滚 deploy pipeline dashboard' });
-    const [v] = await recordsOfType(store.log, 'verdict.recorded');
-    const wiki = recordedVerdicts(v?.data as EventData<'verdict.recorded'>).filter((x) => x.evidence_key.includes(':wiki:ops#'));
-    // the query matches more sections of the ops page than that: exactly two reach the judge
-    const matching = p.records.filter((r) => r.evidence_key.includes(':wiki:ops#'));
-    expect(matching.length).toBeGreaterThan(2);
-    expect(wiki).toHaveLength(2);
+  it('lets at most sections_per_document sections of one document reach the judge (3 by default)', async () => {
+    const query = 'rollback 回滚 deploy pipeline dashboard';
+    const judgedOps = async (config: RecallConfig): Promise<{ judged: number; matching: number }> => {
+      const before = (await recordsOfType(store.log, 'verdict.recorded')).length;
+      const p = await recall({ ...core, judge: new DoubleJudge(() => 0.1), config }, { query });
+      const verdicts = await recordsOfType(store.log, 'verdict.recorded');
+      expect(verdicts).toHaveLength(before + 1);
+      const v = verdicts.at(-1);
+      const judged = recordedVerdicts(v?.data as EventData<'verdict.recorded'>).filter((x) => x.evidence_key.includes(':wiki:ops#')).length;
+      return { judged, matching: p.records.filter((r) => r.evidence_key.includes(':wiki:ops#')).length };
+    };
+    expect(DEFAULT_RECALL_CONFIG.sections_per_document).toBe(3);
+    // the query matches more sections of the ops page than either cap: exactly the cap reach the judge
+    const two = await judgedOps({ ...DEFAULT_RECALL_CONFIG, sections_per_document: 2 });
+    expect(two.matching).toBeGreaterThan(2);
+    expect(two.judged).toBe(2);
+    const byDefault = await judgedOps(DEFAULT_RECALL_CONFIG);
+    expect(byDefault.judged).toBe(Math.min(3, byDefault.matching));
   });
 });
