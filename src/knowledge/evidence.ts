@@ -34,14 +34,11 @@ export const itemIdSchema = z
   .refine((id) => !hasLoneSurrogate(id), 'an id may not contain lone surrogates (a string cut inside a character)');
 
 /**
- * A short note a person writes (a notice's text, a sign-off note, a forget or purge reason): NUL
- * has no place in one, and a note of NUL alone passed the non-empty check (issue 33).
+ * A short note a person writes (a notice's text, a sign-off note, a forget or purge reason). NUL
+ * (a note of NUL alone passed the non-empty check, issue 33) is refused by the one text rule that
+ * parseInput applies to every input (src/text/well-formed.ts).
  */
-export const noteText = (max: number) =>
-  z
-    .string()
-    .max(max)
-    .refine((t) => !t.includes('\u0000'), 'may not contain NUL (U+0000)');
+export const noteText = (max: number) => z.string().max(max);
 
 /** Characters the key syntax reserves in an id: the section mark, the separator, whitespace. */
 const RESERVED_IN_KEY = /[\s:#]/u;

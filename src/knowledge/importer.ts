@@ -10,6 +10,7 @@ import { KiokuError } from '../errors.js';
 import type { Knowledge } from './commands.js';
 import type { Layer } from './evidence.js';
 import { parseFrontMatter } from './markdown.js';
+import { textFault } from '../text/well-formed.js';
 
 export const IMPORT_KINDS = { cards: 'card', wiki: 'wiki', notes: 'note' } as const;
 export type ImportKind = keyof typeof IMPORT_KINDS;
@@ -104,7 +105,11 @@ export function readMarkdownFiles(dir: string): { root: string; files: ImportFil
   const errors: { file: string; message: string }[] = [];
   for (const path of listMarkdown(root)) {
     try {
-      files.push({ path, markdown: readFileSync(path, 'utf8') });
+      const markdown = readFileSync(path, 'utf8');
+      // a file the service would refuse (the one text rule) is this file's error, not the whole batch's
+      const fault = textFault(markdown);
+      if (fault !== undefined) throw new Error(`not imported: a text ${fault}`);
+      files.push({ path, markdown });
     } catch (err) {
       errors.push({ file: relative(root, path), message: err instanceof Error ? err.message : String(err) });
     }

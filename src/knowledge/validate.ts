@@ -4,6 +4,7 @@
 // door parses once at the edge and everything below takes the parsed value (src/api/index.ts).
 import type { z } from 'zod';
 import { KiokuError } from '../errors.js';
+import { findTextFault } from '../text/well-formed.js';
 
 const parsedBy = new WeakMap<object, z.ZodType>();
 
@@ -20,6 +21,9 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what:
   parseCounter.parses += 1;
   const result = schema.safeParse(input);
   if (result.success) {
+    // the one text rule (src/text/well-formed.ts), here because every door's input passes here
+    const bad = findTextFault(result.data);
+    if (bad) throw invalid(what, bad.path.length ? bad.path.join('.') : '(input)', bad.fault);
     if (typeof result.data === 'object' && result.data !== null) parsedBy.set(result.data, schema);
     return result.data;
   }
@@ -28,7 +32,9 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what:
   // name the unknown field itself, not only the object holding it
   if (issue?.code === 'unrecognized_keys' && issue.keys[0] !== undefined) path.push(issue.keys[0]);
   const field = path.length ? path.join('.') : '(input)';
-  throw new KiokuError('KIOKU_INPUT_INVALID', `${what}: ${field}: ${issue?.message ?? 'invalid'}`, {
-    details: { field, issues: result.error.issues.slice(0, 10).map((i) => ({ path: i.path.map(String), message: i.message })) },
-  });
+  throw invalid(what, field, issue?.message ?? 'invalid', result.error.issues.slice(0, 10).map((i) => ({ path: i.path.map(String), message: i.message })));
+}
+
+function invalid(what: string, field: string, message: string, issues: { path: string[]; message: string }[] = [{ path: field.split('.'), message }]): KiokuError {
+  return new KiokuError('KIOKU_INPUT_INVALID', `${what}: ${field}: ${message}`, { details: { field, issues } });
 }
