@@ -108,12 +108,12 @@ it('a keyword snapshot of version 1 (tokens without identifier words) is refused
   await store.close(); // writes a v2 snapshot
   const folder = join(dir.path, 'projections');
   const snap = readSnapshotFile(folder, 'keyword') as SnapshotFile;
-  expect(snap.version).toBe(2);
+  expect(snap.version).toBe(3);
   writeSnapshotFile(folder, { ...snap, version: 1 }); // as the code before identifier words labelled it
   store = await openKioku({ data: dir.path });
   try {
     const status = store.projections.status().find((s) => s.name === 'keyword');
-    expect(status).toMatchObject({ source: 'genesis', discarded: 'written by keyword v1, need v2' });
+    expect(status).toMatchObject({ source: 'genesis', discarded: 'written by keyword v1, need v3' });
     const refolded = store.projections.digests()['keyword'];
     const hits = store.projections.get<KeywordProjection>('keyword').search('hook timeout', { namespaces: ['private'] });
     expect(hits.map((h) => [h.key.split(':').pop(), h.complete])).toEqual([['hook', true]]);

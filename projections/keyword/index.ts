@@ -60,8 +60,11 @@ export { searchableText };
 
 export class KeywordProjection implements Projection {
   readonly name = 'keyword';
-  /** v2: tokens hold an identifier's words beside it ("hookTimeout" → hook, timeout), so a v1 snapshot is refolded from the log */
-  readonly version = 2;
+  /**
+   * v2: tokens hold an identifier's words beside it ("hookTimeout" → hook, timeout); v3: also in a text
+   * holding İ, which tokenizes as I ("İstanbul" → istanbul). An older snapshot is refolded from the log.
+   */
+  readonly version = 3;
   /** it only folds knowledge */
   readonly types = FOLDED_TYPES;
   private readonly fold = new KnowledgeFold();

@@ -60,9 +60,12 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
     asciiRuns(text, text.toLowerCase(), parts, (run, joined, written) => pushWord(run, joined, written, out, keepStop));
     return out;
   }
-  const nfkc = text.normalize('NFKC');
+  // İ (U+0130) is the one letter lower-casing lengthens (to i + U+0307): it shifted every later index, so
+  // a text holding one lost all its identifier words, and its dot split "İstanbul" into "i", "stanbul".
+  // Read as I, it lower-cases to i, as Turkish does, and the two strings keep one index per character.
+  const nfkc = withoutDottedCapital(text.normalize('NFKC'));
   const lower = nfkc.toLowerCase();
-  // the runs as written, to find an identifier's words; only while lower-casing keeps every index (it lengthens İ)
+  // the runs as written, to find an identifier's words; only while lower-casing keeps every index
   const cased = parts && nfkc !== lower && nfkc.length === lower.length ? nfkc : undefined;
   for (const match of lower.matchAll(TOKEN)) {
     const run = match[0];
@@ -75,6 +78,8 @@ export function tokenize(text: string, options: TokenizeOptions = {}): string[] 
   }
   return out;
 }
+
+const withoutDottedCapital = (text: string): string => (text.includes('\u0130') ? text.replaceAll('\u0130', 'I') : text);
 
 /** A character of `cased` in [from, to) that lower-casing changed: a capital after the run's first character (no string made). */
 function innerCapital(cased: string, lower: string, from: number, to: number): boolean {
