@@ -134,8 +134,30 @@ export async function serviceOfLockedStore(library: Library, options: ConnectOpt
   );
 }
 
-function remoteOptions(options: ConnectOptions): { token: string | undefined; keepAlive: boolean } {
-  return { token: (options.env ?? process.env)['KIOKU_TOKEN'] || undefined, keepAlive: options.keepAlive ?? false };
+function remoteOptions(options: ConnectOptions): { token: string | undefined; keepAlive: boolean; readyWaitMs: number } {
+  const env = options.env ?? process.env;
+  return { token: env['KIOKU_TOKEN'] || undefined, keepAlive: options.keepAlive ?? false, readyWaitMs: readyWaitMs(options.client, env) };
+}
+
+/** kioku mcp waits this long by default for a service that is opening or restarting: a restart over a large library's snapshots. */
+export const MCP_READY_WAIT_MS = 30_000;
+
+/**
+ * How long a call waits for a service that is not serving yet (RemoteOptions.readyWaitMs):
+ * KIOKU_READY_WAIT_MS when set; unset, kioku mcp waits MCP_READY_WAIT_MS (an agent should see a
+ * short wait, not an error, while its service restarts), the hook and the CLI answer at once.
+ */
+export function readyWaitMs(client: Client, env: NodeJS.ProcessEnv): number {
+  const v = env['KIOKU_READY_WAIT_MS']?.trim();
+  if (v) {
+    const ms = Number(v);
+    if (!Number.isInteger(ms) || ms < 0 || ms > 600_000)
+      throw new KiokuError('KIOKU_USAGE', `KIOKU_READY_WAIT_MS must be a whole number of milliseconds, 0–600000 (got "${v.slice(0, 40)}")`, {
+        details: { field: 'KIOKU_READY_WAIT_MS' },
+      });
+    return ms;
+  }
+  return client === 'mcp' ? MCP_READY_WAIT_MS : 0;
 }
 
 const same = (a: RunInfo, b: RunInfo): boolean => a.url === b.url && a.pid === b.pid && a.started_at === b.started_at;

@@ -91,6 +91,13 @@ export interface RemoteOptions {
    * Given for the service of a local data dir only; a KIOKU_URL never wanders to another server.
    */
   relocate?: (failedUrl: string) => Promise<string>;
+  /**
+   * How long a call waits, at most, for a service that is not serving yet — opening its store
+   * (503 KIOKU_NOT_READY), stopping for a restart (503 KIOKU_SHUTTING_DOWN), or not listening yet
+   * (no connection made) — before it answers that error. Nothing of such a call was done, so any
+   * call may be sent again. Default 0: answer at once (kioku mcp waits: src/connect.ts).
+   */
+  readyWaitMs?: number;
 }
 
 /**
@@ -110,6 +117,16 @@ function unreachable(url: string, err: unknown): KiokuError {
   // unreachable, timed out, redirected (never followed: it could carry the token elsewhere), or not HTTP at all
   const cause = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
   return new KiokuError('KIOKU_SERVICE_UNAVAILABLE', `no Kioku service answers at ${url} (${cause})`, { cause: err, details: { url } });
+}
+
+/** An answer that says the service did nothing with the call: it is opening, stopping, or took no connection. */
+function notServingYet(err: unknown): err is KiokuError {
+  if (isKiokuError(err, 'KIOKU_NOT_READY') || isKiokuError(err, 'KIOKU_SHUTTING_DOWN')) return true;
+  return isKiokuError(err, 'KIOKU_SERVICE_UNAVAILABLE') && err.cause instanceof TransportError && !err.cause.sent;
+}
+
+function waited(err: KiokuError, ms: number): KiokuError {
+  return new KiokuError(err.code, `${err.message} (waited ${ms} ms for the service to serve)`, { cause: err, details: { ...err.details, waited_ms: ms } });
 }
 
 /** A memory write is the same write again when every memory names its id (an identical repeat appends nothing). */
@@ -149,7 +166,23 @@ export class RemoteKioku implements Kioku {
     });
   }
 
+  /** One call, sent again while the service is not serving yet, up to readyWaitMs; then its error, saying how long it waited. */
   private async call<T>(method: 'GET' | 'POST', route: string, body?: unknown, repeat: Repeat = method === 'GET' ? 'read' : 'write'): Promise<T> {
+    const started = Date.now();
+    const deadline = started + (this.options.readyWaitMs ?? 0);
+    for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
+      try {
+        return await this.callOnce<T>(method, route, body, repeat);
+      } catch (err) {
+        if (!notServingYet(err)) throw err;
+        const left = deadline - Date.now();
+        if (left <= 0) throw started === deadline ? err : waited(err, Date.now() - started);
+        await new Promise((r) => setTimeout(r, Math.min(pause, left)));
+      }
+    }
+  }
+
+  private async callOnce<T>(method: 'GET' | 'POST', route: string, body: unknown, repeat: Repeat): Promise<T> {
     const url = this.current;
     try {
       return await this.send<T>(url, method, route, body);
