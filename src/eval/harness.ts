@@ -9,10 +9,9 @@ import { join } from 'node:path';
 import { createEmbedder, type Embedder, type EmbedderKind } from '../embed/index.js';
 import { requestKioku } from '../client.js';
 import { KiokuError } from '../errors.js';
-import { EmbeddingIndexer } from '../indexer/embedding-job.js';
 import { openKioku } from '../kioku.js';
 import { Knowledge, importDirectory } from '../knowledge/index.js';
-import { createRecallCore, judgeFromEnv, measurementConfig, openSession, recall, startTurn, type RecallPacket } from '../recall/index.js';
+import { createRecallCore, embeddingIndexer, judgeFromEnv, measurementConfig, openSession, recall, startTurn, type RecallPacket } from '../recall/index.js';
 import { caseFileSchema, scoreCase, summarise, type CaseResult, type EvalCase, type EvalSummary } from './cases.js';
 
 export interface EvalOptions {
@@ -112,7 +111,7 @@ export async function loadLibrary(dataDir: string, libraryDir: string, embedderK
     }
     const embedder = createEmbedder(embedderKind ? { kind: embedderKind } : {});
     try {
-      const job = await new EmbeddingIndexer(store, embedder).run();
+      const job = await embeddingIndexer(store, embedder).run();
       if (job.status === 'failed') throw new KiokuError('KIOKU_EMBEDDER_FAILED', `embedding the library failed: ${job.error}`);
     } finally {
       await embedder.close();

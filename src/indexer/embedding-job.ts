@@ -125,7 +125,11 @@ export class EmbeddingIndexer {
         continue;
       }
       if (textLane?.fingerprintOf(item.key) !== fp) tasks.push({ key: item.key, ns: item.ns, lane: 'text', text, fp });
-      const group = inConversation(item) ? `${item.ns}\u0000${item.session_id}` : plainGap > 0 && item.layer === 'memory' ? `${item.ns}\u0001plain` : undefined;
+      // a plain memory joins its namespace's run of plain memories while the gap rule is on, and also
+      // when the rule is off (gap 0) but it holds a window vector embedded under it: that window would
+      // go on lending it a neighbour's words, so it is embedded again from its own text (below)
+      const plain = item.layer === 'memory' && (plainGap > 0 || windowLane?.fingerprintOf(item.key) !== undefined);
+      const group = inConversation(item) ? `${item.ns}\u0000${item.session_id}` : plain ? `${item.ns}\u0001plain` : undefined;
       if (group !== undefined) {
         const list = sessions.get(group) ?? [];
         list.push(item);
@@ -137,7 +141,7 @@ export class EmbeddingIndexer {
     for (const [group, all] of sessions) {
       all.sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at) || a.seq - b.seq);
       // a window holds only texts the same callers see (issue 34: another member's private memory lends yours no words)
-      const runs = splitAtReaders(all).flatMap((same) => (group.endsWith('\u0001plain') ? splitAtGaps(same, plainGap) : [same]));
+      const runs = splitAtReaders(all).flatMap((same) => (!group.endsWith('\u0001plain') ? [same] : plainGap > 0 ? splitAtGaps(same, plainGap) : []));
       for (const turns of runs) this.windowTasks(turns, radius, windowLane, tasks);
       // one left alone since its window was embedded (its neighbour forgotten, or no longer its neighbour)
       // gets a window of its own text: the old one would go on finding it by the other's words

@@ -37,7 +37,7 @@ export { recallRequestSchema, recallOptionsSchema, type RecallRequest, type Reca
 export { EmbeddingCache } from './embedding-cache.js';
 export type { RecallPacket, PacketRecord, BackendDiagnostic, BackendStatus } from './packet.js';
 export * from './judge/index.js';
-export { clockFromEnv, createRecallCore, judgeFromEnv, type CoreOptions } from './setup.js';
+export { clockFromEnv, createRecallCore, embeddingIndexer, judgeFromEnv, type CoreOptions } from './setup.js';
 export { deliveryReport, OVERLAP_BUCKETS, type DeliveryReport } from './reports.js';
 export { replay, seqAtTime, type ReplayOptions, type ReplayReport, type ReplayedTurn } from './replay.js';
 export { renderContext } from './render.js';

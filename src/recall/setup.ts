@@ -5,7 +5,7 @@ import { clockFromEnv } from './clock.js';
 import { recallConfigFromEnv, type RecallConfig } from './config.js';
 import { createEmbedder, embedderConfigFromEnv, type Embedder } from '../embed/index.js';
 import { KiokuError } from '../errors.js';
-import { EmbeddingIndexer } from '../indexer/embedding-job.js';
+import { EmbeddingIndexer, type IndexerOptions, type IndexerStore } from '../indexer/embedding-job.js';
 import { EmbeddingCache } from './embedding-cache.js';
 import { DisabledJudge, LlmJudge, LocalJudge, type Judge } from './judge/index.js';
 import type { RecallCore, RecallStore } from './core.js';
@@ -42,13 +42,26 @@ export interface CoreOptions {
   config?: RecallConfig;
 }
 
+/**
+ * The embedding indexer every door uses (the server, kioku import and reembed, the eval harness):
+ * plain memories close in time get window vectors under the same rule recall lifts their
+ * neighbours by (plain_session_gap_min, issue 35), so no door embeds under a rule of its own.
+ */
+export function embeddingIndexer(
+  store: IndexerStore,
+  embedder: Embedder,
+  options: Omit<IndexerOptions, 'plainGapMin'> = {},
+  config: RecallConfig = recallConfigFromEnv(),
+): EmbeddingIndexer {
+  return new EmbeddingIndexer(store, embedder, { ...options, plainGapMin: config.plain_session_gap_min });
+}
+
 /** The recall core over an open store's log and projections, plus its indexer; close() stops both. */
 export function createRecallCore(store: RecallStore, options: CoreOptions = {}): RecallCore & { indexer: EmbeddingIndexer; close: () => Promise<void> } {
   const embedder = options.embedder ?? createEmbedder(embedderConfigFromEnv());
   const now = options.now ?? clockFromEnv();
   const config = options.config ?? recallConfigFromEnv();
-  // plain memories close in time get window vectors under the same rule recall lifts their neighbours by (issue 35)
-  const indexer = new EmbeddingIndexer(store, embedder, { plainGapMin: config.plain_session_gap_min });
+  const indexer = embeddingIndexer(store, embedder, {}, config);
   if (options.backgroundIndexing) indexer.start();
   let waiting = { revision: '', at: 0, byNs: new Map<string, number>(), total: 0 };
   return {

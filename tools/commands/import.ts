@@ -4,7 +4,8 @@ import { availableParallelism } from 'node:os';
 import type { PathOverrides } from '../../src/config.js';
 import { createEmbedder, embedderConfigFromEnv, EMBEDDER_KINDS, type EmbedderKind } from '../../src/embed/index.js';
 import { KiokuError } from '../../src/errors.js';
-import { EmbeddingIndexer, type JobSummary } from '../../src/indexer/embedding-job.js';
+import type { JobSummary } from '../../src/indexer/embedding-job.js';
+import { embeddingIndexer } from '../../src/recall/index.js';
 import { openKioku, type KiokuStore } from '../../src/kioku.js';
 import { IMPORT_KINDS, Knowledge, importDirectory, readMarkdownFiles, documentIdOf, type ImportKind, type ImportSummary } from '../../src/knowledge/index.js';
 import { isKiokuError } from '../../src/errors.js';
@@ -102,7 +103,7 @@ export async function reembedCommand(flags: ReembedFlags): Promise<number> {
 async function embedAll(store: KiokuStore, kind: EmbedderKind | undefined, flags: OutputOptions): Promise<JobSummary> {
   // bulk work: one model copy per core (the bundled model is single-threaded; two cores embed ~2× faster)
   const embedder = createEmbedder({ workers: Math.min(4, availableParallelism()), ...embedderConfigFromEnv(), ...(kind ? { kind } : {}) });
-  const indexer = new EmbeddingIndexer(store, embedder, { actor: 'cli:embed' });
+  const indexer = embeddingIndexer(store, embedder, { actor: 'cli:embed' });
   const bar = progressBar(`embed ${embedder.id}`, flags);
   try {
     return await indexer.run(bar.update);
