@@ -4,8 +4,9 @@
 // stay out of the log (events stay lean), and a repeat upload writes nothing new.
 import { createHash, randomBytes } from 'node:crypto';
 import { close, closeSync, existsSync, fsyncSync, mkdirSync, openSync, read, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstat, readdir, rm, rmdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { KiokuError } from '../errors.js';
 import type { AssetPolicy, OpenedAsset } from './asset-policy.js';
 
@@ -69,4 +70,34 @@ export function storeUpload(policy: AssetPolicy, ns: string, name: string, bytes
   closeSync(fd);
   renameSync(tmp, file);
   return file;
+}
+
+/** Entries removed at once: rmSync of 20,000 uploads held the event loop 377 ms; fs.promises.rm's own recursion 247 ms; 32 at a time 23 ms. */
+const REMOVE_AT_ONCE = 32;
+
+/**
+ * Delete a namespace's uploads folder off the event loop (a namespace purge). The folder is first
+ * renamed aside in one step, so an upload arriving during the deletion lands in a fresh folder and
+ * is kept, as it was when the deletion blocked the loop; then the renamed tree is deleted, a few
+ * entries at a time. Resolves once every byte is gone; a missing folder is nothing to do.
+ */
+export async function removeUploads(folder: string): Promise<void> {
+  const aside = join(dirname(folder), `.purged-${basename(folder)}-${randomBytes(6).toString('hex')}`);
+  try {
+    renameSync(folder, aside);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  // a folder that is a link (or a file) goes as itself, as rmSync took it: what it points to is never read
+  if ((await lstat(aside)).isDirectory()) await removeTree(aside);
+  else await rm(aside, { force: true });
+}
+
+async function removeTree(dir: string): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  for (let i = 0; i < entries.length; i += REMOVE_AT_ONCE)
+    // a link is removed as a link, never followed
+    await Promise.all(entries.slice(i, i + REMOVE_AT_ONCE).map((e) => (e.isDirectory() ? removeTree(join(dir, e.name)) : rm(join(dir, e.name), { force: true }))));
+  await rmdir(dir);
 }

@@ -4,7 +4,6 @@
 // names the items whose text is gone, so every projection drops them at once and a rebuild does the
 // same. The chain itself is not touched: verify and earlier anchors hold. Forget hides an item;
 // purge also destroys the means to read it.
-import { rmSync } from 'node:fs';
 import { z } from 'zod';
 import type { AppendInput } from '../events/index.js';
 import { namespaceSchema } from '../events/index.js';
@@ -13,6 +12,7 @@ import { notFoundItem } from './audience.js';
 import type { EventStore } from '../log/index.js';
 import { unitMatcher, type SealKeyStore } from '../privacy/index.js';
 import { evidenceKey, itemIdSchema, noteText } from './evidence.js';
+import { removeUploads } from './asset-files.js';
 import type { RecordEntry } from './item.js';
 import type { KnowledgeRecords } from './read-model.js';
 
@@ -91,6 +91,6 @@ export async function purge(
   }
   const appended = await deps.log.appendAll(events);
   // an asset's sealed path can no longer be read; its uploaded bytes would still be on disk
-  if (p.scope === 'namespace' && deps.uploads !== undefined) rmSync(deps.uploads, { recursive: true, force: true });
+  if (p.scope === 'namespace' && deps.uploads !== undefined) await removeUploads(deps.uploads);
   return { scope: p.scope, target, units: deleted.length, items: keys.length, seq: appended[appended.length - 1]?.seq ?? 0 };
 }
