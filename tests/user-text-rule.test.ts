@@ -1,7 +1,10 @@
 // The one rule for user text that reaches the log (src/text/well-formed.ts): no NUL and no lone
 // surrogate, in every door and every field; a refusal is a 400 KIOKU_INPUT_INVALID naming the
 // field, and nothing is appended. Other control characters are content, kept as sent.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runCli, tempDir } from './helpers.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
 
 let s: TestServer;
@@ -44,3 +47,18 @@ it('keeps every other control character of a memory as sent', async () => {
   expect(got.status).toBe(200);
   expect(JSON.stringify(got.body)).toContain(JSON.stringify(text).slice(1, -1));
 });
+
+it('kioku import reports a file holding NUL as that file\'s error and imports the others', async () => {
+  const dir = tempDir('kioku-import-nul-');
+  try {
+    const cards = join(dir.path, 'cards');
+    mkdirSync(cards);
+    writeFileSync(join(cards, 'good.md'), '# Staging\n\nThe staging database is pg-2.\n');
+    writeFileSync(join(cards, 'binary.md'), '# Blob\n\n\u0000\u0001\u0002');
+    const r = await runCli(['import', 'cards', cards, '--data', join(dir.path, 'data'), '--no-embed', '--json']);
+    expect(r.json).toMatchObject({ added: ['good'], errors: [{ file: 'binary.md' }] });
+    expect(String((r.json?.['errors'] as { message: string }[])[0]?.message)).toContain('NUL');
+  } finally {
+    dir.cleanup();
+  }
+}, 60_000);
