@@ -196,7 +196,7 @@ interface Seen {
 }
 
 /** Members of RemoteKioku that are not Kioku methods (its transport). */
-const REMOTE_HELPERS = new Set(['constructor', 'url', 'send', 'call', 'echoed']);
+const REMOTE_HELPERS = new Set(['constructor', 'url', 'send', 'call', 'callOnce', 'echoed']);
 /** Members of LocalKioku that are not Kioku methods (what the server and the CLI reach past the facade). */
 // (the audience policy's helpers moved to src/api/audience.ts, who may purge or reveal to src/api/privacy.ts)
 const LOCAL_HELPERS = new Set(['constructor', 'paths', 'log', 'projections', 'privacy', 'core', 'knowledge', 'records', 'now']);
