@@ -3,6 +3,7 @@
 import type { RecallPacket } from '../recall/packet.js';
 import { excerpt } from '../text/excerpt.js';
 import { whoseLine } from '../recall/render.js';
+import { headOf } from '../text/well-formed.js';
 
 export const HOOK_HEADER =
   'Kioku recalled these from earlier work. Use what applies to this message and ignore the rest without mentioning it. Ask get_memory (MCP) or `kioku recall` with an evidence key for more.';
@@ -14,7 +15,7 @@ export function renderDelivery(packet: Pick<RecallPacket, 'delivery'>, maxChars:
   // an equal share each, but never so thin that nothing fits: then fewer items, whole enough to use
   const share = Math.max(Math.floor((maxChars - used) / packet.delivery.length), 300);
   for (const d of packet.delivery) {
-    const head = `\n\n### ${d.title.slice(0, 200)}\n[${d.evidence_key}]\n${whoseLine(d)}`;
+    const head = `\n\n### ${headOf(d.title, 200)}\n[${d.evidence_key}]\n${whoseLine(d)}`;
     const room = Math.min(share, maxChars - used) - head.length;
     if (room < 60) break;
     const body = excerpt(d.text, room);
@@ -42,6 +43,6 @@ export function renderStanding(
   add("The user's standing instructions and preferences:", directives);
   add('Hard constraints recorded for this work:', constraints);
   let out = lines.join('\n');
-  if (out.length > maxChars) out = `${out.slice(0, maxChars - 1)}…`;
+  if (out.length > maxChars) out = `${headOf(out, maxChars - 1)}…`;
   return out;
 }

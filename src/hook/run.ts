@@ -13,6 +13,7 @@ import type { Kioku } from '../kioku.js';
 import { connect } from '../connect.js';
 import { renderDelivery, renderStanding } from './render.js';
 import { readTranscriptTail, type TranscriptTail } from './transcript.js';
+import { headOf, keepingTheRule } from '../text/well-formed.js';
 
 export type Host = 'claude' | 'codex';
 
@@ -154,11 +155,12 @@ async function onPrompt(call: HookCall, k: Kioku): Promise<HookResult> {
       `no compaction in the last ${Math.round(t.compaction_scan.scanned_bytes / 1048576)} MB before the tail (stopped by ${t.compaction_scan.stopped}); the whole session counts as visible`,
     );
   await withTimeout(k.openSession({ agent: options.host === 'claude' ? 'claude-code' : 'codex', session_id: call.sessionId }), timeout, 'opening the session');
+  // a prompt holding NUL or cut inside an emoji would be refused whole: the turn is captured without them
   const packet = await withTimeout(
     k.startTurn({
       session_id: call.sessionId,
-      query: prompt.slice(0, 20_000),
-      ...(t.dialogue.length ? { conversation: t.dialogue } : {}),
+      query: headOf(keepingTheRule(prompt), 20_000),
+      ...(t.dialogue.length ? { conversation: t.dialogue.map((m) => ({ role: m.role, content: keepingTheRule(m.content) })) } : {}),
       ...(t.context_since ? { context_since: t.context_since } : {}),
     }),
     call.recallTimeout,
@@ -176,10 +178,12 @@ async function onStop(call: HookCall, k: Kioku): Promise<HookResult> {
   const last = call.input.last_assistant_message;
   const answer = last?.trim() ? last : tail(call.input).last_answer;
   if (!answer) return { stdout: '' };
+  // what a person wrote is captured even when it holds NUL or half an emoji (the service refuses both)
+  const sent = headOf(keepingTheRule(answer), 1_000_000);
   try {
-    await withTimeout(k.completeTurn(turnId, { answer: answer.slice(0, 1_000_000) }), call.timeout, 'capturing the answer');
+    await withTimeout(k.completeTurn(turnId, { answer: sent }), call.timeout, 'capturing the answer');
   } catch (err) {
-    appendFileSync(call.spool, spoolLine(call, turnId, answer));
+    appendFileSync(call.spool, spoolLine(call, turnId, sent));
     throw err;
   }
   rmSync(call.stateFile, { force: true });

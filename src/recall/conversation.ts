@@ -1,6 +1,7 @@
 // Query planning: up to three distinct queries per turn, and the bounded dialogue.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { tailOf } from '../text/well-formed.js';
 
 /** architecture.md §recall: at most 8 messages accepted, the last 4 eligible kept, 600 characters each. */
 export const MAX_CONVERSATION_MESSAGES = 8;
@@ -34,8 +35,9 @@ export function conversationFingerprint(messages: readonly ConversationMessage[]
 }
 
 function clip(text: string, max: number): string {
-  // keep the end: the latest part of a long message is what the turn follows from
-  return text.length <= max ? text : text.slice(text.length - max);
+  // keep the end: the latest part of a long message is what the turn follows from; never half an
+  // emoji (a lone surrogate is stored as U+FFFD, so the log would hold another text than the fingerprint's)
+  return tailOf(text, max);
 }
 
 const SENTENCE_END = /(?<=[.!?。！？；;])\s*|\n+/u;

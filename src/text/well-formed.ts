@@ -40,3 +40,31 @@ export function findTextFault(value: unknown, path: readonly string[] = []): { p
   }
   return undefined;
 }
+
+const isHigh = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+const isLow = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
+
+/**
+ * The first `max` UTF-16 units of `text`, one fewer when the cut would fall inside a character (an
+ * emoji): a cut half is a lone surrogate, which the rule above refuses and UTF-8 cannot store.
+ */
+export function headOf(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = max > 0 && isHigh(text.charCodeAt(max - 1)) && isLow(text.charCodeAt(max)) ? max - 1 : max;
+  return text.slice(0, Math.max(0, end));
+}
+
+/** The last `max` UTF-16 units of `text`, one fewer when the cut would fall inside a character. */
+export function tailOf(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const start = text.length - max;
+  return text.slice(isLow(text.charCodeAt(start)) && isHigh(text.charCodeAt(start - 1)) ? start + 1 : start);
+}
+
+/**
+ * `text` made to keep the rule, for a door whose user cannot be asked to send it again (the hook
+ * reads a prompt and a transcript a person already wrote): NUL dropped, a lone surrogate as U+FFFD.
+ */
+export function keepingTheRule(text: string): string {
+  return textFault(text) === undefined ? text : text.replaceAll('\u0000', '').replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD');
+}

@@ -1,0 +1,72 @@
+// A text Kioku cuts or a person already wrote never reaches the service as a text the one rule
+// (src/text/well-formed.ts: no NUL, no lone surrogate) refuses or UTF-8 cannot keep:
+//  - a turn's dialogue message is clipped to its last 600 characters; a clip inside an emoji left a
+//    lone surrogate, stored as U+FFFD, so the log held another text than its conversation_fingerprint;
+//  - the hook cut a prompt at 20,000 and an answer at 1,000,000 UTF-16 units, and sent NUL as
+//    written: the service refused the whole turn (400), so the prompt got no recall and was never
+//    captured, and a refused answer sat in the spool for ever.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runHook } from '../src/hook/run.js';
+import { conversationFingerprint } from '../src/recall/conversation.js';
+import { hasLoneSurrogate, headOf, tailOf } from '../src/text/index.js';
+import { startTestServer, type TestServer } from './server-helpers.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => s.stop());
+
+/** Every record of `type` in the server's log, in order. */
+async function recordsOfType(type: string): Promise<{ data: unknown }[]> {
+  const out: { data: unknown }[] = [];
+  for await (const r of s.state.store!.log.read({ types: [type] })) out.push({ data: r.data });
+  return out;
+}
+
+type Started = { query: string; conversation?: { role: string; text: string }[]; conversation_fingerprint?: string };
+const started = async (): Promise<Started[]> => (await recordsOfType('turn.started')).map((r) => r.data as Started);
+
+it('cuts a text only between whole characters', () => {
+  const emoji = '😀'.repeat(3); // 6 UTF-16 units
+  expect(headOf(emoji, 3)).toBe('😀');
+  expect(headOf(emoji, 4)).toBe('😀😀');
+  expect(tailOf(emoji, 3)).toBe('😀');
+  expect(tailOf(`a${emoji}`, 6)).toBe(emoji);
+  expect(headOf('abc', 5)).toBe('abc');
+});
+
+it('stores a clipped dialogue message without half an emoji, matching its fingerprint', async () => {
+  const session = ((await s.call('POST', '/v1/sessions/open', { agent: 'clip' })).body as { session_id: string }).session_id;
+  const content = `${'😀'.repeat(400)}a`; // the last 600 units start inside an emoji
+  const r = await s.call('POST', '/v1/turns/start', { session_id: session, query: 'what about the emoji?', conversation: [{ role: 'user', content }] });
+  expect(r.status).toBe(200);
+  const turn = (await started()).at(-1)!;
+  const text = turn.conversation![0]!.text;
+  expect(text).not.toContain('\uFFFD');
+  expect(text).toBe(`${'😀'.repeat(299)}a`);
+  expect(turn.conversation_fingerprint).toBe(conversationFingerprint([{ role: 'user', content: text }]));
+});
+
+it('the hook captures a prompt holding NUL or cut inside an emoji, and an answer holding NUL', async () => {
+  const opts = { data: s.dir, host: 'claude' as const, env: { PATH: process.env['PATH'] ?? '', HOME: s.dir, KIOKU_URL: s.url } };
+  const event = (hook_event_name: string, extra: Record<string, unknown>) =>
+    JSON.stringify({ hook_event_name, session_id: 'cuts', transcript_path: null, cwd: '/repo', ...extra });
+  await runHook(event('UserPromptSubmit', { prompt: 'the pasted log says\u0000 disk full; what now?' }), opts);
+  expect((await started()).at(-1)?.query).toBe('the pasted log says disk full; what now?');
+
+  const long = `${'x'.repeat(19_999)}😀 and more`; // the cut at 20,000 falls inside the emoji
+  await runHook(event('UserPromptSubmit', { prompt: long }), opts);
+  const query = (await started()).at(-1)!.query;
+  expect(query).toBe('x'.repeat(19_999));
+  expect(hasLoneSurrogate(query)).toBe(false);
+
+  const turnId = readFileSync(join(s.dir, 'hook', 'claude-cuts.turn'), 'utf8');
+  await runHook(event('Stop', { last_assistant_message: 'Free some space:\u0000 run the cleanup.' }), opts);
+  const artifacts = await s.call('GET', `/v1/artifacts/${turnId}`);
+  expect(artifacts.body).toMatchObject({ completed: true });
+  const completed = (await recordsOfType('turn.completed')).map((r) => r.data as { turn_id: string; answer: string });
+  expect(completed.find((c) => c.turn_id === turnId)?.answer).toBe('Free some space: run the cleanup.');
+}, 60_000);
