@@ -9,7 +9,7 @@ import { EmbeddingIndexer } from '../src/indexer/embedding-job.js';
 import { openKioku } from '../src/kioku.js';
 import { DEFAULT_RECALL_CONFIG, recall } from '../src/recall/index.js';
 import { extractEntities } from '../src/text/entities.js';
-import { repliesTo } from '../src/text/turn-shape.js';
+import { isLabel, repliesTo } from '../src/text/turn-shape.js';
 import { DoubleJudge } from './doubles/judge.js';
 import { tempDir } from './helpers.js';
 import { given } from './projections/given.js';
@@ -159,6 +159,21 @@ describe('the plain-memory neighbour rule: a conversation, not a list of facts (
     expect(repliesTo('The staging database is pg-staging-2.', 'Melanie: That sounds powerful.')).toBe(false);
   });
 
+  it('a label is not a speaker: labelled facts under different labels are not a dialogue (defect: they were chained)', () => {
+    expect(repliesTo('Decision: we ship on Fridays.', 'Constraint: staging is frozen.')).toBe(false);
+    expect(repliesTo('TODO: rotate the keys.', 'Status: the keys were rotated in May.')).toBe(false);
+    expect(repliesTo('Action Item: book the venue.', 'Open Question: who pays for the catering.')).toBe(false);
+    expect(repliesTo('Caroline: I went to the support group.', 'Note: she goes every week.')).toBe(false);
+    expect(repliesTo('Summary: the migration is done.', 'Melanie: That sounds powerful.')).toBe(false);
+    expect(isLabel('Decision')).toBe(true);
+    expect(isLabel('Action Item')).toBe(true);
+    // speakers stay speakers: names, titles, an agent's log
+    for (const name of ['Caroline', 'Dr. Lee', 'Jon', 'User', 'Assistant', 'Maria Lopez']) expect(isLabel(name), name).toBe(false);
+    expect(repliesTo('User: deploy it please.', 'Assistant: Deployed to staging.')).toBe(true);
+    // a labelled question is still asked: its answer replies to it
+    expect(repliesTo('Question: who owns the rota?', 'Priya owns it.')).toBe(true);
+  });
+
   it('a conversation written as plain memories gets neighbours and window vectors; facts written one after another get none', async () => {
     const dir = tempDir();
     const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), judge: new DoubleJudge(() => 0.9) });
@@ -174,6 +189,9 @@ describe('the plain-memory neighbour rule: a conversation, not a list of facts (
       await write('f2', 4, 'The product cache TTL is 5 minutes.');
       await write('f3', 5, 'Note: deploys need two approvals.');
       await write('f4', 6, 'Note: the on-call rota changes on Mondays.');
+      // labelled facts under different labels: a label is not a speaker
+      await write('f5', 7, 'Decision: we ship on Fridays.');
+      await write('f6', 8, 'Constraint: staging is frozen during the release.');
       const gap = DEFAULT_RECALL_CONFIG.plain_session_gap_min;
       expect(gap).toBeGreaterThan(0); // on by default
       const graph = kioku.projections.views.graph;
@@ -181,7 +199,7 @@ describe('the plain-memory neighbour rule: a conversation, not a list of facts (
       const key = (id: string) => `ev1:private:memory:${id}`;
       expect(graph.timeNeighbours(key('c2'), gap * 60_000, textOf)).toEqual({ before: key('c1'), after: key('c3') });
       expect(graph.timeNeighbours(key('c3'), gap * 60_000, textOf)).toEqual({ before: key('c2') });
-      for (const id of ['f1', 'f2', 'f3', 'f4']) expect(graph.timeNeighbours(key(id), gap * 60_000, textOf), id).toEqual({});
+      for (const id of ['f1', 'f2', 'f3', 'f4', 'f5', 'f6']) expect(graph.timeNeighbours(key(id), gap * 60_000, textOf), id).toEqual({});
       // window vectors under the same rule: the dialogue's three turns, no fact
       const windows = new EmbeddingIndexer(kioku.core, new HashedEmbedder(32), { plainGapMin: gap })
         .plan()
