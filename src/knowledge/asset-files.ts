@@ -82,22 +82,51 @@ const REMOVE_AT_ONCE = 32;
  * entries at a time. Resolves once every byte is gone; a missing folder is nothing to do.
  */
 export async function removeUploads(folder: string): Promise<void> {
-  const aside = join(dirname(folder), `.purged-${basename(folder)}-${randomBytes(6).toString('hex')}`);
+  const aside = join(dirname(folder), `${PURGED_PREFIX}${basename(folder)}-${randomBytes(6).toString('hex')}`);
   try {
     renameSync(folder, aside);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  // with what an earlier purge left (the service died, or a file refused, while it was deleting)
+  await removePurgedUploads(dirname(folder));
+}
+
+/** A folder renamed aside by a purge; no namespace can be named so (namespaces start with a letter or digit). */
+const PURGED_PREFIX = '.purged-';
+
+/**
+ * Delete every folder a namespace purge renamed aside in `uploadsDir` (<data>/assets) and did not
+ * finish deleting: its namespace's purged event is in the log, so its bytes must go. Run by every
+ * namespace purge and when a service starts; a missing uploads folder is nothing to do.
+ */
+export async function removePurgedUploads(uploadsDir: string): Promise<void> {
+  let names: string[];
+  try {
+    names = (await readdir(uploadsDir)).filter((n) => n.startsWith(PURGED_PREFIX));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return;
     throw err;
   }
-  // a folder that is a link (or a file) goes as itself, as rmSync took it: what it points to is never read
-  if ((await lstat(aside)).isDirectory()) await removeTree(aside);
-  else await rm(aside, { force: true });
+  for (const name of names) {
+    const aside = join(uploadsDir, name);
+    // a folder that is a link (or a file) goes as itself, as rmSync took it: what it points to is never read
+    const stat = await lstat(aside).catch(() => undefined);
+    if (stat?.isDirectory()) await removeTree(aside);
+    else await rm(aside, { force: true });
+  }
 }
 
 async function removeTree(dir: string): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
+  // another purge's sweep may be deleting the same tree: what it removed first is not an error
+  const entries = await readdir(dir, { withFileTypes: true }).catch(goneIsEmpty);
   for (let i = 0; i < entries.length; i += REMOVE_AT_ONCE)
     // a link is removed as a link, never followed
     await Promise.all(entries.slice(i, i + REMOVE_AT_ONCE).map((e) => (e.isDirectory() ? removeTree(join(dir, e.name)) : rm(join(dir, e.name), { force: true }))));
-  await rmdir(dir);
+  await rmdir(dir).catch(goneIsEmpty);
+}
+
+function goneIsEmpty(err: unknown): [] {
+  if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+  throw err;
 }

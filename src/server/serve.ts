@@ -15,6 +15,7 @@ import { beginStore } from '../store.js';
 import { buildApp, type ServerState } from './app.js';
 import { authFileOf, loadAuth, type AuthConfig } from './auth.js';
 import { lifecycleEveryFromEnv, startLifecycleTimer, type LifecycleTimer } from './lifecycle-timer.js';
+import { removePurgedUploads } from '../knowledge/asset-files.js';
 
 export interface ServeOptions {
   /**
@@ -193,6 +194,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     state.kioku = kioku;
     state.ready = true;
     lifecycle = startLifecycleTimer(kioku.store, { everyHours, onError: (err) => process.stderr.write(`kioku: lifecycle job failed: ${String(err)}\n`) });
+    // uploads a namespace purge renamed aside and did not finish deleting (the service died meanwhile): purged, so gone now
+    const uploads = kioku.knowledge.assets.uploadsDir;
+    if (uploads) removePurgedUploads(uploads).catch((err: unknown) => process.stderr.write(`kioku: deleting purged uploads failed: ${String(err)}\n`));
   });
   ready.catch((err: unknown) => app.log.error({ err }, 'store failed to open'));
   return { app, url, auth, state, lastRequestAt: () => lastRequest, ready, close: closer(app, state, ready, library, () => lifecycle?.stop()) };
