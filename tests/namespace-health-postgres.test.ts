@@ -47,20 +47,24 @@ describe.runIf(PG_AVAILABLE)('a stalled PostgreSQL node’s health, per token', 
       });
       expect(write.status).toBe(200);
       expect(await health(BETA)).toMatchObject({ namespace: 'beta', stale: false, store: { kind: 'postgres', connected: true } });
-      const head = ((await health(OPS))['head'] as { seq: number }).seq;
       const admin = new pg.Client({ connectionString: url });
+      admin.on('error', () => undefined); // a cluster stopped under a failed test must not end the run
       await admin.connect();
-      await admin.query(
-        `INSERT INTO kioku_events (seq, prev, hash, body, type, ns, ts) VALUES (${head + 1}, '\\x${'00'.repeat(32)}', '\\x${'11'.repeat(32)}', '\\xdeadbeef', 'memory.written', 'alpha', 0)`,
-      );
-      await admin.end();
+      // the bad row goes after whatever the service appended last (its background jobs may append
+      // after the write answers, so a head read over HTTP can be one behind on a loaded machine)
+      const bad = await admin
+        .query<{ seq: string }>(
+        `INSERT INTO kioku_events (seq, prev, hash, body, type, ns, ts) SELECT COALESCE(MAX(seq), 0) + 1, '\\x${'00'.repeat(32)}', '\\x${'11'.repeat(32)}', '\\xdeadbeef', 'memory.written', 'alpha', 0 FROM kioku_events RETURNING seq`,
+        )
+        .finally(() => admin.end());
+      const head = Number(bad.rows[0]!.seq) - 1;
       let ops: Record<string, unknown> = {};
       for (const end = Date.now() + 15_000; !ops['projections_stalled'] && Date.now() < end; await new Promise((r) => setTimeout(r, 100))) ops = await health(OPS);
       expect(ops).toMatchObject({ stale: true, projections_stalled: { after_seq: head, error: expect.any(String) } });
       const beta = await health(BETA);
       expect(beta).toMatchObject({ namespace: 'beta', stale: true, store: { kind: 'postgres', connected: true } });
       for (const global of ['head', 'projections_stalled', 'projections', 'projection_lag']) expect(beta).not.toHaveProperty(global);
-      expect(JSON.stringify(beta)).not.toContain(String(head + 1));
+      expect(JSON.stringify(beta)).not.toMatch(/seq|stalled/); // nothing of where the log stalled
     } finally {
       child?.kill('SIGKILL');
       dir.cleanup();

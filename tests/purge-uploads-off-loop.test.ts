@@ -30,13 +30,17 @@ it('a namespace purge removes 20,000 uploaded files while the loop goes on ticki
     last = now;
   }, 1);
   let r: Awaited<ReturnType<TestServer['call']>>;
+  const started = performance.now();
   try {
     r = await s.call('POST', '/v1/purge', { scope: 'namespace', reason: 'tenant left' });
   } finally {
     clearInterval(tick);
   }
+  const purgeMs = performance.now() - started;
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   expect(existsSync(uploads)).toBe(false);
   expect(readdirSync(join(s.dir, 'assets'))).toEqual([]);
-  expect(longest).toBeLessThan(150);
+  // a held loop stalls for most of the purge (rmSync: ~380 of ~450 ms); a loaded machine pauses
+  // any process now and then, so the bound is relative to the purge's own length
+  expect(longest, `longest pause ${Math.round(longest)} ms of a ${Math.round(purgeMs)} ms purge`).toBeLessThan(Math.max(150, purgeMs / 2));
 }, 120_000);
