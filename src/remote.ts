@@ -125,6 +125,16 @@ function notServingYet(err: unknown): err is KiokuError {
   return isKiokuError(err, 'KIOKU_SERVICE_UNAVAILABLE') && err.cause instanceof TransportError && !err.cause.sent;
 }
 
+/**
+ * An answer worth waiting out: the service is not serving yet, or — for a call a repeat cannot
+ * double (a read, an idempotent write) — the connection was lost under it (the service died
+ * mid-call and restarts): sent again, such a call is answered as if the service had never gone.
+ */
+function worthWaiting(err: unknown, repeat: Repeat): err is KiokuError {
+  if (notServingYet(err)) return true;
+  return repeat !== 'write' && isKiokuError(err, 'KIOKU_SERVICE_UNAVAILABLE') && err.cause instanceof TransportError && err.cause.lost;
+}
+
 function waited(err: KiokuError, ms: number): KiokuError {
   return new KiokuError(err.code, `${err.message} (waited ${ms} ms for the service to serve)`, { cause: err, details: { ...err.details, waited_ms: ms } });
 }
@@ -166,7 +176,7 @@ export class RemoteKioku implements Kioku {
     });
   }
 
-  /** One call, sent again while the service is not serving yet, up to readyWaitMs; then its error, saying how long it waited. */
+  /** One call, sent again while the service is not serving yet (or lost a read under it), up to readyWaitMs; then its error, saying how long it waited. */
   private async call<T>(method: 'GET' | 'POST', route: string, body?: unknown, repeat: Repeat = method === 'GET' ? 'read' : 'write'): Promise<T> {
     const started = Date.now();
     const deadline = started + (this.options.readyWaitMs ?? 0);
@@ -174,7 +184,7 @@ export class RemoteKioku implements Kioku {
       try {
         return await this.callOnce<T>(method, route, body, repeat);
       } catch (err) {
-        if (!notServingYet(err)) throw err;
+        if (!worthWaiting(err, repeat)) throw err;
         const left = deadline - Date.now();
         if (left <= 0) throw started === deadline ? err : waited(err, Date.now() - started);
         await new Promise((r) => setTimeout(r, Math.min(pause, left)));
