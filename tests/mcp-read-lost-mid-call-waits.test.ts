@@ -67,29 +67,29 @@ afterAll(async () => {
   home.cleanup();
 });
 
-it('a recall whose connection is lost under it is sent again and answered', async () => {
+/** A tool call whose first request to `route` loses its (fresh) connection: the answer and how often the route was asked. */
+async function cutUnder(route: string, tool: string, args: Record<string, unknown>): Promise<{ r: Awaited<ReturnType<typeof callTool>>; sent: number }> {
   await freshConnection();
-  cut.add('/v1/recall');
+  cut.add(route);
   const before = seen.length;
-  const r = await callTool(agent, 'recall', { message: 'when is the deploy window?' });
+  const r = await callTool(agent, tool, args);
+  return { r, sent: seen.slice(before).filter((u) => u === route).length };
+}
+
+it('a recall whose connection is lost under it is sent again and answered', async () => {
+  const { r, sent } = await cutUnder('/v1/recall', 'recall', { message: 'when is the deploy window?' });
   expect(r.isError, r.content[0]?.text).toBeFalsy();
-  expect(seen.slice(before).filter((u) => u === '/v1/recall')).toHaveLength(2);
+  expect(sent).toBe(2);
 }, 60_000);
 
 it('a memory write naming its ids is sent again and answered', async () => {
-  await freshConnection();
-  cut.add('/v1/memories');
-  const before = seen.length;
-  const r = await callTool(agent, 'write_memory', { memories: [{ id: 'freeze', kind: 'fact', text: 'The freeze starts on Friday.' }] });
+  const { r, sent } = await cutUnder('/v1/memories', 'write_memory', { memories: [{ id: 'freeze', kind: 'fact', text: 'The freeze starts on Friday.' }] });
   expect(r.isError, r.content[0]?.text).toBeFalsy();
-  expect(seen.slice(before).filter((u) => u === '/v1/memories')).toHaveLength(2);
+  expect(sent).toBe(2);
 }, 60_000);
 
 it('a memory write without ids lost under way still answers that its outcome is unknown, sent once', async () => {
-  await freshConnection();
-  cut.add('/v1/memories');
-  const before = seen.length;
-  const r = await callTool(agent, 'write_memory', { memories: [{ kind: 'fact', text: 'The thaw starts on Monday.' }] });
+  const { r, sent } = await cutUnder('/v1/memories', 'write_memory', { memories: [{ kind: 'fact', text: 'The thaw starts on Monday.' }] });
   expect(r).toMatchObject({ isError: true, structuredContent: { error: { code: 'KIOKU_SERVICE_UNAVAILABLE' } } });
-  expect(seen.slice(before).filter((u) => u === '/v1/memories')).toHaveLength(1);
+  expect(sent).toBe(1);
 }, 60_000);
