@@ -65,6 +65,11 @@ for (const corpus of corpora) {
       rows.push({ id: q.id, answerable: q.answerable, gold10, ans, top10, items: p.delivery.length });
       say(`\n${q.id} ${q.answerable ? (ans ? 'OK  ' : 'MISS') : p.delivery.length ? 'LOUD' : 'QUIET'} ${q.question}`);
       if (q.answerable) say(`   gold ${q.gold_file} › ${q.gold_heading}  answer ${JSON.stringify(q.answer)}`);
+      // what was handed over, in order (delivery draws from every judged candidate, not only the top 10)
+      const rankOf = new Map(p.records.map((r, i) => [r.evidence_key, i + 1]));
+      say(
+        `   delivered: ${p.delivery.map((d) => `${rankOf.get(d.evidence_key) ?? '>10'}:${d.verdict}${q.answerable && containsAnswer(d.text, q.answer) ? '*' : ''}`).join(' ') || '-'}`,
+      );
       p.records.forEach((r, i) => {
         const full = records.get(r.evidence_key)?.text ?? '';
         const mark = !q.answerable ? '' : containsAnswer(r.excerpt, q.answer) ? 'A' : containsAnswer(full, q.answer) ? 'a' : fileOf(r.evidence_key) === q.gold_file ? 'g' : '';

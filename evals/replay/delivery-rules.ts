@@ -37,6 +37,9 @@ export const VARIANTS: Record<string, Partial<DeliveryRules>> = {
   today: {},
   keep_partial_matches: { hold_partial_matches: false },
   partial_of_complete_match: { partial_of: 'complete_match' },
+  // the rules before complete_match and behind_best 0.2 (issue 30, R)
+  before_complete_match: { partial_of: 'higher_ranked_match', behind_best: 0.3 },
+  partial_of_higher_ranked_match: { partial_of: 'higher_ranked_match' },
   history_may_lead_by_0_05: { history_lead: 0.05 },
   behind_best_off: { behind_best: undefined },
   behind_best_0_4: { behind_best: 0.4 },

@@ -9,6 +9,7 @@ import { lowerNfkc } from '../../text/script.js';
 import { laneWeights, type RecallConfig } from '../config.js';
 import type { RecallCore } from '../core.js';
 import { inRange, nameCandidates, parseTimeRange, type TimeRange } from '../cues.js';
+import { headingCueTerms, headingNamed, ownHeading } from '../heading-cue.js';
 import { fuse, type LaneHit } from '../fusion.js';
 import type { Scored } from '../judging.js';
 import { isQuestion, neighbourBoosts, sessionNeighbours } from '../neighbours.js';
@@ -58,6 +59,8 @@ export function rankCandidates(
   const isOwnVisibleTrace = (entry: RecordEntry): boolean =>
     Boolean(request.session_id) && entry.layer === 'trace' && entry.session_id === request.session_id && Date.parse(entry.occurred_at) >= ownSince;
   const scored: Scored[] = [];
+  const headingWeight = config.cue_weights.heading ?? 0;
+  const askedTerms = headingWeight > 0 ? headingCueTerms(asked) : undefined;
   const tags = request.options.tags?.map((t) => lowerNfkc(t));
   for (const f of fused) {
     const entry = records.get(f.key);
@@ -72,6 +75,7 @@ export function rankCandidates(
     let score = f.score;
     if (entityKeys.has(f.key)) score += parts['entity_cue'] = config.cue_weights.entity;
     if (range && inRange(entry.occurred_at, range)) score += parts['time_cue'] = config.cue_weights.time;
+    if (askedTerms && headingNamed(ownHeading(entry), askedTerms)) score += parts['heading_cue'] = headingWeight;
     scored.push({ entry, score, parts, demoted: isDemoted(usage.get(ns, f.key)) });
   }
   // a strong trace lifts its neighbours in the same session (they may not have been found at all)
