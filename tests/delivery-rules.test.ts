@@ -211,7 +211,9 @@ describe('delivery rules', () => {
 
   describe('complete matches before partial ones', () => {
     const asked = (q: string): DeliveryState => ({ ...empty, query_terms: utteranceTerms(q) });
-    const staging = (): DeliveryCandidate => cand({ verdict: 0.95, text: 'The staging database is pg-staging-2 in the eu-west region.' });
+    // matches every term of 'Which database does staging use?' (database, stag, use): since issue 30 (R) a partial
+    // match is held only behind a complete one (partial_of complete_match)
+    const staging = (): DeliveryCandidate => cand({ verdict: 0.95, text: 'Staging uses the database pg-staging-2 in the eu-west region.' });
     const cache = (): DeliveryCandidate => cand({ verdict: 0.86, text: 'The product cache TTL was raised to 30 minutes to cut database load.' });
 
     it('holds an item matching only part of what a delivered item from another document matches', () => {
@@ -223,12 +225,12 @@ describe('delivery rules', () => {
 
     it('keeps items matching different terms, equal terms, or no term at all (a semantic match)', () => {
       const state = asked('Is the deploy freeze on Fridays still in force?');
-      const old = cand({ verdict: 0.9, text: 'Deploy freeze: no production deploys on Fridays.' });
+      const old = cand({ verdict: 0.9, text: 'Deploy freeze: no production deploys on Fridays. Still in force.' });
       // both sides of a contradiction: the current one matches the same terms through its expansion words
       const current = cand({
         verdict: 0.8,
         text: 'Since October, production deploys on Fridays are allowed before noon.',
-        match_text: 'Since October, production deploys on Fridays are allowed before noon.\ndeploy friday freeze',
+        match_text: 'Since October, production deploys on Fridays are allowed before noon.\ndeploy friday freeze still force',
       });
       const semantic = cand({ verdict: 0.7, text: 'Releases wait for Monday.' });
       expect(keys(deliver([old, current, semantic], state))).toEqual([old.key, current.key, semantic.key]);

@@ -57,18 +57,19 @@ describe('the heading cue in recall', () => {
       join(docs, 'config/pool.md'),
       "---\ntitle: pool | Config\n---\n\n# pool\n\n- **Type:** `'threads' | 'forks'`\n- **Default:** `'forks'`\n\nPool used to run tests in.\n",
     );
-    // guide pages that say "pool", "test" and "files" again and again
-    for (const name of ['parallelism', 'performance', 'lifecycle', 'workers'])
-      writeFileSync(
-        join(docs, `guide/${name}.md`),
-        `# ${name}\n\n## Running test files\n\nEach test file runs in the pool. The pool runs test files in workers; configure the pool to run test files faster. A pool of workers runs files.\n`,
-      );
+    // guide sections that say "pool", "test", "run" and "files" more often, under headings of their own
+    const guides: Record<string, string> = {
+      parallelism: '# Parallelism\n\n## Workers\n\nThe pool runs test files in workers: each worker of the pool runs test files one by one.\n',
+      performance: '# Performance\n\n## Threads\n\nA smaller pool runs test files in fewer threads; the pool reuses them for the next test files.\n',
+      lifecycle: '# Lifecycle\n\n## Setup\n\nBefore the test files run, the setup files run once.\n',
+      debugging: '# Debugging\n\n## Inspector\n\nOne test can be debugged at a time.\n',
+    };
+    for (const [name, text] of Object.entries(guides)) writeFileSync(join(docs, `guide/${name}.md`), text);
     store = await openKioku({ data: join(dir.path, 'data'), embedder: new HashedEmbedder(32), judge: new LocalJudge() });
     await importDirectory(new Knowledge(store, 'test'), store.projections.views.records, { kind: 'wiki', dir: docs });
     core = createRecallCore(store, { judge: new LocalJudge() });
   });
   afterAll(async () => {
-    await core.close();
     await store.close();
     dir.cleanup();
   });
@@ -77,7 +78,7 @@ describe('the heading cue in recall', () => {
     core.config = { ...DEFAULT_RECALL_CONFIG, cue_weights: { ...DEFAULT_RECALL_CONFIG.cue_weights, heading } };
     const p = await recall(core, { query: question, namespace: 'private', limit: 10 }, { readOnly: true, namespaces: ['private'] });
     const i = p.records.findIndex((r) => r.evidence_key === optionKey);
-    return { rank: i, cue: p.records[i]?.why.lanes['heading_cue'] };
+    return { rank: i, cue: p.records[i]?.why.lanes["heading_cue"] };
   };
 
   it('lifts the section the question names above sections that only repeat its words', async () => {
