@@ -7,7 +7,8 @@
 //     with it (PostgresEventLog.commitGroup), so it is durable exactly when they are;
 //   - before this node learns of events other nodes committed, it reads the keys added since
 //     (`id > last`: keys are inserted only under the append lock, so ids follow commit order), and
-//     when those events hold a `purged` one, drops every key of its namespaces the table lost;
+//     when those events hold a `purged` one, drops the keys the table lost among those that purge
+//     may have deleted (purgedUnits: looked up by kid, never the whole namespace's keys);
 //   - a purge here deletes its keys in the transaction that appends its `purged` event, so a key is
 //     gone exactly when the event saying so is in the log, on every node.
 // A write sealed with a key another node's purge deleted meanwhile is refused (KIOKU_SEAL_KEY_PURGED):
@@ -16,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { KiokuError } from '../errors.js';
 import type { ValidatedEvent } from '../events/index.js';
+import { decodeBody } from './codec.js';
 import { KID_LENGTH, kidsIn, type DataKey, type SealKeyStore } from '../privacy/seal-keys.js';
 
 type Queryable = Pick<pg.Pool, 'query'>;
@@ -29,6 +31,23 @@ interface KeyRow {
 
 /** The namespace a unit name (`<kind>:<namespace>:<id>`) belongs to. */
 const nsOf = (unit: string): string => unit.split(':', 2)[1] ?? '';
+
+/**
+ * The units whose keys a `purged` event of namespace `ns` may have deleted (src/knowledge/purge.ts):
+ * a namespace purge, every unit of the namespace; a memory or session purge, the target's unit, the
+ * unit of every item it names (`<layer>:<ns>:<id>`), and the namespace's notices (a sign-off note of
+ * a notice about a purged item is sealed under its notice's unit, which the event does not name).
+ */
+export function purgedUnits(ns: string, data: unknown): (unit: string) => boolean {
+  const d = data as { scope?: string; target?: string; keys?: unknown };
+  if (d.scope === 'namespace' || typeof d.target !== 'string' || !Array.isArray(d.keys)) return (unit) => nsOf(unit) === ns;
+  const named = new Set([`${d.scope}:${ns}:${d.target}`]);
+  for (const key of d.keys) {
+    const parts = typeof key === 'string' ? key.split('#', 1)[0]!.split(':') : [];
+    if (parts.length >= 4) named.add(`${parts[2]}:${parts[1]}:${parts.slice(3).join(':')}`);
+  }
+  return (unit) => named.has(unit) || unit.startsWith(`notice:${ns}:`);
+}
 
 /** What one group's transaction does with the keys, and what follows its end. */
 export interface KeysInGroup {
@@ -124,14 +143,17 @@ export class PostgresKeyStore implements SealKeyStore {
   async learn(db: Queryable, from: number, to: number): Promise<void> {
     // one round trip (literal numbers: a multi-statement query takes no parameters)
     const [added, purged] = (await db.query(
-      `${this.newKeysSql()}; SELECT DISTINCT ns FROM ${this.eventsTable} WHERE type = 'purged' AND seq > ${Math.trunc(from)} AND seq <= ${Math.trunc(to)}`,
-    )) as unknown as [pg.QueryResult<KeyRow>, pg.QueryResult<{ ns: string }>];
+      `${this.newKeysSql()}; SELECT ns, body FROM ${this.eventsTable} WHERE type = 'purged' AND seq > ${Math.trunc(from)} AND seq <= ${Math.trunc(to)}`,
+    )) as unknown as [pg.QueryResult<KeyRow>, pg.QueryResult<{ ns: string; body: Buffer }>];
     this.take(added.rows);
-    const namespaces = purged.rows.map((r) => r.ns);
-    if (namespaces.length === 0) return;
-    const kept = new Set((await db.query<{ kid: string }>(`SELECT kid FROM ${this.table} WHERE ns = ANY($1::text[])`, [namespaces])).rows.map((r) => r.kid));
-    const gone = [...this.byKid.values()].filter((k) => namespaces.includes(nsOf(k.unit)) && !kept.has(k.kid) && !this.local.has(k.kid));
-    this.drop(gone.map((k) => k.kid));
+    if (purged.rows.length === 0) return;
+    // only the keys those purges may have deleted are looked up, not every key of their namespaces:
+    // a memory purge read each node's whole namespace of keys (one per memory) inside the append lock
+    const doomedBy = purged.rows.map((r) => purgedUnits(r.ns, decodeBody(r.body).data));
+    const candidates = [...this.byKid.values()].filter((k) => !this.local.has(k.kid) && doomedBy.some((doomed) => doomed(k.unit))).map((k) => k.kid);
+    if (candidates.length === 0) return;
+    const kept = new Set((await db.query<{ kid: string }>(`SELECT kid FROM ${this.table} WHERE kid = ANY($1::text[])`, [candidates])).rows.map((r) => r.kid));
+    this.drop(candidates.filter((kid) => !kept.has(kid)));
   }
 
   /**
