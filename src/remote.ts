@@ -135,6 +135,13 @@ function worthWaiting(err: unknown, repeat: Repeat): err is KiokuError {
   return repeat !== 'write' && isKiokuError(err, 'KIOKU_SERVICE_UNAVAILABLE') && err.cause instanceof TransportError && err.cause.lost;
 }
 
+function notWaited(err: KiokuError, ms: number): KiokuError {
+  return new KiokuError(err.code, `${err.message} (not waited for: the service did not serve during the last call's wait of ${ms} ms)`, {
+    cause: err,
+    details: { ...err.details, waited_ms: 0 },
+  });
+}
+
 function waited(err: KiokuError, ms: number): KiokuError {
   return new KiokuError(err.code, `${err.message} (waited ${ms} ms for the service to serve)`, { cause: err, details: { ...err.details, waited_ms: ms } });
 }
@@ -152,6 +159,12 @@ export class RemoteKioku implements Kioku {
 
   private readonly agent: Agent | undefined;
   private current: string;
+  /**
+   * How long the last call waited for a service that never served (ms): until a call is answered,
+   * later calls are not held again. A service that is down, not restarting (a wrong KIOKU_URL, a
+   * host that does not resolve), costs an agent one wait, not one per tool call.
+   */
+  private waitedInVain: number | undefined;
 
   constructor(
     url: string,
@@ -179,15 +192,27 @@ export class RemoteKioku implements Kioku {
   /** One call, sent again while the service is not serving yet (or lost a read under it), up to readyWaitMs; then its error, saying how long it waited. */
   private async call<T>(method: 'GET' | 'POST', route: string, body?: unknown, repeat: Repeat = method === 'GET' ? 'read' : 'write'): Promise<T> {
     const started = Date.now();
-    const deadline = started + (this.options.readyWaitMs ?? 0);
+    const bound = this.options.readyWaitMs ?? 0;
+    const held = this.waitedInVain;
     for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
       try {
-        return await this.callOnce<T>(method, route, body, repeat);
+        const answer = await this.callOnce<T>(method, route, body, repeat);
+        this.waitedInVain = undefined;
+        return answer;
       } catch (err) {
         if (!worthWaiting(err, repeat)) throw err;
-        const left = deadline - Date.now();
-        if (left <= 0) throw started === deadline ? err : waited(err, Date.now() - started);
-        await new Promise((r) => setTimeout(r, Math.min(pause, left)));
+        // a service that answers 503 is there, opening or stopping: always worth the wait
+        const answering = isKiokuError(err, 'KIOKU_NOT_READY') || isKiokuError(err, 'KIOKU_SHUTTING_DOWN');
+        const skip = held !== undefined && !answering;
+        const left = (skip ? started : started + bound) - Date.now();
+        if (left > 0) {
+          await new Promise((r) => setTimeout(r, Math.min(pause, left)));
+          continue;
+        }
+        if (skip) throw notWaited(err, held);
+        if (bound === 0) throw err;
+        if (!answering) this.waitedInVain = Date.now() - started;
+        throw waited(err, Date.now() - started);
       }
     }
   }
