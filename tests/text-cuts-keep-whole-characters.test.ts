@@ -6,7 +6,7 @@
 //    written: the service refused the whole turn (400), so the prompt got no recall and was never
 //    captured, and a refused answer sat in the spool for ever.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runHook } from '../src/hook/run.js';
 import { conversationFingerprint } from '../src/recall/conversation.js';
@@ -70,3 +70,17 @@ it('the hook captures a prompt holding NUL or cut inside an emoji, and an answer
   const completed = (await recordsOfType('turn.completed')).map((r) => r.data as { turn_id: string; answer: string });
   expect(completed.find((c) => c.turn_id === turnId)?.answer).toBe('Free some space: run the cleanup.');
 }, 60_000);
+
+it('a spooled answer holding NUL (spooled as written while the service was down) is captured by the next prompt', async () => {
+  const opts = { data: s.dir, host: 'claude' as const, env: { PATH: process.env['PATH'] ?? '', HOME: s.dir, KIOKU_URL: s.url } };
+  const event = (hook_event_name: string, extra: Record<string, unknown>) =>
+    JSON.stringify({ hook_event_name, session_id: 'spooled', transcript_path: null, cwd: '/repo', ...extra });
+  await runHook(event('UserPromptSubmit', { prompt: 'how do we rotate the staging keys?' }), opts);
+  const turnId = readFileSync(join(s.dir, 'hook', 'claude-spooled.turn'), 'utf8').trim();
+  appendFileSync(join(s.dir, 'hook', 'spool.jsonl'), `${JSON.stringify({ turn_id: turnId, answer: 'Rotate them with\u0000 the vault CLI.' })}\n`);
+  await runHook(event('UserPromptSubmit', { prompt: 'and the production keys?' }), opts);
+  const completed = (await recordsOfType('turn.completed')).map((r) => r.data as { turn_id: string; answer: string });
+  expect(completed.find((c) => c.turn_id === turnId)?.answer).toBe('Rotate them with the vault CLI.');
+  expect(existsSync(join(s.dir, 'hook', 'spool.jsonl'))).toBe(false);
+}, 60_000);
+
