@@ -126,14 +126,19 @@ export type Order = (typeof ORDERS)[number];
  * at `base`: state (usage accounting) is kept across the questions, and each order starts from
  * the same library.
  */
-export async function askInOrder<Q>(base: string, label: string, order: Order, list: readonly Q[], ask: (svc: Service, q: Q) => Promise<void>): Promise<void> {
+/** `keep`: run in this directory (a copy of base, kept afterwards: its log holds the recorded turns, for kioku replay) */
+export async function askInOrder<Q>(base: string, label: string, order: Order, list: readonly Q[], ask: (svc: Service, q: Q) => Promise<void>, keep?: string): Promise<void> {
   const ordered = order === 'file' ? list : order === 'reverse' ? [...list].reverse() : shuffled(list);
-  const dir = copyDataDir(base, `${label}-${order}`);
+  if (keep) {
+    removeDir(keep);
+    cpSync(base, keep, { recursive: true });
+  }
+  const dir = keep ?? copyDataDir(base, `${label}-${order}`);
   const svc = await startService(dir);
   try {
     for (const q of ordered) await ask(svc, q);
   } finally {
     await svc.stop();
-    removeDir(dir);
+    if (!keep) removeDir(dir);
   }
 }

@@ -5,8 +5,8 @@
 // category. `npm run eval:locomo -- --delivery` runs it after the recall orders, on a copy of the
 // same library.
 import { parseEvidenceKey } from '../../src/knowledge/evidence.js';
-import type { RecallPacket } from '../../src/recall/index.js';
-import { askInOrder } from '../service.js';
+import { DEFAULT_RECALL_CONFIG, type RecallPacket } from '../../src/recall/index.js';
+import { askInOrder, type Service } from '../service.js';
 
 export interface DeliveryQuestion {
   ns: string;
@@ -20,6 +20,10 @@ interface Tally {
   gold_delivered: number;
   items: number;
   gold_items: number;
+  /** a gold turn among the judged candidates (the top judge_pool of the fused list) */
+  gold_judged: number;
+  /** questions with no gold delivered, by why the most promising gold turn was not (missReason) */
+  missed: Record<string, number>;
 }
 
 export interface DeliveryReport {
@@ -29,23 +33,41 @@ export interface DeliveryReport {
   by_category: Record<string, ReturnType<typeof rates>>;
 }
 
-const zero = (): Tally => ({ n: 0, gold_delivered: 0, items: 0, gold_items: 0 });
+const zero = (): Tally => ({ n: 0, gold_delivered: 0, items: 0, gold_items: 0, gold_judged: 0, missed: {} });
 const round = (x: number): number => Math.round(x * 10_000) / 10_000;
 const rates = (t: Tally) => ({
   n: t.n,
   gold_delivered: t.n ? round(t.gold_delivered / t.n) : 0,
   items_per_question: t.n ? round(t.items / t.n) : 0,
   gold_share: t.items ? round(t.gold_items / t.items) : 0,
+  gold_judged: t.n ? round(t.gold_judged / t.n) : 0,
+  missed: Object.fromEntries(Object.entries(t.missed).sort(([, a], [, b]) => b - a)),
 });
+
+/** The packet's records for the whole judged pool: each judged candidate's verdict and hold reason. */
+const POOL = DEFAULT_RECALL_CONFIG.judge_pool;
+
+/**
+ * Why no gold turn was delivered, from the most promising gold turn (highest verdict) among the
+ * packet's records: `not_judged` — no gold turn in the judged pool (the top judge_pool of the
+ * fused list); otherwise the hold reason of that turn (`below_floor`: its verdict under the
+ * floor; `behind_best`: far under the best verdict; `no_slot`: the three slots went to others …).
+ */
+export function missReason(records: RecallPacket['records'], gold: ReadonlySet<string>): string {
+  const judged = records.filter((r) => gold.has(r.id) && typeof r.why.verdict === 'number');
+  if (judged.length === 0) return 'not_judged';
+  const best = judged.reduce((a, b) => ((b.why.verdict as number) > (a.why.verdict as number) ? b : a));
+  return best.why.held_back ?? 'delivered?';
+}
 
 /** The id of an evidence key (a LoCoMo id's colon is escaped in the key: parsed, never split). */
 const idOf = (key: string): string => parseEvidenceKey(key)?.id ?? key;
 
-export async function measureDelivery(base: string, questions: readonly DeliveryQuestion[]): Promise<DeliveryReport> {
+export async function measureDelivery(base: string, questions: readonly DeliveryQuestion[], keep?: string): Promise<DeliveryReport> {
   const overall = zero();
   const byCategory: Record<string, Tally> = {};
   const sessions = new Map<string, string>();
-  await askInOrder(base, 'locomo-delivery', 'file', questions, async (svc, q) => {
+  const ask = async (svc: Service, q: DeliveryQuestion): Promise<void> => {
     let session = sessions.get(q.ns);
     if (!session) {
       session = (await svc.post<{ session_id: string }>('/v1/sessions/open', { agent: 'locomo-eval', namespace: q.ns })).session_id;
@@ -56,19 +78,26 @@ export async function measureDelivery(base: string, questions: readonly Delivery
       namespace: q.ns,
       query: q.question,
       context_since: new Date().toISOString(),
+      // the whole judged pool in the records (limit changes only what is listed, not what is judged or delivered)
+      limit: POOL,
     });
     const delivered = packet.delivery.map((d) => idOf(d.evidence_key));
     const gold = new Set(q.gold);
     const hits = delivered.filter((id) => gold.has(id)).length;
     const buckets = [(byCategory[String(q.category)] ??= zero())];
     if (q.category !== 5) buckets.push(overall);
+    const judged = packet.records.slice(0, POOL).some((r) => gold.has(r.id) && typeof r.why.verdict === 'number');
+    const miss = hits > 0 ? undefined : missReason(packet.records, gold);
     for (const b of buckets) {
       b.n += 1;
       b.gold_delivered += hits > 0 ? 1 : 0;
       b.items += delivered.length;
       b.gold_items += hits;
+      b.gold_judged += judged ? 1 : 0;
+      if (miss) b.missed[miss] = (b.missed[miss] ?? 0) + 1;
     }
-  });
+  };
+  await askInOrder(base, 'locomo-delivery', 'file', questions, ask, keep);
   return {
     path: 'POST /v1/sessions/open once per conversation; POST /v1/turns/start per question (context_since = now), file order, state kept',
     overall: rates(overall),

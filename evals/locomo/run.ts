@@ -1,4 +1,4 @@
-// npm run eval:locomo [-- --json] [--conversations N] [--only ID,ID] [--orders file,reverse,shuffled] [--data FILE] [--reuse-library] [--delivery] [--contribution] [--plain]
+// npm run eval:locomo [-- --json] [--conversations N] [--only ID,ID] [--orders file,reverse,shuffled] [--data FILE] [--reuse-library] [--delivery] [--keep-delivery DIR] [--delivery-only] [--contribution] [--plain]
 // LoCoMo development split, measured the way users run Kioku: `kioku serve` in its own
 // process; each conversation's turns written through `POST /v1/memories` as a user would
 // write a chat history (id = LoCoMo's own turn id such as "D1:3", kind event, text
@@ -33,6 +33,10 @@ const { values } = parseArgs({
     'reuse-library': { type: 'boolean', default: false },
     // also ask every question through POST /v1/turns/start and score what is delivered (delivery.ts)
     delivery: { type: 'boolean', default: false },
+    // run the delivery in this directory and keep it: its log holds every recorded turn (evals/locomo/delivery-replay.ts replays them)
+    'keep-delivery': { type: 'string' },
+    // only the delivery (implies --delivery): no BM25, in-process or /v1/recall pass
+    'delivery-only': { type: 'boolean', default: false },
     // per lane: recall@10 without it and the questions found only thanks to it, read-only in process (contribution.ts)
     contribution: { type: 'boolean', default: false },
     // the plain-memory write shape (issue 35): the same turns without session_id, as an agent writes them through write_memory
@@ -43,7 +47,8 @@ const { values } = parseArgs({
 });
 const file = resolve(values.data ?? resolve(import.meta.dirname, '../../../shared/evals/locomo/locomo-dev.json'));
 if (!existsSync(file)) dataMissing('locomo', file, values.json);
-const orders = values.orders.split(',').map((o) => o.trim()) as Order[];
+const deliveryOnly = values['delivery-only'];
+const orders = (deliveryOnly ? 'file' : values.orders).split(',').map((o) => o.trim()) as Order[];
 if (orders.length === 0 || orders.some((o) => !ORDERS.includes(o)) || (values.conversations !== undefined && !(Number(values.conversations) > 0))) {
   process.stderr.write(`usage: --orders takes a list of ${ORDERS.join(', ')}; --conversations a positive number\n`);
   process.exit(2);
@@ -151,7 +156,7 @@ const questions = questionsOf(samples, () => void (malformedEvidence += 1));
 const bm25 = run();
 const readOnly = run();
 let contribution: Awaited<ReturnType<typeof measureContribution>> | undefined;
-{
+if (!deliveryOnly) {
   const store = await openKioku({ data: base });
   const core = createRecallCore(store, { backgroundIndexing: false });
   const keyword = store.projections.views.keyword;
@@ -185,7 +190,8 @@ let contribution: Awaited<ReturnType<typeof measureContribution>> | undefined;
 
 // ---- through HTTP with state, per order ----
 const http: Record<string, Run> = {};
-for (const order of orders) {
+const asked = deliveryOnly ? [] : orders;
+for (const order of asked) {
   const r = (http[order] = run());
   await askInOrder(base, 'locomo', order, questions, async (svc, q) => {
     const t = performance.now();
@@ -202,7 +208,7 @@ for (const order of orders) {
   });
   process.stderr.write(`  ${order} order through HTTP: R@10 ${round(r.overall.r10 / r.overall.n, 4)}\n`);
 }
-const delivery = values.delivery ? await measureDelivery(base, questions) : undefined;
+const delivery = values.delivery || deliveryOnly ? await measureDelivery(base, questions, values['keep-delivery']) : undefined;
 if (!values['reuse-library']) removeDir(base);
 
 function round(x: number, digits = 2): number {
@@ -225,7 +231,7 @@ const summary = (r: Run) => ({
   query_ms: percentiles(r.latencies),
 });
 const GOAL = 0.75;
-const headline = http[orders[0] as Order] as Run;
+const headline = http[orders[0] as Order] ?? run();
 const report = {
   eval: 'locomo',
   path: `kioku serve; POST /v1/memories (LoCoMo turn ids, "Speaker: text", occurred_at${values.plain ? ', no session_id: plain memories' : ', session_id'}); POST /v1/recall per question in order, usage accounting on`,
@@ -239,8 +245,8 @@ const report = {
   note: 'overall = categories 1-4 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop); category 5 (adversarial) reported apart',
   recall_at_10: avg(headline.overall).r10,
   goal_recall_at_10: GOAL,
-  pass: orders.every((o) => (http[o] as Run).overall.r10 / (http[o] as Run).overall.n >= GOAL),
-  orders: Object.fromEntries(orders.map((o) => [o, { ...summary(http[o] as Run), demoted_in_top10: (http[o] as Run).demoted_in_top10 }])),
+  pass: !deliveryOnly && asked.every((o) => (http[o] as Run).overall.r10 / (http[o] as Run).overall.n >= GOAL),
+  orders: Object.fromEntries(asked.map((o) => [o, { ...summary(http[o] as Run), demoted_in_top10: (http[o] as Run).demoted_in_top10 }])),
   read_only_in_process: summary(readOnly),
   bm25: summary(bm25),
   malformed_evidence_ids: malformedEvidence,
@@ -257,14 +263,16 @@ const line = (name: string, r: Run): string => {
 process.stdout.write(
   [
     `LoCoMo dev: ${samples.length} conversations, ${turns} turns written through POST /v1/memories, ${questions.length} questions (embedder ${embedderKind}; goal R@10 ≥ ${GOAL} in every order)`,
-    ...orders.map((o) => line(`HTTP with state, ${o} order`, http[o] as Run)),
-    line('read-only, in process', readOnly),
-    line('BM25 (keyword lane alone)', bm25),
+    ...asked.map((o) => line(`HTTP with state, ${o} order`, http[o] as Run)),
+    ...(deliveryOnly ? [] : [line('read-only, in process', readOnly), line('BM25 (keyword lane alone)', bm25)]),
     ...(delivery
       ? [
           `through POST /v1/turns/start (categories 1–4): gold delivered ${delivery.overall.gold_delivered}, items/question ${delivery.overall.items_per_question}, gold share ${delivery.overall.gold_share}; by category ${Object.entries(delivery.by_category)
             .map(([c, r]) => `${c}: ${r.gold_delivered}/${r.items_per_question}/${r.gold_share}`)
             .join('  ')} (delivered/items/share)`,
+          `  gold among the judged: ${delivery.overall.gold_judged}; no gold delivered, why (the best-judged gold turn): ${Object.entries(delivery.by_category)
+            .map(([c, r]) => `${c}: ${JSON.stringify(r.missed)}`)
+            .join('  ')}`,
         ]
       : []),
     ...(contribution
