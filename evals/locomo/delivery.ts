@@ -22,6 +22,10 @@ interface Tally {
   gold_items: number;
   /** a gold turn among the judged candidates (the top judge_pool of the fused list) */
   gold_judged: number;
+  /** a gold turn in a delivered item's text: its own or one of its window's turns (turn_window) */
+  gold_in_window: number;
+  /** characters of delivered text */
+  chars: number;
   /** questions with no gold delivered, by why the most promising gold turn was not (missReason) */
   missed: Record<string, number>;
 }
@@ -33,7 +37,7 @@ export interface DeliveryReport {
   by_category: Record<string, ReturnType<typeof rates>>;
 }
 
-const zero = (): Tally => ({ n: 0, gold_delivered: 0, items: 0, gold_items: 0, gold_judged: 0, missed: {} });
+const zero = (): Tally => ({ n: 0, gold_delivered: 0, items: 0, gold_items: 0, gold_judged: 0, gold_in_window: 0, chars: 0, missed: {} });
 const round = (x: number): number => Math.round(x * 10_000) / 10_000;
 const rates = (t: Tally) => ({
   n: t.n,
@@ -41,6 +45,8 @@ const rates = (t: Tally) => ({
   items_per_question: t.n ? round(t.items / t.n) : 0,
   gold_share: t.items ? round(t.gold_items / t.items) : 0,
   gold_judged: t.n ? round(t.gold_judged / t.n) : 0,
+  gold_delivered_in_window: t.n ? round(t.gold_in_window / t.n) : 0,
+  chars_per_question: t.n ? Math.round(t.chars / t.n) : 0,
   missed: Object.fromEntries(Object.entries(t.missed).sort(([, a], [, b]) => b - a)),
 });
 
@@ -84,6 +90,7 @@ export async function measureDelivery(base: string, questions: readonly Delivery
     const delivered = packet.delivery.map((d) => idOf(d.evidence_key));
     const gold = new Set(q.gold);
     const hits = delivered.filter((id) => gold.has(id)).length;
+    const inWindow = packet.delivery.some((d) => (d.window ?? [d.evidence_key]).some((k) => gold.has(idOf(k))));
     const buckets = [(byCategory[String(q.category)] ??= zero())];
     if (q.category !== 5) buckets.push(overall);
     const judged = packet.records.slice(0, POOL).some((r) => gold.has(r.id) && typeof r.why.verdict === 'number');
@@ -94,6 +101,8 @@ export async function measureDelivery(base: string, questions: readonly Delivery
       b.items += delivered.length;
       b.gold_items += hits;
       b.gold_judged += judged ? 1 : 0;
+      b.gold_in_window += inWindow ? 1 : 0;
+      b.chars += packet.delivery.reduce((n, d) => n + d.text.length, 0);
       if (miss) b.missed[miss] = (b.missed[miss] ?? 0) + 1;
     }
   };

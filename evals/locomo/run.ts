@@ -270,6 +270,9 @@ process.stdout.write(
           `through POST /v1/turns/start (categories 1–4): gold delivered ${delivery.overall.gold_delivered}, items/question ${delivery.overall.items_per_question}, gold share ${delivery.overall.gold_share}; by category ${Object.entries(delivery.by_category)
             .map(([c, r]) => `${c}: ${r.gold_delivered}/${r.items_per_question}/${r.gold_share}`)
             .join('  ')} (delivered/items/share)`,
+          `  gold in a delivered item's text (its own turn or its window's, turn_window): ${delivery.overall.gold_delivered_in_window} (${delivery.overall.chars_per_question} characters a question); by category ${Object.entries(delivery.by_category)
+            .map(([c, r]) => `${c}: ${r.gold_delivered_in_window}`)
+            .join('  ')}`,
           `  gold among the judged: ${delivery.overall.gold_judged}; no gold delivered, why (the best-judged gold turn): ${Object.entries(delivery.by_category)
             .map(([c, r]) => `${c}: ${JSON.stringify(r.missed)}`)
             .join('  ')}`,

@@ -96,6 +96,15 @@ export interface DeliveryRules {
    * share with it: every candidate is held (`unknown_name`). Absent or false = off.
    */
   hold_unknown_names?: boolean | undefined;
+  /**
+   * A delivered memory that is a turn of a conversation (a session's, or a plain memory's
+   * neighbours: sessionNeighbours) is handed over with up to this many turns before and after it,
+   * as one item (`window` names the turns its text holds): the answer to a question is often the
+   * reply, or the line that set it up, which the judge scores lower than the line repeating the
+   * question's words. 2 = the window lane's radius (the text a turn's window vector is embedded
+   * from). Absent or 0 = off.
+   */
+  turn_window?: number | undefined;
 }
 
 export const PARTIAL_OF = ['any_better_match', 'complete_match', 'higher_ranked_match'] as const;
@@ -117,6 +126,8 @@ export const DEFAULT_DELIVERY_RULES: DeliveryRules = {
   behind_best: 0.2,
   // replay (evals/replay/delivery-rules.ts) and eval:docs: quiet on unanswerable doc questions, no answered one lost
   hold_unknown_names: true,
+  // eval:locomo --delivery (issue 35): a gold turn in the delivered text 0.550 -> 0.650 (radius 1), -> 0.75 (2) at the same items
+  turn_window: 2,
 };
 
 /** Today's delivery rules with some changed (replay's "what if"); a history cap above the item cap is refused. */
@@ -142,6 +153,8 @@ export interface DeliveredItem {
   excerpt: boolean;
   verdict: number;
   fingerprint?: string;
+  /** turn_window: the evidence keys of the turns the text holds, in order (this item's among them) */
+  window?: string[];
 }
 
 export interface DeliveryResult {

@@ -108,6 +108,7 @@ export async function recallParsed(
       text: it.text,
       excerpt: it.excerpt,
       verdict: it.verdict,
+      ...(it.window ? { window: it.window } : {}),
       ...ownerMark(core.projections.views.records.get(it.key) ?? {}, audience),
     })),
     judge: {

@@ -1,0 +1,88 @@
+// A conversation turn is delivered with the turns around it (DeliveryRules.turn_window, issue 35):
+// the answer to a question is often the reply to the line that repeats its words.
+import { describe, expect, it } from 'vitest';
+import { HashedEmbedder } from '../src/embed/index.js';
+import { openKioku } from '../src/kioku.js';
+import { DEFAULT_DELIVERY_RULES, type DeliveredItem } from '../src/recall/delivery.js';
+import { recall } from '../src/recall/index.js';
+import { withTurnWindows } from '../src/recall/stages/deliver.js';
+import { DoubleJudge } from './doubles/judge.js';
+import { tempDir } from './helpers.js';
+
+const item = (key: string, text: string, layer = 'memory'): DeliveredItem => ({ key, layer, kind: 'knowledge', title: key, text, excerpt: false, verdict: 0.9 });
+
+describe('turn windows in delivery', () => {
+  it('is on by default, two turns each side (the window lane\'s radius)', () => {
+    expect(DEFAULT_DELIVERY_RULES.turn_window).toBe(2);
+  });
+
+  it('walks up to the radius each side, nearer turns first, within one excerpt', () => {
+    const order = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const neighbours = (k: string) => ({ before: order[order.indexOf(k) - 1], after: order[order.indexOf(k) + 1] });
+    const entry = (k: string) => ({ text: k.toUpperCase() });
+    expect(withTurnWindows([item('c', 'C')], neighbours, entry, undefined, 2_000, 2)[0]?.window).toEqual(['a', 'b', 'c', 'd', 'e']);
+    // room for two more lines only ("C" + "\nB" + "\nD" = 5 characters): the nearer ones
+    expect(withTurnWindows([item('c', 'C')], neighbours, entry, undefined, 5, 2)[0]?.window).toEqual(['b', 'c', 'd']);
+    // the first turn of a session: only after it
+    expect(withTurnWindows([item('a', 'A')], neighbours, entry, undefined, 2_000, 2)[0]?.text).toBe('A\nB\nC');
+  });
+
+  it('hands a turn over with the turn before and after it, and names the turns its text holds', () => {
+    const texts: Record<string, string> = { a: 'Melanie: What did you paint?', b: 'Caroline: A lake at sunrise.', c: 'Melanie: Lovely!' };
+    const out = withTurnWindows(
+      [item('b', texts['b'] as string)],
+      () => ({ before: 'a', after: 'c' }),
+      (k) => ({ text: texts[k] as string }),
+      undefined,
+      2_000,
+    );
+    expect(out[0]?.text).toBe('Melanie: What did you paint?\nCaroline: A lake at sunrise.\nMelanie: Lovely!');
+    expect(out[0]?.window).toEqual(['a', 'b', 'c']);
+  });
+
+  it('leaves out a neighbour delivered itself, the asking session’s own turns, and a window longer than an excerpt', () => {
+    const entries: Record<string, { text: string; session_id?: string }> = { a: { text: 'A: one' }, b: { text: 'B: two' }, c: { text: 'C: three', session_id: 'asking' } };
+    const both = withTurnWindows([item('a', 'A: one'), item('b', 'B: two')], (k) => (k === 'a' ? { after: 'b' } : { before: 'a', after: 'c' }), (k) => entries[k], 'asking', 2_000);
+    // a's neighbour b is delivered itself, b's before is a (delivered) and its after is the asking session's own turn
+    expect(both.map((i) => [i.text, i.window])).toEqual([
+      ['A: one', undefined],
+      ['B: two', undefined],
+    ]);
+    const long = withTurnWindows([item('b', 'B: two')], () => ({ before: 'a' }), () => ({ text: 'x'.repeat(50) }), undefined, 40);
+    expect(long[0]).toEqual(item('b', 'B: two'));
+  });
+
+  it('never widens what is not a memory (a card section, a trace) nor an excerpt', () => {
+    const neighbours = () => ({ before: 'a' });
+    const entry = () => ({ text: 'A: one' });
+    expect(withTurnWindows([item('s', 'A section.', 'card')], neighbours, entry, undefined, 2_000)[0]?.window).toBeUndefined();
+    expect(withTurnWindows([item('t', 'A trace.', 'trace')], neighbours, entry, undefined, 2_000)[0]?.window).toBeUndefined();
+    expect(withTurnWindows([{ ...item('m', 'cut'), excerpt: true }], neighbours, entry, undefined, 2_000)[0]?.window).toBeUndefined();
+  });
+
+  it('a chat history written as memories: the delivered reply comes with the question it answers, facts alone', async () => {
+    const dir = tempDir();
+    const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), judge: new DoubleJudge((c) => (c.key.endsWith(':t2') || c.key.endsWith(':f1') ? 0.9 : 0.1)) });
+    try {
+      const at = (s: number) => new Date(Date.UTC(2024, 0, 1, 9, 0, s)).toISOString();
+      await kioku.writeMemories({
+        memories: [
+          { id: 't1', kind: 'event', session_id: 's1', occurred_at: at(0), text: 'Melanie: Which lake did you paint last summer?' },
+          { id: 't2', kind: 'event', session_id: 's1', occurred_at: at(1), text: 'Caroline: Lake Tahoe, at sunrise.' },
+          { id: 't3', kind: 'event', session_id: 's1', occurred_at: at(2), text: 'Melanie: It is beautiful.' },
+          { id: 'f1', kind: 'fact', text: 'The staging database is pg-staging-2.' },
+        ],
+      });
+      const p = await recall(kioku.core, { query: 'Which lake did Caroline paint?', limit: 10 });
+      const reply = p.delivery.find((d) => d.evidence_key === 'ev1:private:memory:t2');
+      expect(reply?.window).toEqual(['ev1:private:memory:t1', 'ev1:private:memory:t2', 'ev1:private:memory:t3']);
+      expect(reply?.text).toBe('Melanie: Which lake did you paint last summer?\nCaroline: Lake Tahoe, at sunrise.\nMelanie: It is beautiful.');
+      const fact = (await recall(kioku.core, { query: 'staging database', limit: 10 })).delivery.find((d) => d.evidence_key.endsWith(':f1'));
+      expect(fact?.text).toBe('The staging database is pg-staging-2.');
+      expect(fact?.window).toBeUndefined();
+    } finally {
+      await kioku.close();
+      dir.cleanup();
+    }
+  });
+});
