@@ -28,10 +28,14 @@ export function agingAdjustments(
   for (const e of entries) {
     const cls = decayClass(config, e);
     if (cls === undefined) continue;
+    const life = views.lifecycle.get(ns, e.key);
+    const archived = life?.state === 'archived';
+    // ACT-R off (the default) and not archived: nothing to adjust, so the use history is not read
+    // (issue 35: reading it for every candidate cost a turn ~0.2 ms at 20k records for nothing)
+    if (!archived && !config.actr.enabled) continue;
     const used = views.access.get(ns, e.key);
     const adjust: AgingAdjustment = {};
-    const life = views.lifecycle.get(ns, e.key);
-    if (life?.state === 'archived' && !(used && used.last > life.at)) adjust.archived = true;
+    if (archived && !(used && used.last > life.at)) adjust.archived = true;
     if (config.actr.enabled) {
       // age since the last use, or since it was written when never used (seed: last_accessed_at, else created)
       const since = Math.max(used?.last ?? 0, views.access.writtenAt(e.seq) ?? 0);
