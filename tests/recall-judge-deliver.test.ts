@@ -60,7 +60,7 @@ describe('judging and delivery', () => {
   it("holds an item matching part of a delivered item's terms, counting a memory's expansion words", async () => {
     await store.knowledge.writeMemories({
       memories: [
-        { id: 'staging-db', kind: 'fact', text: 'The staging database is pg-staging-2 in the eu-west region.' },
+        { id: 'staging-db', kind: 'fact', text: 'The staging database in use is pg-staging-2 in the eu-west region.' },
         { id: 'cache-ttl', kind: 'fact', text: 'The product cache TTL was raised to 30 minutes to cut database load.' },
         { id: 'freeze-old', kind: 'decision', text: 'Deploy freeze: no production deploys on Fridays.' },
         {
@@ -72,6 +72,7 @@ describe('judging and delivery', () => {
       ],
     });
     const judge = new DoubleJudge((c) => (/staging|cache|freeze|fridays/i.test(c.text) ? 0.9 : 0.1));
+    // staging-db matches every term of the question (database, stag, use): a partial match is held only behind a complete one
     const staging = await recall({ ...core, judge }, { query: 'Which database does staging use?' });
     expect(staging.delivery.map((d) => d.evidence_key)).toEqual(['ev1:private:memory:staging-db']);
     expect(staging.records.find((r) => r.evidence_key.endsWith(':cache-ttl'))?.why).toMatchObject({ verdict: 0.9, held_back: 'partial_match' });
