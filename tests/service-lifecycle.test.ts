@@ -81,14 +81,15 @@ describe('status, stop, serve again', () => {
     expect(down.json).toMatchObject({ running: false, stopped: { by: 'kioku stop' }, hint: `kioku serve --data ${dir}` });
 
     // stopped by the user: the hook neither restarts it (not even with KIOKU_AUTOSTART=1) nor waits
+    // (waiting would take the hook's 6 s timeout; 3 s leaves room for a loaded machine's process start)
     const first = await hook(dir, { KIOKU_AUTOSTART: '1' });
     expect(first.code).toBe(0);
-    expect(first.ms).toBeLessThan(1_000);
+    expect(first.ms).toBeLessThan(3_000);
     expect(JSON.parse(first.stdout)).toEqual({ systemMessage: expect.stringContaining(`start it with \`kioku serve --data ${dir}\``) });
     const second = await hook(dir, { KIOKU_AUTOSTART: '1' });
     expect(second).toMatchObject({ code: 0, stdout: '' }); // said once, not on every prompt
     expect(second.stderr).toMatch(/Kioku is stopped for .*kioku stop.*the prompt goes on without Kioku/);
-    expect(second.ms).toBeLessThan(1_000);
+    expect(second.ms).toBeLessThan(3_000);
     process.stderr.write(`service-lifecycle: hook with a stopped service answered in ${Math.round(first.ms)} / ${Math.round(second.ms)} ms\n`);
 
     // nor does kioku mcp: its tool call says how to start the service
@@ -134,11 +135,13 @@ describe('status, stop, serve again', () => {
 });
 
 describe('the hook and a library no service serves', () => {
-  it('by default it starts nothing: exit 0 within a second, and it says how to start one', async () => {
+  it('by default it starts nothing: exit 0 without waiting, and it says how to start one', async () => {
     const dir = library();
     const r = await hook(dir);
     expect(r.code).toBe(0);
-    expect(r.ms).toBeLessThan(1_000);
+    // it does not wait: a hook that waited for a service would take its 6 s call timeout (a process
+    // start alone took 1.2 s under the suite's parallel load, so the bound is not one second)
+    expect(r.ms).toBeLessThan(3_000);
     expect(r.stdout).toContain('KIOKU_AUTOSTART=1');
     expect(r.stderr).toContain(`Kioku is not running for ${dir}; start it with`);
     expect(readRunFile(dir)).toBeUndefined();
