@@ -15,6 +15,13 @@ import { renderDelivery, renderStanding } from './render.js';
 import { readTranscriptTail, type TranscriptTail } from './transcript.js';
 import { headOf, keepingTheRule } from '../text/well-formed.js';
 
+const MAX_ANSWER_CHARS = 1_000_000;
+
+/** What a person already wrote, made to keep the one text rule and cut between whole characters: the hook cannot ask for it again. */
+function capturable(text: string, max: number): string {
+  return headOf(keepingTheRule(text), max);
+}
+
 export type Host = 'claude' | 'codex';
 
 export interface HookInput {
@@ -159,7 +166,7 @@ async function onPrompt(call: HookCall, k: Kioku): Promise<HookResult> {
   const packet = await withTimeout(
     k.startTurn({
       session_id: call.sessionId,
-      query: headOf(keepingTheRule(prompt), 20_000),
+      query: capturable(prompt, 20_000),
       ...(t.dialogue.length ? { conversation: t.dialogue.map((m) => ({ role: m.role, content: keepingTheRule(m.content) })) } : {}),
       ...(t.context_since ? { context_since: t.context_since } : {}),
     }),
@@ -179,7 +186,7 @@ async function onStop(call: HookCall, k: Kioku): Promise<HookResult> {
   const answer = last?.trim() ? last : tail(call.input).last_answer;
   if (!answer) return { stdout: '' };
   // what a person wrote is captured even when it holds NUL or half an emoji (the service refuses both)
-  const sent = headOf(keepingTheRule(answer), 1_000_000);
+  const sent = capturable(answer, MAX_ANSWER_CHARS);
   try {
     await withTimeout(k.completeTurn(turnId, { answer: sent }), call.timeout, 'capturing the answer');
   } catch (err) {
@@ -252,7 +259,7 @@ async function flushSpool(call: HookCall, k: Kioku): Promise<void> {
     try {
       const { turn_id, answer } = JSON.parse(line) as { turn_id: string; answer: string };
       // spooled as written when the service was down (failOpen): made to keep the one text rule now, or it is refused on every prompt
-      await withTimeout(k.completeTurn(turn_id, { answer: headOf(keepingTheRule(answer), 1_000_000) }), call.timeout, 'a spooled capture');
+      await withTimeout(k.completeTurn(turn_id, { answer: capturable(answer, MAX_ANSWER_CHARS) }), call.timeout, 'a spooled capture');
     } catch {
       left.push(line);
     }
