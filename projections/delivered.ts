@@ -1,5 +1,5 @@
-// delivered: which evidence keys were delivered in each session, when, and at which
-// fingerprint — so delivery can ask "delivered in session S since T?" without
+// delivered: which evidence keys were delivered in each session (an item's and its turn
+// window's), when, and at which fingerprint — so delivery can ask "delivered in session S since T?" without
 // scanning turns.
 import type { EventData, LogRecord } from '../src/events/index.js';
 import { PlainStateProjection } from './projection.js';
@@ -19,7 +19,11 @@ export class DeliveredProjection extends PlainStateProjection<DeliveredState> {
     const d = record.data as EventData<'delivery.made'>;
     if (!d.session_id) return;
     const session = (this.state[d.session_id] ??= {});
-    for (const item of d.items) (session[item.evidence_key] ??= []).push([record.ts, item.fingerprint ?? null]);
+    for (const item of d.items) {
+      (session[item.evidence_key] ??= []).push([record.ts, item.fingerprint ?? null]);
+      // a turn window's other turns were handed over too (their version unknown here: null)
+      for (const key of item.window ?? []) if (key !== item.evidence_key) (session[key] ??= []).push([record.ts, null]);
+    }
   }
 
   /** Keys delivered in `sessionId` at or after `since` (ISO; absent = the whole session), with the fingerprints they had. */

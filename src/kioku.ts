@@ -429,6 +429,7 @@ export class LocalKioku implements Kioku {
       to,
       ns,
       rules: rulesWith(body.rules),
+      plainGapMin: (this.options.config ?? recallConfigFromEnv()).plain_session_gap_min,
       ...(body.retrieve ? { retrieve: true } : {}),
       ...(visible ? { visible } : {}),
       ...(noticeVisible ? { noticeVisible } : {}),

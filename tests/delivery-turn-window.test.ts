@@ -52,6 +52,17 @@ describe('turn windows in delivery', () => {
     expect(long[0]).toEqual(item('b', 'B: two'));
   });
 
+  it('stops before a turn the asking session can still see, and before one no longer active', () => {
+    const order = ['a', 'b', 'c', 'd', 'e'];
+    const neighbours = (k: string) => ({ before: order[order.indexOf(k) - 1], after: order[order.indexOf(k) + 1] });
+    const entry = (k: string) => ({ text: k.toUpperCase(), status: k === 'e' ? 'superseded' : 'active' });
+    // b was handed over earlier in this session (an item or a window's turn): a is not reached through it
+    expect(withTurnWindows([item('c', 'C')], neighbours, entry, undefined, 2_000, 2, new Set(['b']))[0]?.window).toEqual(['c', 'd']);
+    expect(withTurnWindows([item('c', 'C')], neighbours, entry, undefined, 2_000, 2, new Map([['d', [null]]]))[0]?.window).toEqual(['a', 'b', 'c']);
+    // a forgotten turn keeps no text: never an empty line
+    expect(withTurnWindows([item('b', 'B')], neighbours, (k) => ({ text: k === 'a' ? '' : k.toUpperCase() }), undefined, 2_000, 1)[0]?.window).toEqual(['b', 'c']);
+  });
+
   it('never widens what is not a memory (a card section, a trace) nor an excerpt', () => {
     const neighbours = () => ({ before: 'a' });
     const entry = () => ({ text: 'A: one' });
@@ -80,6 +91,38 @@ describe('turn windows in delivery', () => {
       const fact = (await recall(kioku.core, { query: 'staging database', limit: 10 })).delivery.find((d) => d.evidence_key.endsWith(':f1'));
       expect(fact?.text).toBe('The staging database is pg-staging-2.');
       expect(fact?.window).toBeUndefined();
+    } finally {
+      await kioku.close();
+      dir.cleanup();
+    }
+  });
+
+  it('a window’s turns count as handed over: the session is not given them again while it can see them, live or in replay', async () => {
+    const dir = tempDir();
+    const scores: Record<string, number> = {};
+    const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), judge: new DoubleJudge((c) => scores[c.key.split(':').pop() as string] ?? 0.1) });
+    try {
+      const start = new Date(Date.now() - 1000);
+      const at = (s: number) => new Date(Date.UTC(2024, 0, 1, 9, 0, s)).toISOString();
+      const lines = ['Melanie: Which lake did you paint?', 'Caroline: Lake Tahoe, at sunrise.', 'Melanie: It is beautiful.', 'Caroline: I also painted the pier.', 'Melanie: Which pier?', 'Caroline: The old pier in Santa Cruz.'];
+      await kioku.writeMemories({ memories: lines.map((text, i) => ({ id: `t${i + 1}`, kind: 'event', session_id: 'chat', occurred_at: at(i), text })) });
+      const key = (id: string) => `ev1:private:memory:${id}`;
+      const { session_id } = await kioku.openSession({ agent: 'a' });
+      // first question: t2 delivered with t1..t4
+      Object.assign(scores, { t2: 0.9 });
+      const first = await kioku.startTurn({ session_id, query: 'Which lake did Caroline paint?' });
+      expect(first.delivery.map((d) => d.window)).toEqual([[key('t1'), key('t2'), key('t3'), key('t4')]]);
+      await kioku.completeTurn(first.turn_id, { answer: 'Lake Tahoe.' });
+      // second question: t4 (handed over in the first window) is held, t6 comes without t4 again
+      Object.assign(scores, { t2: 0.1, t4: 0.95, t6: 0.9 });
+      const second = await kioku.startTurn({ session_id, query: 'Which pier did Caroline paint?' });
+      expect(second.delivery.map((d) => d.evidence_key)).toEqual([key('t6')]);
+      expect(second.delivery[0]?.window).toEqual([key('t5'), key('t6')]);
+      // replay under the same rules delivers the same, and with the window off t4 is no longer held
+      const report = await kioku.replay({ from: start.toISOString() });
+      expect(report.turns.map((t) => t.after)).toEqual([[key('t2')], [key('t6')]]);
+      const off = await kioku.replay({ from: start.toISOString(), rules: { turn_window: 0 } });
+      expect(off.turns[1]?.after).toContain(key('t4'));
     } finally {
       await kioku.close();
       dir.cleanup();

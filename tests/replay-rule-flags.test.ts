@@ -9,3 +9,10 @@ it('--partial-of and --knowledge-first change exactly their rules', () => {
   expect(rulesWith(replayRuleChanges({ knowledgeFirst: true }))).toMatchObject({ history_may_lead: false, partial_of: 'complete_match' });
   expect(() => replayRuleChanges({ partialOf: 'sometimes' })).toThrow(expect.objectContaining({ code: 'KIOKU_USAGE' }));
 });
+
+it('--turn-window sets the window radius, 0 turns it off, a bad value is a usage error', () => {
+  expect(replayRuleChanges({ turnWindow: '0' })).toEqual({ turn_window: 0 });
+  expect(rulesWith(replayRuleChanges({ turnWindow: '1' }))).toMatchObject({ turn_window: 1 });
+  expect(() => replayRuleChanges({ turnWindow: '6' })).toThrow(expect.objectContaining({ code: 'KIOKU_USAGE' }));
+  expect(() => replayRuleChanges({ turnWindow: 'wide' })).toThrow(expect.objectContaining({ code: 'KIOKU_USAGE' }));
+});

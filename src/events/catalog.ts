@@ -9,6 +9,9 @@ import { LAYERS, MESSAGE_ROLES, RETRIEVAL_MODES } from './vocabulary.js';
 
 const id = z.string().min(1).max(512);
 const isoTime = z.iso.datetime({ offset: true });
+/** a turn window's turns at most: the item and DeliveryRules.turn_window's bound (5) each side */
+export const MAX_WINDOW_TURNS = 11;
+
 const evidenceKey = z.string().regex(/^ev1:[^:\s]+:[a-z]+:\S+$/, 'expected ev1:<ns>:<layer>:<id>[#section]');
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'expected a lowercase hex sha256');
 const layer = z.enum(LAYERS);
@@ -91,7 +94,17 @@ export const eventSchemas = {
     recall_id: id,
     turn_id: id.optional(),
     session_id: id.optional(),
-    items: z.array(z.strictObject({ evidence_key: evidenceKey, verdict: z.number().min(0).max(1), fingerprint: sha256Hex.optional() })).max(3),
+    items: z
+      .array(
+        z.strictObject({
+          evidence_key: evidenceKey,
+          verdict: z.number().min(0).max(1),
+          fingerprint: sha256Hex.optional(),
+          // turn_window: the turns the item's text holds, in order (its own among them), each handed over too
+          window: z.array(evidenceKey).min(2).max(MAX_WINDOW_TURNS).optional(),
+        }),
+      )
+      .max(3),
   }),
   'turn.completed': z.strictObject({
     turn_id: id,

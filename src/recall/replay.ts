@@ -11,6 +11,8 @@ import type { EventStore } from '../log/index.js';
 import type { ProjectionRunner } from '../../projections/runner.js';
 import { DEFAULT_DELIVERY_RULES, deliver, PARTIAL_OF, type DeliveryCandidate, type DeliveryRules } from './delivery.js';
 import { DisabledJudge } from './judge/index.js';
+import { DEFAULT_RECALL_CONFIG } from './config.js';
+import { turnWindows } from './stages/deliver.js';
 import { recall, type RecallCore } from './pipeline.js';
 import { matchText, turnQueryNames, turnQueryTerms } from './terms.js';
 import { PURGED_TEXT } from '../privacy/index.js';
@@ -39,6 +41,8 @@ export const replayRequestSchema = z.strictObject({
       /** 1 = off (no verdict is more than 1 behind another) */
       behind_best: z.number().min(0).max(1).optional(),
       hold_unknown_names: z.boolean().optional(),
+      /** turns handed over each side of a delivered conversation turn (0 = off) */
+      turn_window: z.number().int().min(0).max(5).optional(),
     })
     .optional(),
 });
@@ -54,6 +58,8 @@ export interface ReplayOptions {
   visible?: (r: LogRecord) => boolean;
   /** the caller's share of the span's notices (issue 34): absent = every one */
   noticeVisible?: NoticeVisible;
+  /** recall's plain_session_gap_min, for the turn windows of plain memories (default: recall's default) */
+  plainGapMin?: number;
 }
 
 export interface ReplayedTurn {
@@ -133,6 +139,8 @@ type Delivered = Map<string, Map<string, { ts: number; fp: string | null }[]>>;
 
 interface ReplayContext {
   records: ProjectionRunner['views']['records'];
+  graph: ProjectionRunner['views']['graph'];
+  plainGapMin: number;
   core: RecallCore | undefined;
   rules: DeliveryRules;
   retrieve: boolean;
@@ -162,7 +170,9 @@ export async function replay(
     if (r.type.startsWith('notice.')) notices.push(...noticeLines(r, reader, sent));
     else if (options.visible === undefined || options.visible(r)) collect(r, turns, order);
   }
-  const context: ReplayContext = { records: store.projections.views.records, core, rules, retrieve: options.retrieve ?? false };
+  const { records, graph } = store.projections.views;
+  const plainGapMin = options.plainGapMin ?? DEFAULT_RECALL_CONFIG.plain_session_gap_min;
+  const context: ReplayContext = { records, graph, plainGapMin, core, rules, retrieve: options.retrieve ?? false };
   const delivered: Delivered = new Map();
   const out: ReplayedTurn[] = [];
   for (const id of order) {
@@ -253,8 +263,14 @@ async function replayTurn(t: TurnRecord, context: ReplayContext, delivered: Deli
     },
     context.rules,
   );
+  // a window's turns count as handed over, as the delivered projection counts them live
+  const items = turnWindows(context, t.ns, context.plainGapMin, result.items, t.session_id, sessionDelivered, context.rules);
   const mine = delivered.get(t.session_id) ?? new Map<string, { ts: number; fp: string | null }[]>();
-  for (const item of result.items) mine.set(item.key, [...(mine.get(item.key) ?? []), { ts: t.ts, fp: item.fingerprint ?? null }]);
+  const handed = (key: string, fp: string | null): void => void mine.set(key, [...(mine.get(key) ?? []), { ts: t.ts, fp }]);
+  for (const item of items) {
+    handed(item.key, item.fingerprint ?? null);
+    for (const key of item.window ?? []) if (key !== item.key) handed(key, null);
+  }
   delivered.set(t.session_id, mine);
   return {
     turn_id: t.turn_id,

@@ -5,6 +5,7 @@
 // deliveries were used, and what changed delivery rules would have delivered.
 import type { PathOverrides } from '../../src/config.js';
 import { KiokuError } from '../../src/errors.js';
+import { recallConfigFromEnv } from '../../src/recall/config.js';
 import { openKioku, type Kioku, type KiokuStore } from '../../src/kioku.js';
 import {
   DEFAULT_DELIVERY_RULES,
@@ -88,11 +89,12 @@ export interface ReplayFlags extends OutputOptions, PathOverrides {
   keepPartialMatches?: boolean;
   partialOf?: string;
   knowledgeFirst?: boolean;
+  turnWindow?: string;
 }
 
 /** The flags' changes to today's delivery rules: what a rule change would have done. */
 export function replayRuleChanges(
-  flags: Pick<ReplayFlags, 'floor' | 'historyFloor' | 'maxItems' | 'maxHistory' | 'keepPartialMatches' | 'partialOf' | 'knowledgeFirst'>,
+  flags: Pick<ReplayFlags, 'floor' | 'historyFloor' | 'maxItems' | 'maxHistory' | 'keepPartialMatches' | 'partialOf' | 'knowledgeFirst' | 'turnWindow'>,
 ): Partial<DeliveryRules> {
   if (flags.partialOf !== undefined && !(PARTIAL_OF as readonly string[]).includes(flags.partialOf))
     throw new KiokuError('KIOKU_USAGE', `--partial-of must be one of ${PARTIAL_OF.join(', ')}, got "${flags.partialOf}"`);
@@ -105,6 +107,7 @@ export function replayRuleChanges(
     hold_partial_matches: flags.keepPartialMatches ? false : undefined,
     partial_of: flags.partialOf as PartialOf | undefined,
     history_may_lead: flags.knowledgeFirst ? false : undefined,
+    turn_window: numberFlag('turn-window', flags.turnWindow, { min: 0, max: 5 }),
   };
   return Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
 }
@@ -126,7 +129,8 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
     async (store) => {
       const core = flags.retrieve ? createRecallCore(store) : undefined;
       try {
-        return await replay(store, core, { from, to, rules, ...(flags.ns ? { ns: flags.ns } : {}), ...(flags.retrieve ? { retrieve: true } : {}) });
+        const plainGapMin = recallConfigFromEnv().plain_session_gap_min;
+        return await replay(store, core, { from, to, rules, plainGapMin, ...(flags.ns ? { ns: flags.ns } : {}), ...(flags.retrieve ? { retrieve: true } : {}) });
       } finally {
         await core?.close();
       }

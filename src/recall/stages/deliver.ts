@@ -3,8 +3,10 @@
 import { KNOWLEDGE_LAYERS } from '../../knowledge/evidence.js';
 import type { RecallConfig } from '../config.js';
 import type { RecallCore } from '../core.js';
-import { deliver, type DeliveredItem, type DeliveryCandidate, type DeliveryResult, type HoldReason } from '../delivery.js';
+import { deliver, type DeliveredItem, type DeliveryCandidate, type DeliveryResult, type DeliveryRules, type HoldReason } from '../delivery.js';
 import { sessionNeighbours, type Neighbours } from '../neighbours.js';
+import type { GraphProjection } from '../../../projections/graph.js';
+import type { RecordsProjection } from '../../../projections/records/index.js';
 import { matchText, turnQueryNames, turnQueryTerms } from '../terms.js';
 import type { Judged } from './judge.js';
 import type { RecallPlan } from './plan.js';
@@ -27,46 +29,67 @@ export function deliverCandidates(core: RecallCore, config: RecallConfig, plan: 
   }));
   if (judged.status === 'failed' || judged.status === 'disabled')
     return { items: [], held: new Map<string, HoldReason>(candidates.map((c) => [c.key, 'unjudged'])) };
-  const delivered = core.projections.views.delivered;
+  // what the asking session was handed since its context start: the agent can still see it
+  const seen = request.session_id ? core.projections.views.delivered.deliveredSince(request.session_id, request.context_since) : new Map<string, (string | null)[]>();
   const result = deliver(
     candidates,
     {
       session_id: request.session_id,
       context_since: request.context_since,
-      delivered: request.session_id ? delivered.deliveredSince(request.session_id, request.context_since) : new Map(),
+      delivered: seen,
       assistant_texts: dialogue.filter((m) => m.role === 'assistant').map((m) => m.content),
       query_terms: turnQueryTerms(request.query, plan.now),
       query_names: turnQueryNames(request.query, plan.now),
     },
     config.delivery,
   );
-  const radius = config.delivery.turn_window ?? 0;
-  if (radius <= 0) return result;
-  const neighbours = sessionNeighbours(core.projections.views.records, core.projections.views.graph, plan.ns, config.plain_session_gap_min);
-  return { ...result, items: withTurnWindows(result.items, neighbours, (k) => core.projections.views.records.get(k), request.session_id, config.delivery.excerpt_chars, radius) };
+  return { ...result, items: turnWindows(core.projections.views, plan.ns, config.plain_session_gap_min, result.items, request.session_id, seen, config.delivery) };
+}
+
+/**
+ * The delivered items with their turn windows (DeliveryRules.turn_window): the one rule live recall and
+ * replay share. `seen`: the keys the asking session was handed since its context start (an item's or a
+ * window's turn), which the agent can still see — a window stops before one.
+ */
+export function turnWindows(
+  views: { records: RecordsProjection; graph: GraphProjection },
+  ns: string,
+  plainGapMin: number,
+  items: readonly DeliveredItem[],
+  askingSession: string | undefined,
+  seen: ReadonlyMap<string, unknown>,
+  rules: Pick<DeliveryRules, 'turn_window' | 'excerpt_chars'>,
+): DeliveredItem[] {
+  const radius = rules.turn_window ?? 0;
+  if (radius <= 0 || !items.some((i) => i.layer === 'memory' && !i.excerpt)) return [...items];
+  const neighbours = sessionNeighbours(views.records, views.graph, ns, plainGapMin);
+  return withTurnWindows(items, neighbours, (k) => views.records.get(k), askingSession, rules.excerpt_chars, radius, seen);
 }
 
 /**
  * turn_window: each delivered memory that has conversation neighbours is handed over with up to
  * `radius` turns before and after it (sessionNeighbours: same namespace, same readers), one item
- * whose text holds the lines in order. A window stops at a turn delivered itself or one of the
- * asking session's own turns, and at `maxChars` (the nearer turns first); with no neighbour left
- * the item keeps its own text.
+ * whose text holds the lines in order. A window stops at a turn delivered itself, one the asking
+ * session can still see (`seen`: handed over since its context start), one of the asking session's
+ * own turns, one no longer active (superseded or forgotten), and at `maxChars` (the nearer turns
+ * first); with no neighbour left the item keeps its own text.
  */
 export function withTurnWindows(
   items: readonly DeliveredItem[],
   neighboursOf: (key: string) => Neighbours,
-  entryOf: (key: string) => { text: string; session_id?: string | undefined } | undefined,
+  entryOf: (key: string) => { text: string; session_id?: string | undefined; status?: string | undefined } | undefined,
   askingSession: string | undefined,
   maxChars: number,
   radius = 1,
+  seen: ReadonlyMap<string, unknown> | ReadonlySet<string> = new Set<string>(),
 ): DeliveredItem[] {
   const deliveredKeys = new Set(items.map((i) => i.key));
   return items.map((it) => {
     if (it.layer !== 'memory' || it.excerpt) return it;
     const line = (key: string | undefined): { key: string; text: string } | undefined => {
-      const e = key === undefined || deliveredKeys.has(key) ? undefined : entryOf(key);
-      return e && (askingSession === undefined || e.session_id !== askingSession) ? { key: key as string, text: e.text } : undefined;
+      const e = key === undefined || deliveredKeys.has(key) || seen.has(key) ? undefined : entryOf(key);
+      const usable = e !== undefined && (e.status ?? 'active') === 'active' && e.text !== '' && (askingSession === undefined || e.session_id !== askingSession);
+      return usable ? { key: key as string, text: e.text } : undefined;
     };
     const lines: { key: string; text: string }[] = [{ key: it.key, text: it.text }];
     let length = it.text.length;

@@ -87,7 +87,12 @@ export function recallEvents(config: RecallConfig, plan: RecallPlan, context: Re
       data: {
         recall_id: recallId,
         ...ids,
-        items: result.items.map((it) => ({ evidence_key: it.key, verdict: it.verdict, ...(it.fingerprint ? { fingerprint: it.fingerprint } : {}) })),
+        items: result.items.map((it) => ({
+          evidence_key: it.key,
+          verdict: it.verdict,
+          ...(it.fingerprint ? { fingerprint: it.fingerprint } : {}),
+          ...(it.window ? { window: it.window } : {}),
+        })),
       },
     });
   }

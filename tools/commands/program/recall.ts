@@ -58,8 +58,9 @@ export const replay: Define = (program) =>
     .option('--max-items <n>', 'try another item cap (0–3; default 3)')
     .option('--max-history <n>', 'try another cap on history items (default 1)')
     .option('--keep-partial-matches', 'try without the rule that holds an item matching only part of what a delivered one matches')
-    .option('--partial-of <rule>', 'what a partial match is held behind: any_better_match (before issue 30), complete_match, higher_ranked_match (default)')
+    .option('--partial-of <rule>', 'what a partial match is held behind: any_better_match (before issue 30), complete_match (default), higher_ranked_match')
     .option('--knowledge-first', 'try without the rule that lets a history item above the best knowledge item keep a slot')
+    .option('--turn-window <n>', 'turns handed over each side of a delivered conversation turn (0–5; 0 = off; default 2)')
     .action(action((flags: ReplayFlags) => import('../report.js').then((m) => m.replayCommand(flags))));
 
 export const lifecycle: Define = (program) => {
