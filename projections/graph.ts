@@ -32,7 +32,8 @@ interface GraphState {
 
 export class GraphProjection implements Projection {
   readonly name = 'graph';
-  readonly version = 2;
+  // 3: a label opening a line ("Note: …") is no speaker nor entity (src/text/entities.ts, memoryEntities)
+  readonly version = 3;
   readonly types: ReadonlySet<string> = FOLDED_TYPES;
   private readonly fold = new KnowledgeFold();
   private items = new Map<string, GraphItem>();

@@ -8,6 +8,7 @@ import { HashedEmbedder } from '../src/embed/index.js';
 import { EmbeddingIndexer } from '../src/indexer/embedding-job.js';
 import { openKioku } from '../src/kioku.js';
 import { DEFAULT_RECALL_CONFIG, recall } from '../src/recall/index.js';
+import { memoryEntities } from '../src/knowledge/fold.js';
 import { extractEntities } from '../src/text/entities.js';
 import { isLabel, repliesTo } from '../src/text/turn-shape.js';
 import { DoubleJudge } from './doubles/judge.js';
@@ -27,6 +28,14 @@ describe('entity extraction', () => {
     expect(extractEntities('see ab-Cd and x_Yz, then (Dana')).toEqual(['dana', 'x_yz']);
     expect(extractEntities('发布时用回滚脚本')).toContain('回滚');
     expect(extractEntities('我们的回滚脚本')).toContain('回滚脚本');
+  });
+
+  it('a label opening a line names no one (defect: "Note:" became an entity, the speaker of every note in a session)', () => {
+    expect(extractEntities('Note: the deploy window is Friday.')).toEqual([]);
+    expect(extractEntities('Decision: Priya owns the rota.')).toEqual(['priya']);
+    expect(extractEntities('Caroline: I went to the support group.')).toEqual(['caroline']);
+    expect(memoryEntities({ entities: [], session_id: 's1', text: 'Note: the deploy window is Friday.' })).toEqual([]);
+    expect(memoryEntities({ entities: [], session_id: 's1', text: 'Caroline: I went to the support group.' })).toEqual(['Caroline']);
   });
 });
 

@@ -259,7 +259,8 @@ class NsMulti {
 export class RecordsProjection implements Projection {
   readonly name = 'records';
   // 2 (issue 33): forgotten entries keep no text (a version-1 snapshot may hold some: rebuilt)
-  readonly version = 2;
+  // 3: a session memory opening with a label ("Note: …") has no speaker entity (memoryEntities)
+  readonly version = 3;
   /** it only folds knowledge */
   readonly types = FOLDED_TYPES;
   private readonly fold = new KnowledgeFold();

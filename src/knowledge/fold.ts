@@ -5,7 +5,7 @@ import type { EventData, LogRecord } from '../events/index.js';
 import { evidenceKey, fingerprint, parseEvidenceKey, type Layer } from './evidence.js';
 import type { Item, ItemChange } from './item.js';
 import { findSecrets, PLACEHOLDER_PATTERN } from '../privacy/detect.js';
-import { prefixSpeaker } from '../text/turn-shape.js';
+import { lineSpeaker, prefixSpeaker } from '../text/turn-shape.js';
 
 interface PendingTurn {
   query: string;
@@ -71,9 +71,12 @@ function successors(ns: string, layer: Layer, id: string, list: { section: strin
 /** The speaker a conversation turn names in its own text (src/text/turn-shape.ts, where the plain-memory neighbour rule reads it too). */
 export { prefixSpeaker };
 
-/** A memory's entities as projected: the given ones plus its speaker (given, or named by its prefix in a session). */
+/**
+ * A memory's entities as projected: the given ones plus its speaker (given, or named by its prefix in a
+ * session; a label's prefix — "Note: …", "Decision: …" — names no one, lineSpeaker).
+ */
 export function memoryEntities(m: { entities: string[]; speaker?: string | undefined; session_id?: string | undefined; text: string }): string[] {
-  return withSpeaker(m.entities, m.speaker ?? (m.session_id ? prefixSpeaker(m.text) : undefined));
+  return withSpeaker(m.entities, m.speaker ?? (m.session_id ? lineSpeaker(m.text) : undefined));
 }
 
 function withSpeaker(entities: string[], speaker: string | undefined): string[] {

@@ -4,6 +4,7 @@
 // written in lower case meets them. A stop list keeps out capitalised function words that
 // start a sentence ("The", "When", "I") and words too common to connect anything.
 import { CHINESE_STOP_CHARS, ENGLISH_STOP_WORDS } from './stopwords.js';
+import { isLabel } from './turn-shape.js';
 
 /** Capitalised words that start sentences or are pronouns/months/days: never a name on their own. */
 const NOT_NAMES: ReadonlySet<string> = new Set([
@@ -80,9 +81,11 @@ function names(text: string, out: Set<string>, max: number): void {
   addRun(out, run, max);
 }
 
-/** A word opening a sentence, not followed by a colon (a speaker) nor by another capitalised word (a run). */
+/** A word opening a sentence, not followed by a colon (a speaker; a label's colon is not one: "Note:") nor by another capitalised word (a run). */
 function opensSentence(text: string, w: string, at: number): boolean {
-  return /(^|[.!?]\s*|\n\s*)$/u.test(text.slice(Math.max(0, at - 3), at)) && text[at + w.length] !== ':' && !/^\p{Lu}/u.test(text.slice(at + w.length + 1, at + w.length + 2));
+  if (!/(^|[.!?]\s*|\n\s*)$/u.test(text.slice(Math.max(0, at - 3), at))) return false;
+  if (text[at + w.length] === ':') return isLabel(w);
+  return !/^\p{Lu}/u.test(text.slice(at + w.length + 1, at + w.length + 2));
 }
 
 /** Whether a word may stand as an entity a query names (not a stop word, not a bare number). */

@@ -44,8 +44,8 @@ export function isLabel(prefix: string): boolean {
   return prefix.split(' ').some((w) => LABEL_WORDS.has(w.toLowerCase()));
 }
 
-/** The speaker a line opens with, if its prefix is not a label (prefixSpeaker, then isLabel). */
-function lineSpeaker(text: string): string | undefined {
+/** The speaker a line opens with, if its prefix is not a label (prefixSpeaker, then isLabel): "Note: …" names no one. */
+export function lineSpeaker(text: string): string | undefined {
   const p = prefixSpeaker(text);
   return p === undefined || isLabel(p) ? undefined : p;
 }
