@@ -38,6 +38,15 @@ it('cuts a text only between whole characters', () => {
   expect(headOf('abc', 5)).toBe('abc');
 });
 
+it('a memory titled by its long first line keeps whole characters (defect: the 120-unit cut split an emoji)', async () => {
+  const text = `${'a'.repeat(118)}😀 and the rest of the line`; // the emoji's halves at units 118 and 119
+  const r = await s.call('POST', '/v1/memories', { memories: [{ id: 'emoji-title', kind: 'fact', text }] });
+  expect(r.status).toBeLessThan(300);
+  const title = s.state.store!.projections.views.records.get('ev1:private:memory:emoji-title')?.title ?? '';
+  expect(hasLoneSurrogate(title)).toBe(false);
+  expect(title).toBe(`${'a'.repeat(118)}…`);
+});
+
 it('stores a clipped dialogue message without half an emoji, matching its fingerprint', async () => {
   const session = ((await s.call('POST', '/v1/sessions/open', { agent: 'clip' })).body as { session_id: string }).session_id;
   const content = `${'😀'.repeat(400)}a`; // the last 600 units start inside an emoji

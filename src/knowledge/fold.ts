@@ -6,6 +6,7 @@ import { evidenceKey, fingerprint, parseEvidenceKey, type Layer } from './eviden
 import type { Item, ItemChange } from './item.js';
 import { findSecrets, PLACEHOLDER_PATTERN } from '../privacy/detect.js';
 import { lineSpeaker, prefixSpeaker } from '../text/turn-shape.js';
+import { headOf } from '../text/well-formed.js';
 
 interface PendingTurn {
   query: string;
@@ -93,7 +94,8 @@ function firstLine(text: string, max = 120): string {
     if (t || nl < 0) break;
     start = nl + 1;
   }
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+  // cut between whole characters: an emoji at the cut would leave half of it in the title
+  return t.length > max ? `${headOf(t, max - 1)}…` : t;
 }
 
 interface ItemBase {
