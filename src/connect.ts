@@ -219,6 +219,11 @@ class LocalService {
 
 /** Why no service may be started here: the user stopped it (the stop marker), or the client may not start one. */
 function refuseStart(dataDir: string, client: Client, steps: Step[]): void {
+  // a file where the data dir should be: no service could ever start there (not "stopped", not "not running")
+  if (statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false)
+    throw new KiokuError('KIOKU_STORE_UNREADABLE', `the data dir ${dataDir} is a file, not a directory; point --data (or KIOKU_DATA) at a directory`, {
+      details: { dataDir },
+    });
   const stopped = readStopMarker(dataDir);
   const hint = serveHint({ dataDir });
   if (stopped)

@@ -4,7 +4,9 @@
 // refused when the user stopped the service or the client may not start one. Starting a service
 // (spawning `kioku serve`) is driven through the real entries in mcp.test.ts, mcp-reconnect.test.ts
 // and service-lifecycle.test.ts.
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, stepsFor, type ConnectOptions } from '../src/connect.js';
 import { HashedEmbedder } from '../src/embed/index.js';
@@ -104,6 +106,16 @@ describe('MCP and the hook, no service running', () => {
     const err = await connect({ data, client: 'hook', env: {} }).catch((e: unknown) => e);
     expect(isKiokuError(err, 'KIOKU_SERVICE_NOT_RUNNING')).toBe(true);
     expect((err as Error).message).toBe(`Kioku is not running for ${data}; start it with \`kioku serve --data ${data}\` (or set KIOKU_AUTOSTART=1 to let the hook start it)`);
+  });
+
+  it('a file where the data dir should be: says so, neither "stopped" nor "start it with kioku serve"', async () => {
+    const file = join(library(), 'not-a-dir');
+    writeFileSync(file, 'x');
+    for (const client of ['mcp', 'hook'] as const) {
+      const err = await connect({ data: file, client, env: { KIOKU_AUTOSTART: '1' } }).catch((e: unknown) => e);
+      expect(isKiokuError(err, 'KIOKU_STORE_UNREADABLE')).toBe(true);
+      expect((err as Error).message).toBe(`the data dir ${file} is a file, not a directory; point --data (or KIOKU_DATA) at a directory`);
+    }
   });
 
   it('a service the user stopped is started by neither, whatever KIOKU_AUTOSTART says', async () => {
