@@ -126,11 +126,16 @@ const utterance = (i: number): string =>
 const whole: number[] = [];
 const controlled: number[] = [];
 const embedMs: number[] = [];
+/** each turn's CPU time (process.cpuUsage: user + system, µs resolution): what the turn costs the machine, less swayed than wall time by other work on the cores */
+const cpuMs: number[] = [];
 for (let i = 0; i < 10; i++) await startTurn(core, { session_id, query: utterance(-i), conversation }, asMember); // warm-up
 for (let i = 0; i < TURNS; i++) {
   const t = performance.now();
+  const c = process.cpuUsage();
   const packet = await startTurn(core, { session_id, query: utterance(i), conversation }, asMember);
   const ms = performance.now() - t;
+  const used = process.cpuUsage(c);
+  cpuMs.push((used.user + used.system) / 1000);
   whole.push(ms);
   embedMs.push(packet.timings['embed_ms'] ?? 0);
   controlled.push(ms - (packet.timings['embed_ms'] ?? 0));
@@ -157,6 +162,8 @@ const result = {
   turnMs: { p50: percentile(whole, 0.5), p95: percentile(whole, 0.95), p99: percentile(whole, 0.99) },
   embeddingExcludedMs: { p50: percentile(controlled, 0.5), p95: percentile(controlled, 0.95), p99: percentile(controlled, 0.99) },
   embedMs: { p50: percentile(embedMs, 0.5), p95: percentile(embedMs, 0.95) },
+  /** CPU time per turn (all threads of the process; the turns run on the main thread) */
+  turnCpuMs: { p50: percentile(cpuMs, 0.5), p95: percentile(cpuMs, 0.95), mean: Math.round((cpuMs.reduce((a, b) => a + b, 0) / cpuMs.length) * 1000) / 1000 },
   /** the bench process after the turns (it also wrote the library) */
   rssMB,
   disk,
@@ -172,6 +179,7 @@ const rows: [string, string][] = [
   ['turn start ms p50 / p95 / p99 (with the model)', `${result.turnMs.p50} / ${result.turnMs.p95} / ${result.turnMs.p99}`],
   ['embedding excluded ms p50 / p95 / p99', `${result.embeddingExcludedMs.p50} / ${result.embeddingExcludedMs.p95} / ${result.embeddingExcludedMs.p99}`],
   ['query embedding ms p50 / p95', `${result.embedMs.p50} / ${result.embedMs.p95}`],
+  ['turn CPU ms p50 / p95 / mean (process, all threads)', `${result.turnCpuMs.p50} / ${result.turnCpuMs.p95} / ${result.turnCpuMs.mean}`],
   ['bench process RSS MB (wrote the library, ran the turns)', String(rssMB)],
   ['disk MB log / projections', `${disk.logMB} / ${disk.projectionsMB}`],
   ...serviceRows(service),
