@@ -8,7 +8,7 @@
 //   open   every record a store decodes for a reader (GroupCommitStore.openRecord), the runner's
 //          rebuild and the fold worker: projections, replay and reports see plaintext, or
 //          PURGED_TEXT where the key was deleted. Raw frames (export, backup, verify) stay sealed.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
 import type { LogRecord, ValidatedEvent } from '../events/index.js';
 import { mapTextFields, type TextPath } from './fields.js';
 import type { WriteGuard } from './redact-event.js';
@@ -66,9 +66,30 @@ export function isSealed(text: string): boolean {
   return text.startsWith(OPEN) && text.endsWith(CLOSE);
 }
 
+/**
+ * IVs come from a pool of random bytes refilled 512 IVs at a time, each 12 bytes handed out once:
+ * the same random 96-bit IVs as a randomBytes(12) per text, which cost more than the cipher itself
+ * (≈ 60 % of sealText in bench:recall's CPU profile; 2.3× faster per text alone). IVs are public (they
+ * are stored beside the ciphertext), so keeping the next ones in memory discloses nothing.
+ */
+const IV_BYTES = 12;
+const ivPool = Buffer.alloc(IV_BYTES * 512);
+let ivAt = ivPool.length;
+
+function nextIv(): Buffer {
+  if (ivAt + IV_BYTES > ivPool.length) {
+    randomFillSync(ivPool);
+    ivAt = 0;
+  }
+  // a copy: the pool's bytes are overwritten at the next refill
+  const iv = Buffer.from(ivPool.subarray(ivAt, ivAt + IV_BYTES));
+  ivAt += IV_BYTES;
+  return iv;
+}
+
 function sealText(text: string, key: DataKey): string {
   if (text === '' || isSealed(text)) return text;
-  const iv = randomBytes(12);
+  const iv = nextIv();
   const cipher = createCipheriv('aes-256-gcm', key.key, iv);
   cipher.setAAD(Buffer.from(key.kid, 'latin1'));
   const ct = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
