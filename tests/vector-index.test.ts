@@ -128,6 +128,25 @@ describe('vector projection on disk', () => {
     expect(new VectorLane('text', embedder.id, 64).efSearch).toBe(64);
   });
 
+  it('vectorOf answers a key read before with its vector as stored, and a replaced vector with the new one', async () => {
+    const lane = new VectorLane('text', embedder.id, 64);
+    const [a, b] = await embedder.embed(['deploys', 'billing']);
+    lane.put('k', a as Float32Array, undefined, 'h1');
+    const first = lane.vectorOf('k');
+    const stored = (v: Float32Array): number[] => {
+      // hnswlib keeps cosine vectors normalised: what vectorOf returns is that copy
+      const n = Math.hypot(...v);
+      return [...v].map((x) => Math.fround(x / n));
+    };
+    expect([...(first as Float32Array)].map((x, i) => Math.abs(x - (stored(a as Float32Array)[i] as number)))).toSatisfy((d: number[]) => d.every((x) => x < 1e-6));
+    expect(lane.vectorOf('k')).toEqual(first); // read again: kept
+    lane.put('k', b as Float32Array, undefined, 'h2'); // replaced: a new label, so nothing kept answers for it
+    const second = lane.vectorOf('k') as Float32Array;
+    expect([...second].map((x, i) => Math.abs(x - (stored(b as Float32Array)[i] as number)))).toSatisfy((d: number[]) => d.every((x) => x < 1e-6));
+    lane.remove('k');
+    expect(lane.vectorOf('k')).toBeUndefined();
+  });
+
   it('restores a lane from a graph read before its metadata was unpacked, without reading the file again', async () => {
     const lane = new VectorLane('text', embedder.id, 64);
     const vectors = await embedder.embed(['deploys', 'billing', 'hiring', 'security']);

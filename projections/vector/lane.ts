@@ -51,6 +51,9 @@ export const HNSW_EF_SEARCH = 64;
  * 1,024). On bench:index's clustered 512-d vectors a fixed 64 gave recall@10 0.97 at 100k but 0.67
  * at 1M (128 → 0.81, 256 → 0.92, 512 → 0.97 at p50 3.4 ms, within the 5 ms budget).
  */
+/** How much of a lane's recently read vectors vectorOf keeps (2,048 at 512-d). */
+const POINTS_KEPT_BYTES = 4 << 20;
+
 export function efSearchFor(n: number): number {
   return Math.min(1024, Math.max(HNSW_EF_SEARCH, Math.ceil(n / 2000)));
 }
@@ -154,11 +157,32 @@ export class VectorLane {
     return Buffer.from(bytes.buffer, bytes.byteOffset + label * width, width).toString('hex');
   }
 
-  /** The stored vector of `key` (as hnswlib keeps it), or undefined. */
+  /**
+   * The stored vector of `key` (as hnswlib keeps it), or undefined. Shared with later callers: read it,
+   * never write to it. hnswlib's getPoint builds a JS array one element at a time (≈ 40 µs at 512-d,
+   * ≈ 50 µs with the copy): the judge asks for each pool candidate the vector lane did not find, up to
+   * 20 a recall, ≈ 10 % of a turn's CPU in bench:recall. The same candidates come back turn after turn,
+   * so the last few thousand are kept, by label: a label's vector never changes (a replaced vector gets
+   * a new label, put), so nothing kept goes stale.
+   */
   vectorOf(key: string): Float32Array | undefined {
     const label = this.labelOf.get(key);
-    return label === undefined ? undefined : Float32Array.from(this.index.getPoint(label));
+    if (label === undefined) return undefined;
+    const kept = this.points.get(label);
+    if (kept !== undefined) {
+      // most recently used last: the oldest goes first when full
+      this.points.delete(label);
+      this.points.set(label, kept);
+      return kept;
+    }
+    const point = Float32Array.from(this.index.getPoint(label));
+    if (this.points.size >= Math.max(1, Math.floor(POINTS_KEPT_BYTES / (this.dim * 4)))) this.points.delete(this.points.keys().next().value as number);
+    this.points.set(label, point);
+    return point;
   }
+
+  /** vectorOf's recently read vectors by label (at most POINTS_KEPT_BYTES) */
+  private readonly points = new Map<number, Float32Array>();
 
   /** Add or replace the vector of `key`. */
   put(key: string, vector: Float32Array, fp: string | undefined, vectorHash: string, group = 0): void {
