@@ -39,10 +39,16 @@ export class GraphProjection implements Projection {
   private items = new Map<string, GraphItem>();
   private supersede = new Map<string, string[]>();
   private refs = new Map<string, string[]>();
-  /** derived (never snapshotted): namespace \0 entity → keys; namespace \0 document → keys */
-  private index:
-    | { byEntity: Map<string, Set<string>>; byDoc: Map<string, Set<string>>; perNs: Map<string, number>; plain: Map<string, { t: number; seq: number; key: string }[]> }
-    | undefined;
+  /** derived (never snapshotted): namespace \0 entity → keys; namespace \0 document → keys; live items per namespace */
+  private index: { byEntity: Map<string, Set<string>>; byDoc: Map<string, Set<string>>; perNs: Map<string, number> } | undefined;
+  /**
+   * derived (never snapshotted), apart from `index`: each namespace's plain memories in conversation
+   * order, all timeNeighbours reads. Built on its own at first use: recall asks for it on every turn
+   * (plain neighbours are on by default) while `index` serves the graph channel (off by default) and
+   * get_related, and building both on the first turn cost that turn 133 ms at 20,000 records
+   * (bench:recall), most of it the entity sets.
+   */
+  private plainIndex: Map<string, PlainEntry[]> | undefined;
 
   apply(record: LogRecord): void {
     for (const change of this.fold.changes(record)) {
@@ -63,18 +69,20 @@ export class GraphProjection implements Projection {
     this.items.set(item.key, row);
     if (item.layer === 'card') this.refs.set(`${item.ns}\u0000${item.id}`, item.relations ?? []);
     if (this.index) this.indexItem(item.key, row);
+    if (this.plainIndex && plain) this.indexPlain(this.plainIndex, item.key, row);
   }
 
   private drop(key: string): void {
     const row = this.items.get(key);
     if (!row) return;
     this.items.delete(key);
-    if (!this.index) return;
-    for (const e of row[1]) this.index.byEntity.get(`${row[0]}\u0000${e}`)?.delete(key);
-    this.index.byDoc.get(`${row[0]}\u0000${row[2]}`)?.delete(key);
-    this.index.perNs.set(row[0], (this.index.perNs.get(row[0]) ?? 1) - 1);
-    if (row[5]) {
-      const list = this.index.plain.get(row[0]) ?? [];
+    if (this.index) {
+      for (const e of row[1]) this.index.byEntity.get(`${row[0]}\u0000${e}`)?.delete(key);
+      this.index.byDoc.get(`${row[0]}\u0000${row[2]}`)?.delete(key);
+      this.index.perNs.set(row[0], (this.index.perNs.get(row[0]) ?? 1) - 1);
+    }
+    if (this.plainIndex && row[5]) {
+      const list = this.plainIndex.get(row[0]) ?? [];
       const at = positionOf(list, { t: row[3], seq: row[4] });
       if (list[at]?.key === key) list.splice(at, 1);
     }
@@ -103,23 +111,33 @@ export class GraphProjection implements Projection {
     if (!docs) idx.byDoc.set(d, (docs = new Set()));
     docs.add(key);
     idx.perNs.set(row[0], (idx.perNs.get(row[0]) ?? 0) + 1);
-    if (row[5]) {
-      let list = idx.plain.get(row[0]);
-      if (!list) idx.plain.set(row[0], (list = []));
-      const entry = { t: row[3], seq: row[4], key };
-      // kept in conversation order (time, then log order): a write usually lands at the end
-      let i = list.length;
-      while (i > 0 && before(entry, list[i - 1] as typeof entry)) i -= 1;
-      list.splice(i, 0, entry);
-    }
+  }
+
+  private indexPlain(plain: Map<string, PlainEntry[]>, key: string, row: GraphItem): void {
+    let list = plain.get(row[0]);
+    if (!list) plain.set(row[0], (list = []));
+    const entry = { t: row[3], seq: row[4], key };
+    // kept in conversation order (time, then log order): a write usually lands at the end
+    let i = list.length;
+    while (i > 0 && before(entry, list[i - 1] as PlainEntry)) i -= 1;
+    list.splice(i, 0, entry);
   }
 
   private lookups(): NonNullable<GraphProjection['index']> {
     if (!this.index) {
-      this.index = { byEntity: new Map(), byDoc: new Map(), perNs: new Map(), plain: new Map() };
+      this.index = { byEntity: new Map(), byDoc: new Map(), perNs: new Map() };
       for (const [key, row] of this.items) this.indexItem(key, row);
     }
     return this.index;
+  }
+
+  private plainLists(): Map<string, PlainEntry[]> {
+    if (!this.plainIndex) {
+      const plain = new Map<string, PlainEntry[]>();
+      for (const [key, row] of this.items) if (row[5]) this.indexPlain(plain, key, row);
+      this.plainIndex = plain;
+    }
+    return this.plainIndex;
   }
 
   /** The entities of a live item (lower-cased). */
@@ -147,7 +165,7 @@ export class GraphProjection implements Projection {
   timeNeighbours(key: string, gapMs: number, textOf: (key: string) => string | undefined): { before?: string; after?: string } {
     const row = this.items.get(key);
     if (!row || !row[5]) return {};
-    const list = this.lookups().plain.get(row[0]) ?? [];
+    const list = this.plainLists().get(row[0]) ?? [];
     const i = positionOf(list, { t: row[3], seq: row[4] });
     const prev = list[i - 1];
     const next = list[i + 1];
@@ -193,6 +211,7 @@ export class GraphProjection implements Projection {
     this.supersede = new Map(Object.entries(s.supersede));
     this.refs = new Map(Object.entries(s.refs));
     this.index = undefined;
+    this.plainIndex = undefined;
   }
 
   reset(): void {
@@ -201,6 +220,7 @@ export class GraphProjection implements Projection {
     this.supersede = new Map();
     this.refs = new Map();
     this.index = undefined;
+    this.plainIndex = undefined;
   }
 
   digest(): string {
@@ -209,6 +229,7 @@ export class GraphProjection implements Projection {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+type PlainEntry = { t: number; seq: number; key: string };
 const before = (a: { t: number; seq: number }, b: { t: number; seq: number }): boolean => a.t < b.t || (a.t === b.t && a.seq < b.seq);
 
 /** The key of what replaced `old`: a memory names its successor by id, a document section by key. */
