@@ -16,7 +16,7 @@
 // the run file read again, or a service started the same way — and the call sent once more
 // where that cannot write twice (src/remote.ts `relocate`).
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PathOverrides } from './config.js';
 import { isKiokuError, KiokuError } from './errors.js';
@@ -217,13 +217,34 @@ class LocalService {
   }
 }
 
+/**
+ * A data dir no service could ever start in (not "stopped", not "not running"): a file, a path
+ * through a file (ENOTDIR), a symlink to nothing (mkdir would fail with ENOENT), one the user may
+ * not read (EACCES). A missing one is fine: the service creates it.
+ */
+function unusableDataDir(dataDir: string): void {
+  const refuse = (why: string, cause?: string): never => {
+    throw new KiokuError('KIOKU_STORE_UNREADABLE', `the data dir ${dataDir} ${why}; point --data (or KIOKU_DATA) at a directory`, {
+      details: { dataDir, ...(cause ? { cause } : {}) },
+    });
+  };
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(dataDir, { throwIfNoEntry: false });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'unknown';
+    return refuse(code === 'ENOTDIR' ? 'lies under a file, not a directory' : `cannot be read (${code})`, code);
+  }
+  if (stat === undefined) {
+    if (lstatSync(dataDir, { throwIfNoEntry: false })?.isSymbolicLink()) refuse(`is a symlink to ${readlinkSync(dataDir)}, which does not exist`, 'ENOENT');
+    return;
+  }
+  if (!stat.isDirectory()) refuse('is a file, not a directory');
+}
+
 /** Why no service may be started here: the user stopped it (the stop marker), or the client may not start one. */
 function refuseStart(dataDir: string, client: Client, steps: Step[]): void {
-  // a file where the data dir should be: no service could ever start there (not "stopped", not "not running")
-  if (statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false)
-    throw new KiokuError('KIOKU_STORE_UNREADABLE', `the data dir ${dataDir} is a file, not a directory; point --data (or KIOKU_DATA) at a directory`, {
-      details: { dataDir },
-    });
+  unusableDataDir(dataDir);
   const stopped = readStopMarker(dataDir);
   const hint = serveHint({ dataDir });
   if (stopped)

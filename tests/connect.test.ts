@@ -4,7 +4,7 @@
 // refused when the user stopped the service or the client may not start one. Starting a service
 // (spawning `kioku serve`) is driven through the real entries in mcp.test.ts, mcp-reconnect.test.ts
 // and service-lifecycle.test.ts.
-import { writeFileSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -116,6 +116,24 @@ describe('MCP and the hook, no service running', () => {
       expect(isKiokuError(err, 'KIOKU_STORE_UNREADABLE')).toBe(true);
       expect((err as Error).message).toBe(`the data dir ${file} is a file, not a directory; point --data (or KIOKU_DATA) at a directory`);
     }
+  });
+
+  it('a path through a file, or a symlink to nothing: says so as KIOKU_STORE_UNREADABLE, not a raw ENOTDIR / ENOENT', async () => {
+    const dir = library();
+    const file = join(dir, 'not-a-dir');
+    writeFileSync(file, 'x');
+    const dangling = join(dir, 'dangling');
+    symlinkSync(join(dir, 'nowhere'), dangling);
+    const cases: [string, string][] = [
+      [join(file, 'kioku'), `the data dir ${join(file, 'kioku')} lies under a file, not a directory; point --data (or KIOKU_DATA) at a directory`],
+      [dangling, `the data dir ${dangling} is a symlink to ${join(dir, 'nowhere')}, which does not exist; point --data (or KIOKU_DATA) at a directory`],
+    ];
+    for (const [data, message] of cases)
+      for (const client of ['mcp', 'hook'] as const) {
+        const err = await connect({ data, client, env: { KIOKU_AUTOSTART: '1' } }).catch((e: unknown) => e);
+        expect(isKiokuError(err, 'KIOKU_STORE_UNREADABLE')).toBe(true);
+        expect((err as Error).message).toBe(message);
+      }
   });
 
   it('a service the user stopped is started by neither, whatever KIOKU_AUTOSTART says', async () => {
