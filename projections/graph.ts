@@ -33,7 +33,8 @@ interface GraphState {
 export class GraphProjection implements Projection {
   readonly name = 'graph';
   // 3: a label opening a line ("Note: …") is no speaker nor entity (src/text/entities.ts, memoryEntities)
-  readonly version = 3;
+  // 4: nor a label of several words ("Action Item: …")
+  readonly version = 4;
   readonly types: ReadonlySet<string> = FOLDED_TYPES;
   private readonly fold = new KnowledgeFold();
   private items = new Map<string, GraphItem>();

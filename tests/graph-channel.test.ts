@@ -37,6 +37,16 @@ describe('entity extraction', () => {
     expect(memoryEntities({ entities: [], session_id: 's1', text: 'Note: the deploy window is Friday.' })).toEqual([]);
     expect(memoryEntities({ entities: [], session_id: 's1', text: 'Caroline: I went to the support group.' })).toEqual(['Caroline']);
   });
+
+  it('a label of several words opening a line names no one either, as the speaker rule reads it (defect: "Action Item" stayed an entity)', () => {
+    expect(extractEntities('Action Item: ship the release on Friday.')).toEqual([]);
+    expect(extractEntities('Next Steps: ask Priya about the rota.')).toEqual(['priya']);
+    expect(extractEntities('Open Question: who pays?\nKey Decision: we ship.')).toEqual([]);
+    expect(memoryEntities({ entities: [], session_id: 's1', text: 'Action Item: ship the release on Friday.' })).toEqual([]);
+    // a run not at a line's start, and a name at a line's start, are names as before
+    expect(extractEntities('We met Mary Jane: she leads the team.')).toEqual(['mary jane', 'mary', 'jane']);
+    expect(extractEntities('Mary Jane: I lead the team.')).toEqual(['mary jane', 'mary', 'jane']);
+  });
 });
 
 describe('the graph projection', () => {

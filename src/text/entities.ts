@@ -64,26 +64,37 @@ function addRun(out: Set<string>, run: readonly string[], max: number): void {
  */
 function names(text: string, out: Set<string>, max: number): void {
   let run: string[] = [];
+  let runStart = -1;
   let lastEnd = -1;
+  // a run that opens a line and ends at a label's colon ("Action Item: …", "Next Steps: …") names no one, as one word does (opensSentence)
+  const flush = (): void => {
+    if (!(run.length > 1 && text[lastEnd] === ':' && opensLine(text, runStart) && isLabel(run.join(' ')))) addRun(out, run, max);
+    run = [];
+  };
   for (const m of text.matchAll(CAPITAL_WORD)) {
     const w = m[0].endsWith("'s") || m[0].endsWith('’s') ? m[0].slice(0, -2) : m[0];
     const at = m.index ?? 0;
     // a lone capitalised word opening a sentence is most often just that ("Run the…"), unless it names a speaker ("Caroline: …")
     const capital = !NOT_NAMES.has(w.toLowerCase()) && !opensSentence(text, w, at);
     // a run continues only over the whitespace between two capitalised words
-    if (!capital || (run.length && !/^\s+$/u.test(text.slice(lastEnd, at)))) {
-      addRun(out, run, max);
-      run = [];
+    if (!capital || (run.length && !/^\s+$/u.test(text.slice(lastEnd, at)))) flush();
+    if (capital) {
+      if (run.length === 0) runStart = at;
+      run.push(w);
     }
-    if (capital) run.push(w);
     lastEnd = at + w.length;
   }
-  addRun(out, run, max);
+  flush();
+}
+
+/** Whether a word at `at` opens the text, a sentence or a line. */
+function opensLine(text: string, at: number): boolean {
+  return /(^|[.!?]\s*|\n\s*)$/u.test(text.slice(Math.max(0, at - 3), at));
 }
 
 /** A word opening a sentence, not followed by a colon (a speaker; a label's colon is not one: "Note:") nor by another capitalised word (a run). */
 function opensSentence(text: string, w: string, at: number): boolean {
-  if (!/(^|[.!?]\s*|\n\s*)$/u.test(text.slice(Math.max(0, at - 3), at))) return false;
+  if (!opensLine(text, at)) return false;
   if (text[at + w.length] === ':') return isLabel(w);
   return !/^\p{Lu}/u.test(text.slice(at + w.length + 1, at + w.length + 2));
 }
