@@ -128,4 +128,30 @@ describe('turn windows in delivery', () => {
       dir.cleanup();
     }
   });
+  it('a window recorded in another namespace holds nothing back in this one (defect: the delivered projection was keyed by session id alone)', async () => {
+    const dir = tempDir();
+    const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), judge: new DoubleJudge((c) => (c.key.endsWith(':t2') ? 0.9 : 0.1)) });
+    try {
+      const at = (s: number) => new Date(Date.UTC(2024, 0, 1, 9, 0, s)).toISOString();
+      const lines = ['Melanie: Which lake did you paint?', 'Caroline: Lake Tahoe, at sunrise.', 'Melanie: It is beautiful.'];
+      await kioku.writeMemories({ memories: lines.map((text, i) => ({ id: `t${i + 1}`, kind: 'event', session_id: 'chat', occurred_at: at(i), text })) });
+      const key = (id: string) => `ev1:private:memory:${id}`;
+      // the same session id in two namespaces: two conversations (openSession)
+      await kioku.openSession({ agent: 'a', session_id: 'same', namespace: 'team' });
+      await kioku.openSession({ agent: 'a', session_id: 'same' });
+      // an event in team (an imported chain, an old writer) naming this namespace's turns as handed over there
+      const { seq } = await kioku.core.log.append({
+        type: 'delivery.made',
+        ns: 'team',
+        actor: 'elsewhere',
+        data: { recall_id: 'r-team', session_id: 'same', items: [{ evidence_key: 'ev1:team:memory:x', verdict: 0.9, window: [key('t1'), key('t2'), key('t3')] }] },
+      });
+      await kioku.core.projections.waitFor(seq);
+      const turn = await kioku.startTurn({ session_id: 'same', query: 'Which lake did Caroline paint?' });
+      expect(turn.delivery.map((d) => [d.evidence_key, d.window])).toEqual([[key('t2'), [key('t1'), key('t2'), key('t3')]]]);
+    } finally {
+      await kioku.close();
+      dir.cleanup();
+    }
+  });
 });

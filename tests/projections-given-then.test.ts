@@ -55,7 +55,24 @@ describe('given events, then a projection', () => {
         data: { recall_id: 'r1', session_id: 's1', items: [{ evidence_key: 'ev1:private:memory:m', verdict: 0.9, fingerprint: 'ab'.repeat(32) }] },
       },
     ).then(new DeliveredProjection());
-    expect([...delivered.deliveredSince('s1')]).toEqual([['ev1:private:memory:m', ['ab'.repeat(32)]]]);
-    expect(delivered.deliveredSince('other').size).toBe(0);
+    expect([...delivered.deliveredSince('private', 's1')]).toEqual([['ev1:private:memory:m', ['ab'.repeat(32)]]]);
+    expect(delivered.deliveredSince('private', 'other').size).toBe(0);
+  });
+
+  it('delivered: a session id is its namespace\'s own, so an event recorded in another namespace holds nothing back here (defect: keyed by session id alone, a window naming this namespace\'s keys counted them as handed over)', async () => {
+    const delivered = await given(
+      { type: 'session.opened', ns: 'team', data: { session_id: 's1', agent: 'a' } },
+      {
+        type: 'delivery.made',
+        ns: 'team',
+        data: {
+          recall_id: 'r1',
+          session_id: 's1',
+          items: [{ evidence_key: 'ev1:team:memory:m', verdict: 0.9, window: ['ev1:private:memory:t1', 'ev1:team:memory:m', 'ev1:private:memory:t2'] }],
+        },
+      },
+    ).then(new DeliveredProjection());
+    expect(delivered.deliveredSince('private', 's1').size).toBe(0);
+    expect([...delivered.deliveredSince('team', 's1').keys()]).toEqual(['ev1:team:memory:m', 'ev1:private:memory:t1', 'ev1:private:memory:t2']);
   });
 });

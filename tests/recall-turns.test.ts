@@ -14,7 +14,7 @@ describe('turns', () => {
     const { session_id } = await openSession(core, { agent: 'test' });
     const t1 = await startTurn(core, { session_id, query: 'how do I roll back?' });
     expect(t1.delivery.length).toBeGreaterThan(0);
-    const delivered = store.projections.views.delivered.deliveredSince(session_id);
+    const delivered = store.projections.views.delivered.deliveredSince('private', session_id);
     expect([...delivered.keys()]).toEqual(t1.delivery.map((d) => d.evidence_key));
     const t2 = await startTurn(core, { session_id, query: 'how do I roll back?' });
     expect(t2.delivery).toEqual([]);

@@ -134,7 +134,7 @@ export async function seqAtTime(log: EventStore, t: number): Promise<number> {
   return lo;
 }
 
-/** Per session: each delivered item's key → when it was delivered and with which fingerprint (a replay's own deliveries, turn by turn). */
+/** Per namespace and session (`ns\u0000session_id`): each delivered item's key → when it was delivered and with which fingerprint (a replay's own deliveries, turn by turn). */
 type Delivered = Map<string, Map<string, { ts: number; fp: string | null }[]>>;
 
 interface ReplayContext {
@@ -230,7 +230,9 @@ async function replayTurn(t: TurnRecord, context: ReplayContext, delivered: Deli
   const candidates = await turnCandidates(t, context);
   const since = t.context_since ? Date.parse(t.context_since) : -Infinity;
   const sessionDelivered = new Map<string, (string | null)[]>();
-  for (const [key, list] of delivered.get(t.session_id) ?? []) {
+  // a session id is its namespace's own (the delivered projection keys it so too)
+  const session = `${t.ns}\u0000${t.session_id}`;
+  for (const [key, list] of delivered.get(session) ?? []) {
     const fps = list.filter((d) => d.ts >= since).map((d) => d.fp);
     if (fps.length) sessionDelivered.set(key, fps);
   }
@@ -265,13 +267,13 @@ async function replayTurn(t: TurnRecord, context: ReplayContext, delivered: Deli
   );
   // a window's turns count as handed over, as the delivered projection counts them live
   const items = turnWindows(context, t.ns, context.plainGapMin, result.items, t.session_id, sessionDelivered, context.rules);
-  const mine = delivered.get(t.session_id) ?? new Map<string, { ts: number; fp: string | null }[]>();
+  const mine = delivered.get(session) ?? new Map<string, { ts: number; fp: string | null }[]>();
   const handed = (key: string, fp: string | null): void => void mine.set(key, [...(mine.get(key) ?? []), { ts: t.ts, fp }]);
   for (const item of items) {
     handed(item.key, item.fingerprint ?? null);
     for (const key of item.window ?? []) if (key !== item.key) handed(key, null);
   }
-  delivered.set(t.session_id, mine);
+  delivered.set(session, mine);
   return {
     turn_id: t.turn_id,
     session_id: t.session_id,

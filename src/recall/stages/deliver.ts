@@ -30,7 +30,7 @@ export function deliverCandidates(core: RecallCore, config: RecallConfig, plan: 
   if (judged.status === 'failed' || judged.status === 'disabled')
     return { items: [], held: new Map<string, HoldReason>(candidates.map((c) => [c.key, 'unjudged'])) };
   // what the asking session was handed since its context start: the agent can still see it
-  const seen = request.session_id ? core.projections.views.delivered.deliveredSince(request.session_id, request.context_since) : new Map<string, (string | null)[]>();
+  const seen = request.session_id ? core.projections.views.delivered.deliveredSince(plan.ns, request.session_id, request.context_since) : new Map<string, (string | null)[]>();
   const result = deliver(
     candidates,
     {
