@@ -61,6 +61,28 @@ describe('the graph projection', () => {
     expect(graph.itemsNaming('private', 'pg-staging-1.internal:5432').size).toBe(0);
     expect(graph.entitiesOf('ev1:private:memory:a')).toEqual([]);
   });
+
+  it('loads its snapshot (keys and rows) and one written as an object of items before, to the same graph and digest', async () => {
+    const at = (min: number) => new Date(Date.UTC(2024, 0, 1, 9, min)).toISOString();
+    const graph = await given(
+      { type: 'memory.written', data: { id: 'q', kind: 'event', occurred_at: at(0), text: 'Where did Priya park the van?' } },
+      { type: 'memory.written', data: { id: 'a', kind: 'event', occurred_at: at(3), text: 'Behind Maple Hall.' } },
+      { type: 'memory.written', data: { id: 'b', kind: 'fact', text: 'Maple Hall closes at nine.', supersedes: ['a'] } },
+    ).then(new GraphProjection());
+    const snap = graph.snapshot();
+    expect(snap).toMatchObject({ format: 2, keys: ['ev1:private:memory:q', 'ev1:private:memory:b'] });
+    const older = { fold: snap.fold, items: Object.fromEntries(snap.keys.map((k, i) => [k, snap.rows[i]])), supersede: snap.supersede, refs: snap.refs };
+    const texts: Record<string, string> = { 'ev1:private:memory:q': 'Where did Priya park the van?', 'ev1:private:memory:b': 'Maple Hall closes at nine.' };
+    for (const state of [snap, older]) {
+      const loaded = new GraphProjection();
+      loaded.load(structuredClone(state));
+      expect(loaded.digest()).toBe(graph.digest());
+      expect(loaded.snapshot()).toEqual(snap);
+      expect([...loaded.itemsNaming('private', 'maple hall')]).toEqual(['ev1:private:memory:b']);
+      expect(loaded.supersedeOf('ev1:private:memory:a')).toEqual(['ev1:private:memory:b']);
+      expect(loaded.timeNeighbours('ev1:private:memory:q', 30 * 60_000, (k) => texts[k])).toEqual(graph.timeNeighbours('ev1:private:memory:q', 30 * 60_000, (k) => texts[k]));
+    }
+  });
 });
 
 describe('the graph channel', () => {
