@@ -63,6 +63,19 @@ describe('turn windows in delivery', () => {
     expect(withTurnWindows([item('b', 'B')], neighbours, (k) => ({ text: k === 'a' ? '' : k.toUpperCase() }), undefined, 2_000, 1)[0]?.window).toEqual(['b', 'c']);
   });
 
+  it('two windows over one stretch of a conversation: the later stops before a turn the earlier holds (defect: one delivery repeated the lines between them)', () => {
+    const order = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+    const neighbours = (k: string) => ({ before: order[order.indexOf(k) - 1], after: order[order.indexOf(k) + 1] });
+    const entry = (k: string) => ({ text: k.toUpperCase() });
+    const out = withTurnWindows([item('b', 'B'), item('e', 'E')], neighbours, entry, undefined, 2_000, 2);
+    expect(out.map((i) => i.window)).toEqual([
+      ['a', 'b', 'c', 'd'],
+      ['e', 'f', 'g'],
+    ]);
+    const lines = out.flatMap((i) => i.text.split('\n'));
+    expect(new Set(lines).size).toBe(lines.length);
+  });
+
   it('never widens what is not a memory (a card section, a trace) nor an excerpt', () => {
     const neighbours = () => ({ before: 'a' });
     const entry = () => ({ text: 'A: one' });

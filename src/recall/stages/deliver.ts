@@ -69,10 +69,11 @@ export function turnWindows(
 /**
  * turn_window: each delivered memory that has conversation neighbours is handed over with up to
  * `radius` turns before and after it (sessionNeighbours: same namespace, same readers), one item
- * whose text holds the lines in order. A window stops at a turn delivered itself, one the asking
- * session can still see (`seen`: handed over since its context start), one of the asking session's
- * own turns, one no longer active (superseded or forgotten), and at `maxChars` (the nearer turns
- * first); with no neighbour left the item keeps its own text.
+ * whose text holds the lines in order. A window stops at a turn delivered itself or held by an
+ * earlier item's window, one the asking session can still see (`seen`: handed over since its
+ * context start), one of the asking session's own turns, one no longer active (superseded or
+ * forgotten), and at `maxChars` (the nearer turns first); with no neighbour left the item keeps
+ * its own text.
  */
 export function withTurnWindows(
   items: readonly DeliveredItem[],
@@ -83,11 +84,13 @@ export function withTurnWindows(
   radius = 1,
   seen: ReadonlyMap<string, unknown> | ReadonlySet<string> = new Set<string>(),
 ): DeliveredItem[] {
-  const deliveredKeys = new Set(items.map((i) => i.key));
+  // the delivered items' keys, then each window's turns as it is made: a later item's window stops
+  // before a turn an earlier one holds (two windows over one stretch of a conversation repeated it)
+  const taken = new Set(items.map((i) => i.key));
   return items.map((it) => {
     if (it.layer !== 'memory' || it.excerpt) return it;
     const line = (key: string | undefined): { key: string; text: string } | undefined => {
-      const e = key === undefined || deliveredKeys.has(key) || seen.has(key) ? undefined : entryOf(key);
+      const e = key === undefined || taken.has(key) || seen.has(key) ? undefined : entryOf(key);
       const usable = e !== undefined && (e.status ?? 'active') === 'active' && e.text !== '' && (askingSession === undefined || e.session_id !== askingSession);
       return usable ? { key: key as string, text: e.text } : undefined;
     };
@@ -112,6 +115,7 @@ export function withTurnWindows(
       last = after?.key;
     }
     if (lines.length === 1) return it;
+    for (const l of lines) taken.add(l.key);
     return { ...it, text: lines.map((l) => l.text).join('\n'), window: lines.map((l) => l.key) };
   });
 }
