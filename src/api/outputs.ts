@@ -57,7 +57,7 @@ const deliveredRecord = answer<DeliveredRecord>()({
   text: z.string(),
   excerpt: z.boolean().describe('the text was cut at a paragraph boundary'),
   verdict: z.number(),
-  window: z.array(z.string()).optional().describe('a conversation turn handed over with the turns before and after it: the evidence keys its text holds, in order'),
+  window: z.array(z.string()).optional().describe('a conversation turn handed over with the turns before and after it, or a documentation section with the sections beside it on its page: the evidence keys its text holds, in order'),
   owner: z.string().optional(),
   mine: z.boolean().optional(),
 });

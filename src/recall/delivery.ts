@@ -105,6 +105,14 @@ export interface DeliveryRules {
    * from). Absent or 0 = off.
    */
   turn_window?: number | undefined;
+  /**
+   * A delivered documentation section (wiki) shorter than one excerpt is handed over with up to
+   * this many sections before and after it on its page, nearer first, while the text fits
+   * `excerpt_chars` (src/recall/section-window.ts; `window` names the sections): a page written
+   * as short sections keeps the answer beside the section that matched the question's words.
+   * Absent or 0 = off.
+   */
+  section_window?: number | undefined;
 }
 
 export const PARTIAL_OF = ['any_better_match', 'complete_match', 'higher_ranked_match'] as const;
@@ -128,6 +136,7 @@ export const DEFAULT_DELIVERY_RULES: DeliveryRules = {
   hold_unknown_names: true,
   // eval:locomo --delivery (issue 35): a gold turn in the delivered text 0.550 -> 0.650 (radius 1), -> 0.75 (2) at the same items
   turn_window: 2,
+  section_window: 1,
 };
 
 /** Today's delivery rules with some changed (replay's "what if"); a history cap above the item cap is refused. */
@@ -153,7 +162,7 @@ export interface DeliveredItem {
   excerpt: boolean;
   verdict: number;
   fingerprint?: string;
-  /** turn_window: the evidence keys of the turns the text holds, in order (this item's among them) */
+  /** turn_window or section_window: the evidence keys of the turns or sections the text holds, in order (this item's among them) */
   window?: string[];
 }
 

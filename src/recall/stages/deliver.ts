@@ -1,10 +1,12 @@
 // Stage 5, deliver: the local delivery rules over every judged candidate (floors, what the
 // agent can still see or already quoted, slots), or nothing when the judge did not answer.
-import { KNOWLEDGE_LAYERS } from '../../knowledge/evidence.js';
+import { sameReaders } from '../../knowledge/audience.js';
+import { KNOWLEDGE_LAYERS, parseEvidenceKey } from '../../knowledge/evidence.js';
 import type { RecallConfig } from '../config.js';
 import type { RecallCore } from '../core.js';
 import { deliver, type DeliveredItem, type DeliveryCandidate, type DeliveryResult, type DeliveryRules, type HoldReason } from '../delivery.js';
 import { sessionNeighbours, type Neighbours } from '../neighbours.js';
+import { withSectionWindows, type PageSection } from '../section-window.js';
 import type { GraphProjection } from '../../../projections/graph.js';
 import type { RecordsProjection } from '../../../projections/records/index.js';
 import { matchText, turnQueryNames, turnQueryTerms } from '../terms.js';
@@ -43,7 +45,40 @@ export function deliverCandidates(core: RecallCore, config: RecallConfig, plan: 
     },
     config.delivery,
   );
-  return { ...result, items: turnWindows(core.projections.views, plan.ns, config.plain_session_gap_min, result.items, request.session_id, seen, config.delivery) };
+  const queryTerms = turnQueryTerms(request.query, plan.now);
+  const turns = turnWindows(core.projections.views, plan.ns, config.plain_session_gap_min, result.items, request.session_id, seen, config.delivery);
+  return { ...result, items: sectionWindows(core.projections.views.records, turns, seen, queryTerms, config.delivery) };
+}
+
+/**
+ * The delivered documentation sections with the sections beside them on their page
+ * (DeliveryRules.section_window, src/recall/section-window.ts): live recall and replay share it.
+ * A section the asking session can still see (`seen`) is not added again.
+ */
+export function sectionWindows(
+  records: RecordsProjection,
+  items: readonly DeliveredItem[],
+  seen: ReadonlyMap<string, unknown>,
+  queryTerms: ReadonlySet<string>,
+  rules: Pick<DeliveryRules, 'section_window' | 'excerpt_chars'>,
+): DeliveredItem[] {
+  const radius = rules.section_window ?? 0;
+  if (radius <= 0 || !items.some((i) => i.layer === 'wiki' && !i.excerpt)) return [...items];
+  return withSectionWindows(items, (k) => pageSections(records, k, seen), rules.excerpt_chars, radius, queryTerms);
+}
+
+/**
+ * A section's page as the section window reads it: its current sections in page order; a window
+ * stops at a metadata section, one other readers see, or one the asking session can still see.
+ */
+function pageSections(records: RecordsProjection, key: string, seen: ReadonlyMap<string, unknown>): PageSection[] | undefined {
+  const self = records.get(key);
+  const ref = parseEvidenceKey(key);
+  if (!self || !ref) return undefined;
+  return records
+    .document(ref.ns, ref.layer, ref.id)
+    .filter((e) => e.key === key || e.status === 'active')
+    .map((e) => ({ key: e.key, text: e.text, ...(e.key !== key && (e.meta || seen.has(e.key) || !sameReaders(self, e)) ? { stop: true } : {}) }));
 }
 
 /**

@@ -1,0 +1,111 @@
+// A documentation section is delivered with the sections beside it on its page
+// (DeliveryRules.section_window, issue 30): on the Chinese Vue docs "Vue 的小版本多久发布一次？"
+// matched "语义化版本控制的特殊情况" while the answer ("3~6 个月") sat in the short section before it.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HashedEmbedder } from '../src/embed/index.js';
+import { importDirectory, Knowledge } from '../src/knowledge/index.js';
+import { openKioku } from '../src/kioku.js';
+import { DEFAULT_DELIVERY_RULES, type DeliveredItem } from '../src/recall/delivery.js';
+import { recall } from '../src/recall/index.js';
+import { withSectionWindows, type PageSection } from '../src/recall/section-window.js';
+import { DoubleJudge } from './doubles/judge.js';
+import { tempDir } from './helpers.js';
+
+const item = (key: string, text: string, extra: Partial<DeliveredItem> = {}): DeliveredItem => ({
+  key,
+  layer: 'wiki',
+  kind: 'knowledge',
+  title: `Releases › ${key}`,
+  text,
+  excerpt: false,
+  verdict: 0.9,
+  ...extra,
+});
+const page: PageSection[] = ['a', 'b', 'c', 'd', 'e'].map((k) => ({ key: k, text: `${k.toUpperCase()} minor release` }));
+const pageOf = (): PageSection[] => page;
+const terms = new Set(['minor', 'release']);
+
+describe('section windows in delivery', () => {
+  it('is on by default, one section each side', () => {
+    expect(DEFAULT_DELIVERY_RULES.section_window).toBe(1);
+  });
+
+  it('adds up to the radius each side, nearer sections first, within one excerpt, in page order', () => {
+    expect(withSectionWindows([item('c', 'C minor release')], pageOf, 2_000, 1, terms)[0]).toMatchObject({
+      text: 'B minor release\n\nC minor release\n\nD minor release',
+      window: ['b', 'c', 'd'],
+    });
+    expect(withSectionWindows([item('c', 'C minor release')], pageOf, 2_000, 2, terms)[0]?.window).toEqual(['a', 'b', 'c', 'd', 'e']);
+    // room for one more section only (15 + 2 + 15 characters): the one before
+    expect(withSectionWindows([item('c', 'C minor release')], pageOf, 32, 2, terms)[0]?.window).toEqual(['b', 'c']);
+    // the page's first section: only after it
+    expect(withSectionWindows([item('a', 'A minor release')], pageOf, 2_000, 1, terms)[0]?.window).toEqual(['a', 'b']);
+  });
+
+  it('stops at a section delivered itself and at one holding no word of the question beyond the title', () => {
+    const both = withSectionWindows([item('b', 'B minor release'), item('c', 'C minor release')], pageOf, 2_000, 1, terms);
+    expect(both.map((i) => i.window)).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+    ]);
+    // "release" is in the delivered section's title: a neighbour holding only that word tells nothing
+    const titled = withSectionWindows([item('c', 'C minor release', { title: 'Releases › minor' })], pageOf, 2_000, 1, new Set(['minor', 'release']));
+    expect(titled[0]?.window).toBeUndefined();
+    const unrelated = withSectionWindows([item('c', 'C minor release')], () => [{ key: 'b', text: 'B nothing here' }, page[2] as PageSection], 2_000, 1, terms);
+    expect(unrelated[0]).toEqual(item('c', 'C minor release'));
+    // a metadata section, one other readers see, or one the asking session can still see: marked stop
+    const stopped = withSectionWindows([item('c', 'C minor release')], () => page.map((s) => (s.key === 'b' ? { ...s, stop: true } : s)), 2_000, 2, terms);
+    expect(stopped[0]?.window).toEqual(['c', 'd', 'e']);
+  });
+
+  it('never widens what is not a documentation section, an excerpt, a turn window or a section as long as an excerpt', () => {
+    const card = withSectionWindows([item('c', 'C minor release', { layer: 'card' })], pageOf, 2_000, 1, terms);
+    const cut = withSectionWindows([item('c', 'C minor release', { excerpt: true })], pageOf, 2_000, 1, terms);
+    const long = withSectionWindows([item('c', 'x'.repeat(40))], pageOf, 40, 1, terms);
+    for (const out of [card, cut, long]) expect(out[0]?.window).toBeUndefined();
+    expect(withSectionWindows([item('c', 'C minor release')], pageOf, 2_000, 0, terms)[0]?.window).toBeUndefined();
+  });
+
+  it('a page of short sections: the section that matched comes with the one beside it that holds the answer', async () => {
+    const dir = tempDir();
+    const docs = join(dir.path, 'docs');
+    mkdirSync(join(docs, 'about'), { recursive: true });
+    writeFileSync(
+      join(docs, 'about/releases.md'),
+      [
+        '# Releases',
+        '## Release cycle',
+        'Minor releases ship every 3 to 6 months, after a beta phase.',
+        '## Semantic versioning edge cases',
+        'Vue follows semantic versioning; a minor release may still change TypeScript types.',
+        '## Deprecations',
+        'Deprecated features keep working until the next major.',
+      ].join('\n\n'),
+    );
+    const kioku = await openKioku({
+      data: join(dir.path, 'data'),
+      embedder: new HashedEmbedder(32),
+      judge: new DoubleJudge((c) => (c.key.includes('semantic-versioning') ? 0.9 : 0.1)),
+    });
+    try {
+      await importDirectory(new Knowledge(kioku, 'test'), kioku.projections.views.records, { kind: 'wiki', dir: docs });
+      const p = await recall(
+        kioku.core,
+        { query: 'How often is a minor release published?', namespace: 'private', limit: 10 },
+        { readOnly: true, namespaces: ['private'] },
+      );
+      expect(p.delivery).toHaveLength(1);
+      const [d] = p.delivery;
+      expect(d?.evidence_key).toBe('ev1:private:wiki:about/releases#semantic-versioning-edge-cases');
+      expect(d?.window).toEqual(['ev1:private:wiki:about/releases#release-cycle', 'ev1:private:wiki:about/releases#semantic-versioning-edge-cases']);
+      expect(d?.text).toContain('every 3 to 6 months');
+      // "Deprecations" holds no word of the question: the window stops there
+      expect(d?.text).not.toContain('Deprecated');
+    } finally {
+      await kioku.close();
+      dir.cleanup();
+    }
+  });
+});
