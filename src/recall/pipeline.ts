@@ -19,6 +19,7 @@ import { planRecall, type BoundDialogue } from './stages/plan.js';
 import { rankCandidates } from './stages/rank.js';
 import { orgCaller, ownerMark } from '../knowledge/audience.js';
 import { record, recallEvents, skippedEvent } from './stages/record.js';
+import { othersSession } from './session-holder.js';
 
 export type { RecallContext, RecallCore } from './core.js';
 export { denseQueryText } from './dense.js';
@@ -42,6 +43,12 @@ export async function recallParsed(
 ): Promise<RecallPacket> {
   const started = performance.now();
   const config = core.config ?? DEFAULT_RECALL_CONFIG;
+  // another member's session (issue 34): what it was handed is not the caller's to read (held items, where
+  // a turn window stops) nor to add to; a turn start there is refused before this (visibleSession)
+  if (request.session_id !== undefined && othersSession(core.projections.views, ns, request.session_id, context)) {
+    const { session_id: _others, context_since: _since, ...sessionless } = request;
+    request = sessionless;
+  }
   const plan = planRecall(core, request, ns, context, bound);
 
   if (plan.acknowledgement) {

@@ -32,3 +32,13 @@ export function heldSession(views: TurnViews, ns: string, id: string, access: Ac
   const session = views.turns.session(ns, id);
   return session !== undefined && holds(session, callerIn(views, ns, access), access.actor);
 }
+
+/**
+ * Whether session `id` of namespace `ns` is someone else's (it exists and the caller does not hold it):
+ * a plain recall naming it is answered as one with no session (it neither reads what that session was
+ * handed nor records a delivery under it), which is how it answers for a session id nobody opened.
+ */
+export function othersSession(views: TurnViews, ns: string, id: string, access: Access): boolean {
+  const session = views.turns.session(ns, id);
+  return session !== undefined && !holds(session, callerIn(views, ns, access), access.actor);
+}
