@@ -10,6 +10,8 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runHook } from '../src/hook/run.js';
 import { conversationFingerprint } from '../src/recall/conversation.js';
+import { repairTitle } from '../src/recall/delivery.js';
+import { excerpt } from '../src/text/excerpt.js';
 import { hasLoneSurrogate, headOf, tailOf } from '../src/text/index.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
 
@@ -45,6 +47,22 @@ it('a memory titled by its long first line keeps whole characters (defect: the 1
   const title = s.state.store!.projections.views.records.get('ev1:private:memory:emoji-title')?.title ?? '';
   expect(hasLoneSurrogate(title)).toBe(false);
   expect(title).toBe(`${'a'.repeat(118)}…`);
+});
+
+it('a repaired title, an excerpt cut mid-word and a replayed query keep whole characters too (defect: each split an emoji)', async () => {
+  const title = repairTitle('', `${'a'.repeat(118)}😀 and the rest of the sentence.`);
+  expect(hasLoneSurrogate(title)).toBe(false);
+  expect(title).toBe(`${'a'.repeat(118)}…`);
+  const cut = excerpt('😀'.repeat(2_000), 1_001).text; // no space, no block boundary: the hard cut
+  expect(hasLoneSurrogate(cut)).toBe(false);
+  expect(cut).toBe('😀'.repeat(500));
+  const session = ((await s.call('POST', '/v1/sessions/open', { agent: 'replay-cut' })).body as { session_id: string }).session_id;
+  const query = `${'q'.repeat(199)}😀 what did we decide?`; // the replay's 200-unit cut falls inside the emoji
+  expect((await s.call('POST', '/v1/turns/start', { session_id: session, query })).status).toBe(200);
+  const turns = ((await s.call('POST', '/v1/replay', {})).body as { turns: { session_id: string; query: string }[] }).turns;
+  const replayed = turns.find((t) => t.session_id === session)?.query ?? '';
+  expect(hasLoneSurrogate(replayed)).toBe(false);
+  expect(replayed).toBe('q'.repeat(199));
 });
 
 it('stores a clipped dialogue message without half an emoji, matching its fingerprint', async () => {

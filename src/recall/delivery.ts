@@ -4,6 +4,7 @@
 import { KiokuError } from '../errors.js';
 import { documentKey, normaliseBody } from '../knowledge/evidence.js';
 import { excerpt } from '../text/excerpt.js';
+import { headOf } from '../text/well-formed.js';
 import { matchedTerms } from './terms.js';
 
 export const HOLD_REASONS = [
@@ -305,7 +306,8 @@ export function repairTitle(title: string, body: string): string {
   const bad = !/\p{L}/u.test(title) || /^[\p{L}\s]{0,16}\b[0-9a-f]{4,}(?:\.{3}|…)?$/iu.test(title.trim()) || /^\S{0,12}\s*[0-9a-f]{8,}$/i.test(title.trim());
   if (!bad) return title;
   const sentence = body.trim().split(/(?<=[.!?。！？])\s+|\n/u)[0] ?? body;
-  return sentence.length > 120 ? `${sentence.slice(0, 119)}…` : sentence;
+  // cut between whole characters, as a memory's own title is (fold.ts firstLine)
+  return sentence.length > 120 ? `${headOf(sentence, 119)}…` : sentence;
 }
 
 export { excerpt } from '../text/excerpt.js';

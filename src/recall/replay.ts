@@ -16,6 +16,7 @@ import { sectionWindows, turnWindows } from './stages/deliver.js';
 import { recall, type RecallCore } from './pipeline.js';
 import { matchText, turnQueryNames, turnQueryTerms } from './terms.js';
 import { PURGED_TEXT } from '../privacy/index.js';
+import { headOf } from '../text/well-formed.js';
 import { NOTICE_EVENT_TYPES, noticeLines, turnNotices, type NoticeVisible, type ReplayedNotice, type SentNotice } from './replay-notices.js';
 
 export type { ReplayedNotice };
@@ -280,7 +281,7 @@ async function replayTurn(t: TurnRecord, context: ReplayContext, delivered: Deli
     session_id: t.session_id,
     ns: t.ns,
     at: new Date(t.ts).toISOString(),
-    query: t.query.slice(0, 200),
+    query: headOf(t.query, 200),
     before: t.delivered,
     after: result.items.map((i) => i.key),
     unjudged: deliveryCandidates.filter((c) => c.verdict === null).length,

@@ -3,6 +3,7 @@
 // blocks, or, when the next block is too big to fit, at a safe line inside it with the block
 // closed (a fence or container by its own marker). It never exceeds `max`.
 import { innerCuts, markdownBlocks } from './blocks.js';
+import { headOf } from './well-formed.js';
 
 /** Cut a long body at block boundaries (then safe places inside a block) to fit `max` characters. */
 export function excerpt(text: string, max: number): { text: string; excerpt: boolean } {
@@ -34,7 +35,8 @@ export function excerpt(text: string, max: number): { text: string; excerpt: boo
 
 /** Nothing safe fits (one sentence longer than the limit): whole words up to `max`. */
 function hardCut(text: string, max: number): string {
-  const head = text.slice(0, max);
+  // between whole characters: a text with no space (emoji, a run of astral CJK) was cut inside one
+  const head = headOf(text, max);
   const space = head.search(/\s\S*$/u);
   return (space > max / 2 ? head.slice(0, space) : head).trimEnd();
 }
