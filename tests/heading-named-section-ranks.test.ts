@@ -29,7 +29,7 @@ describe('which headings a question names', () => {
     ['hookTimeout', "What's the default timeout for beforeAll and afterEach hooks?", true], // an identifier by its parts
     ['coverage.provider', "Which coverage provider is used when I don't pick one?", true],
     ['coverage.reportsDirectory', 'In which folder do coverage reports end up by default?', false], // "directory" is not asked
-    ['isolate', 'How do I turn off per-file isolation?', false],
+    ['isolate', 'How do I turn off per-file isolation?', true], // Porter2: isolation and isolate meet (vt-007)
     ['The', 'What is the pool?', false], // no word of its own
   ])('%s named by %j: %s', (heading, question, named) => {
     expect(headingNamed(heading, terms(question))).toBe(named);

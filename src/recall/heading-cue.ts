@@ -8,6 +8,12 @@ import type { RecordEntry } from '../knowledge/item.js';
 import { isCjkChar, isMainlyCjk } from '../text/script.js';
 import { queryTokens, tokenize } from '../text/tokenize.js';
 
+/**
+ * Porter2 (englishStem), not the keyword lanes' light stem: "isolation" names the option heading
+ * `isolate` (Vitest dev vt-007; in the lanes themselves Porter2 cost delivered answers, evals/README)
+ */
+const CUE_STEM = { stem: 'english' } as const;
+
 /** The section's own heading: its heading, or for a page's opening section the page title's first part ("pool | Config" -> "pool"). */
 export function ownHeading(entry: Pick<RecordEntry, 'layer' | 'heading' | 'title'>): string {
   if (entry.layer !== 'wiki' && entry.layer !== 'card') return '';
@@ -24,10 +30,10 @@ export function ownHeading(entry: Pick<RecordEntry, 'layer' | 'heading' | 'title
  */
 export function headingNamed(heading: string, terms: ReadonlySet<string>): boolean {
   if ([...heading].some(isCjkChar)) return false;
-  const words = heading.split(/[\s.]+/u).filter((w) => queryTokens(w).length > 0);
+  const words = heading.split(/[\s.]+/u).filter((w) => queryTokens(w, CUE_STEM).length > 0);
   if (words.length === 0) return false;
   return words.every((w) => {
-    const [whole, ...parts] = tokenize(w);
+    const [whole, ...parts] = tokenize(w, CUE_STEM);
     if (whole !== undefined && terms.has(whole)) return true;
     return parts.length > 0 && parts.every((p) => terms.has(p));
   });
@@ -40,5 +46,5 @@ export function headingNamed(heading: string, terms: ReadonlySet<string>): boole
  * pushed the section answering the point below it (Vue dev: two answers lost at weight 0.4).
  */
 export function headingCueTerms(asked: string): ReadonlySet<string> | undefined {
-  return isMainlyCjk(asked) ? undefined : new Set(queryTokens(asked));
+  return isMainlyCjk(asked) ? undefined : new Set(queryTokens(asked, CUE_STEM));
 }
