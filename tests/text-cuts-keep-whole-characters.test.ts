@@ -10,6 +10,7 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runHook } from '../src/hook/run.js';
 import { conversationFingerprint } from '../src/recall/conversation.js';
+import { renderItems, type ItemView } from '../src/mcp/render.js';
 import { repairTitle } from '../src/recall/delivery.js';
 import { excerpt } from '../src/text/excerpt.js';
 import { hasLoneSurrogate, headOf, tailOf } from '../src/text/index.js';
@@ -63,6 +64,12 @@ it('a repaired title, an excerpt cut mid-word and a replayed query keep whole ch
   const replayed = turns.find((t) => t.session_id === session)?.query ?? '';
   expect(hasLoneSurrogate(replayed)).toBe(false);
   expect(replayed).toBe('q'.repeat(199));
+});
+
+it('an MCP tool’s line per item keeps whole characters (defect: the 400-unit cut split an emoji)', () => {
+  const line = renderItems([{ evidence_key: 'ev1:private:memory:m', id: 'm', layer: 'memory', title: 't', text: `${'a'.repeat(399)}😀 more`, occurred_at: '', status: 'active' } as ItemView], '');
+  expect(hasLoneSurrogate(line)).toBe(false);
+  expect(line).toBe(`- [ev1:private:memory:m] ${'a'.repeat(399)}`);
 });
 
 it('stores a clipped dialogue message without half an emoji, matching its fingerprint', async () => {

@@ -6,6 +6,7 @@ import type { RecallPacket } from '../recall/packet.js';
 import { renderContext } from '../recall/render.js';
 import type { Caller } from '../api/index.js';
 import type { Rendered } from './tool.js';
+import { headOf } from '../text/well-formed.js';
 
 /** One item as the tools show it. Remote answers are JSON: a field the type promises may still be absent. */
 export function itemView(e: RecordEntry & Pick<EvidenceAnswer, 'head_id'> & { mine?: boolean }) {
@@ -33,7 +34,7 @@ export function renderItems(items: ItemView[], empty: string): string {
   return items
     .map(
       (i) =>
-        `- [${i.evidence_key}]${i.kind ? ` (${i.kind})` : ''}${i.status !== 'active' ? ` [${i.status}${i.current ? ` → ${i.current}` : ''}]` : ''}${i.mine === false ? ` (${i.owner ?? 'the team'}'s, not the user's)` : ''} ${String(i.text).slice(0, 400)}`,
+        `- [${i.evidence_key}]${i.kind ? ` (${i.kind})` : ''}${i.status !== 'active' ? ` [${i.status}${i.current ? ` → ${i.current}` : ''}]` : ''}${i.mine === false ? ` (${i.owner ?? 'the team'}'s, not the user's)` : ''} ${headOf(String(i.text), 400)}`,
     )
     .join('\n');
 }

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { inputSchemas } from '../../api/index.js';
 import { kiokuTool, plainTool } from '../tool.js';
+import { headOf } from '../../text/well-formed.js';
 
 export const logEpisodes = kiokuTool({
   name: 'log_episodes',
@@ -35,7 +36,7 @@ export const recallEpisodes = kiokuTool({
     const packet = await k.candidates(input, caller);
     const list = packet.records.map((r) => ({ evidence_key: r.evidence_key, title: r.title, text: r.excerpt, score: r.score }));
     return {
-      text: list.length ? list.map((r) => `- [${r.evidence_key}] ${r.text.slice(0, 400)}`).join('\n') : 'No kept dialogue matches.',
+      text: list.length ? list.map((r) => `- [${r.evidence_key}] ${headOf(r.text, 400)}`).join('\n') : 'No kept dialogue matches.',
       data: { records: list },
     };
   },

@@ -8,6 +8,7 @@ import { orgName } from '../../events/index.js';
 import { noticeIdSchema } from '../../knowledge/notices.js';
 import type { InboxAnswer, OutboxAnswer } from '../../kioku.js';
 import { BESIDE_INPUT, kiokuTool, namespaceReadTool } from '../tool.js';
+import { headOf } from '../../text/well-formed.js';
 
 const single = (a: InboxAnswer | OutboxAnswer) => (a.single_user ? { text: a.explanation ?? '', data: a } : undefined);
 
@@ -22,7 +23,7 @@ export const inbox = kiokuTool({
   scope: 'memory:read',
   call: async (k, input, caller) => {
     const r = await k.inbox(input, caller);
-    const lines = r.notices.map((n) => `- ${n.notice_id} ${n.kind} from ${n.from}${n.acked_at ? ' (acked)' : ''}${n.evidence_key ? ` [${n.evidence_key}]` : ''}: ${(n.text ?? '(text forgotten or purged)').slice(0, 300)}`);
+    const lines = r.notices.map((n) => `- ${n.notice_id} ${n.kind} from ${n.from}${n.acked_at ? ' (acked)' : ''}${n.evidence_key ? ` [${n.evidence_key}]` : ''}: ${headOf(n.text ?? '(text forgotten or purged)', 300)}`);
     return single(r) ?? { text: lines.length ? lines.join('\n') : `Nothing waits for ${r.member ?? 'you'}.`, data: r };
   },
 });
@@ -47,7 +48,7 @@ export const outbox = namespaceReadTool({
   description: 'What you sent to colleagues (notes, and memories written with notify), and per recipient whether it arrived in their inbox and was acknowledged. Empty, with the reason, without an org.',
   call: async (k, input, caller) => {
     const r = await k.outbox(input, caller);
-    const lines = r.notices.map((n) => `- ${n.notice_id} ${n.kind}: ${(n.text ?? '(text forgotten or purged)').slice(0, 200)} → ${n.to.map((t) => `${t.member} ${t.status}`).join(', ')}`);
+    const lines = r.notices.map((n) => `- ${n.notice_id} ${n.kind}: ${headOf(n.text ?? '(text forgotten or purged)', 200)} → ${n.to.map((t) => `${t.member} ${t.status}`).join(', ')}`);
     return single(r) ?? { text: lines.length ? lines.join('\n') : 'You sent nothing yet.', data: r };
   },
 });

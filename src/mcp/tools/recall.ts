@@ -5,6 +5,7 @@ import { LAYER_OPTIONS } from '../../recall/request.js';
 import { LAYERS } from '../../events/index.js';
 import { renderPacket } from '../render.js';
 import { kiokuTool } from '../tool.js';
+import { headOf } from '../../text/well-formed.js';
 
 const recallFields = inputSchemas.recall.shape;
 /** search_memory's layer names: the option switch of each layer (cards, wiki, memories, …) */
@@ -67,7 +68,7 @@ export const searchMemory = kiokuTool({
       occurred_at: r.occurred_at,
     }));
     return {
-      text: list.length ? list.map((r) => `- [${r.evidence_key}] ${r.excerpt.slice(0, 300)}`).join('\n') : 'Nothing matches.',
+      text: list.length ? list.map((r) => `- [${r.evidence_key}] ${headOf(r.excerpt, 300)}`).join('\n') : 'Nothing matches.',
       data: { retrieval_mode: packet.retrieval_mode, records: list, warnings: packet.warnings },
     };
   },
