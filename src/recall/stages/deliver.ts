@@ -1,6 +1,7 @@
 // Stage 5, deliver: the local delivery rules over every judged candidate (floors, what the
 // agent can still see or already quoted, slots), or nothing when the judge did not answer.
 import { sameReaders } from '../../knowledge/audience.js';
+import { MAX_WINDOW_TURNS } from '../../events/catalog.js';
 import { KNOWLEDGE_LAYERS, parseEvidenceKey } from '../../knowledge/evidence.js';
 import type { RecallConfig } from '../config.js';
 import type { RecallCore } from '../core.js';
@@ -95,7 +96,8 @@ export function turnWindows(
   seen: ReadonlyMap<string, unknown>,
   rules: Pick<DeliveryRules, 'turn_window' | 'excerpt_chars'>,
 ): DeliveredItem[] {
-  const radius = rules.turn_window ?? 0;
+  // at most 5 each side: delivery.made holds a window of MAX_WINDOW_TURNS (a longer one could not be recorded)
+  const radius = Math.min(rules.turn_window ?? 0, (MAX_WINDOW_TURNS - 1) / 2);
   if (radius <= 0 || !items.some((i) => i.layer === 'memory' && !i.excerpt)) return [...items];
   const neighbours = sessionNeighbours(views.records, views.graph, ns, plainGapMin);
   return withTurnWindows(items, neighbours, (k) => views.records.get(k), askingSession, rules.excerpt_chars, radius, seen);
@@ -106,8 +108,8 @@ export function turnWindows(
  * `radius` turns before and after it (sessionNeighbours: same namespace, same readers), one item
  * whose text holds the lines in order. A window stops at a turn delivered itself or held by an
  * earlier item's window, one the asking session can still see (`seen`: handed over since its
- * context start), one of the asking session's own turns, one no longer active (superseded or
- * forgotten), and at `maxChars` (the nearer turns first); with no neighbour left the item keeps
+ * context start), one of the asking session's own turns, one no longer active (a guard: the
+ * neighbour order holds active turns only, so a forgotten turn is passed over), and at `maxChars` (the nearer turns first); with no neighbour left the item keeps
  * its own text.
  */
 export function withTurnWindows(
