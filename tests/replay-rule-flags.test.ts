@@ -16,3 +16,9 @@ it('--turn-window sets the window radius, 0 turns it off, a bad value is a usage
   expect(() => replayRuleChanges({ turnWindow: '6' })).toThrow(expect.objectContaining({ code: 'KIOKU_USAGE' }));
   expect(() => replayRuleChanges({ turnWindow: 'wide' })).toThrow(expect.objectContaining({ code: 'KIOKU_USAGE' }));
 });
+
+it('--section-window sets the section window radius and --trust-judge turns unsure_best off (issue 30)', () => {
+  expect(replayRuleChanges({ sectionWindow: '0' })).toEqual({ section_window: 0 });
+  expect(() => replayRuleChanges({ sectionWindow: '9' })).toThrow(expect.objectContaining({ code: 'KIOKU_USAGE' }));
+  expect(replayRuleChanges({ trustJudge: true })).toEqual({ unsure_best: { below: 0, floor: 1, ranks: 0 } });
+});

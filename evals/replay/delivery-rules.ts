@@ -47,6 +47,12 @@ export const VARIANTS: Record<string, Partial<DeliveryRules>> = {
   behind_best_0_25: { behind_best: 0.25 },
   behind_best_0_2: { behind_best: 0.2 },
   unknown_names_off: { hold_unknown_names: false },
+  unsure_best_0_6_f0_3_r2: { unsure_best: { below: 0.6, floor: 0.3, ranks: 2 } },
+  unsure_best_0_6_f0_3_r3: { unsure_best: { below: 0.6, floor: 0.3, ranks: 3 } },
+  unsure_best_0_65_f0_3_r2: { unsure_best: { below: 0.65, floor: 0.3, ranks: 2 } },
+  unsure_best_0_7_f0_3_r2: { unsure_best: { below: 0.7, floor: 0.3, ranks: 2 } },
+  unsure_best_0_6_f0_15_r3: { unsure_best: { below: 0.6, floor: 0.15, ranks: 3 } },
+  unsure_best_0_6_f0_25_r2: { unsure_best: { below: 0.6, floor: 0.25, ranks: 2 } },
 };
 
 type Scorer = (delivered: readonly string[]) => boolean;

@@ -114,6 +114,16 @@ export interface DeliveryRules {
    * Absent or 0 = off.
    */
   section_window?: number | undefined;
+  /**
+   * When the judge is unsure of its best — the best verdict among the knowledge that may be
+   * delivered is below `below` — retrieval's own first choices get a lower floor: a knowledge
+   * candidate among the first `ranks` of the fused ranking with a verdict of at least `floor` is
+   * not held below_floor nor behind_best. A judge without a vector (CJK text the bundled embedder
+   * cannot read) scores the right section 0.3 while retrieval ranks it first or second; a best
+   * barely over the floor is no reason to trust its order over retrieval's. Nothing changes when
+   * no knowledge passes the floor (the unanswerable stay quiet). Absent = off.
+   */
+  unsure_best?: { below: number; floor: number; ranks: number } | undefined;
 }
 
 export const PARTIAL_OF = ['any_better_match', 'complete_match', 'higher_ranked_match'] as const;
@@ -138,6 +148,10 @@ export const DEFAULT_DELIVERY_RULES: DeliveryRules = {
   // eval:locomo --delivery (issue 35): a gold turn in the delivered text 0.550 -> 0.650 (radius 1), -> 0.75 (2) at the same items
   turn_window: 2,
   section_window: 1,
+  // replay (evals/replay/delivery-rules.ts) and eval:docs dev: Vue answer 0.932 -> 0.977 at 1.11 -> 1.18 items
+  // (vz-010, vz-062: the answer ranked 2nd, judged 0.32 beside a best of 0.50-0.54), Vitest unchanged
+  // at 1.83 -> 1.85, no offline case changed (evals/README.md, issue 30, D)
+  unsure_best: { below: 0.6, floor: 0.3, ranks: 2 },
 };
 
 /** Today's delivery rules with some changed (replay's "what if"); a history cap above the item cap is refused. */
@@ -184,11 +198,25 @@ export function deliver(candidates: readonly DeliveryCandidate[], state: Deliver
     if (reason) held.set(c.key, reason);
     else eligible.push(c);
   }
+  const lifted = new Set<string>();
+  const unsure = rules.unsure_best;
+  const bestKnowledge = Math.max(...eligible.filter((c) => c.kind === 'knowledge').map((c) => c.verdict as number));
+  if (unsure && bestKnowledge > -Infinity && bestKnowledge < unsure.below)
+    for (const c of candidates) {
+      if (held.get(c.key) !== 'below_floor' || c.kind !== 'knowledge' || c.rank >= unsure.ranks || (c.verdict as number) < unsure.floor) continue;
+      const reason = holdReason(c, state, { ...rules, floor: unsure.floor }, since, assistant);
+      if (reason) held.set(c.key, reason);
+      else {
+        held.delete(c.key);
+        eligible.push(c);
+        lifted.add(c.key);
+      }
+    }
   if (rules.behind_best !== undefined) {
     // behind the best of its own kind: knowledge-first and the history slot stay as they are
     const top = (kind: DeliveryCandidate['kind']): number => Math.max(...eligible.filter((c) => c.kind === kind).map((c) => c.verdict as number));
     const tops = { knowledge: top('knowledge'), history: top('history') };
-    for (const c of eligible.filter((c) => (c.verdict as number) < tops[c.kind] - (rules.behind_best as number))) {
+    for (const c of eligible.filter((c) => !lifted.has(c.key) && (c.verdict as number) < tops[c.kind] - (rules.behind_best as number))) {
       held.set(c.key, 'behind_best');
       eligible.splice(eligible.indexOf(c), 1);
     }

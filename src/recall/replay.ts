@@ -44,6 +44,10 @@ export const replayRequestSchema = z.strictObject({
       hold_unknown_names: z.boolean().optional(),
       /** turns handed over each side of a delivered conversation turn (0 = off) */
       turn_window: z.number().int().min(0).max(5).optional(),
+      /** sections handed over each side of a delivered documentation section (0 = off) */
+      section_window: z.number().int().min(0).max(5).optional(),
+      /** retrieval's first `ranks` get `floor` when the best knowledge verdict is below `below` (below 0 = off) */
+      unsure_best: z.strictObject({ below: z.number().min(0).max(1), floor: z.number().min(0).max(1), ranks: z.number().int().min(0).max(10) }).optional(),
     })
     .optional(),
 });

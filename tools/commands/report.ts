@@ -90,11 +90,13 @@ export interface ReplayFlags extends OutputOptions, PathOverrides {
   partialOf?: string;
   knowledgeFirst?: boolean;
   turnWindow?: string;
+  sectionWindow?: string;
+  trustJudge?: boolean;
 }
 
 /** The flags' changes to today's delivery rules: what a rule change would have done. */
 export function replayRuleChanges(
-  flags: Pick<ReplayFlags, 'floor' | 'historyFloor' | 'maxItems' | 'maxHistory' | 'keepPartialMatches' | 'partialOf' | 'knowledgeFirst' | 'turnWindow'>,
+  flags: Pick<ReplayFlags, 'floor' | 'historyFloor' | 'maxItems' | 'maxHistory' | 'keepPartialMatches' | 'partialOf' | 'knowledgeFirst' | 'turnWindow' | 'sectionWindow' | 'trustJudge'>,
 ): Partial<DeliveryRules> {
   if (flags.partialOf !== undefined && !(PARTIAL_OF as readonly string[]).includes(flags.partialOf))
     throw new KiokuError('KIOKU_USAGE', `--partial-of must be one of ${PARTIAL_OF.join(', ')}, got "${flags.partialOf}"`);
@@ -108,6 +110,8 @@ export function replayRuleChanges(
     partial_of: flags.partialOf as PartialOf | undefined,
     history_may_lead: flags.knowledgeFirst ? false : undefined,
     turn_window: numberFlag('turn-window', flags.turnWindow, { min: 0, max: 5 }),
+    section_window: numberFlag('section-window', flags.sectionWindow, { min: 0, max: 5 }),
+    unsure_best: flags.trustJudge ? { below: 0, floor: 1, ranks: 0 } : undefined,
   };
   return Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
 }

@@ -61,6 +61,8 @@ export const replay: Define = (program) =>
     .option('--partial-of <rule>', 'what a partial match is held behind: any_better_match (before issue 30), complete_match (default), higher_ranked_match')
     .option('--knowledge-first', 'try without the rule that lets a history item above the best knowledge item keep a slot')
     .option('--turn-window <n>', 'turns handed over each side of a delivered conversation turn (0–5; 0 = off; default 2)')
+    .option('--section-window <n>', 'sections handed over each side of a delivered documentation section (0–5; 0 = off; default 1)')
+    .option('--trust-judge', "try without the rule that gives retrieval's first two candidates a lower floor when the judge is unsure of its best")
     .action(action((flags: ReplayFlags) => import('../report.js').then((m) => m.replayCommand(flags))));
 
 export const lifecycle: Define = (program) => {
