@@ -91,11 +91,10 @@ describe('section windows in delivery', () => {
     });
     try {
       await importDirectory(new Knowledge(kioku, 'test'), kioku.projections.views.records, { kind: 'wiki', dir: docs });
-      const p = await recall(
-        kioku.core,
-        { query: 'How often is a minor release published?', namespace: 'private', limit: 10 },
-        { readOnly: true, namespaces: ['private'] },
-      );
+      // recorded (not read-only): delivery.made takes the window's keys (no record_not_saved)
+      const ask = { query: 'How often is a minor release published?', namespace: 'private', limit: 10, session_id: 's1' };
+      const p = await recall(kioku.core, ask);
+      expect(p.warnings.filter((w) => w.startsWith('record_not_saved'))).toEqual([]);
       expect(p.delivery).toHaveLength(1);
       const [d] = p.delivery;
       expect(d?.evidence_key).toBe('ev1:private:wiki:about/releases#semantic-versioning-edge-cases');
@@ -103,6 +102,8 @@ describe('section windows in delivery', () => {
       expect(d?.text).toContain('every 3 to 6 months');
       // "Deprecations" holds no word of the question: the window stops there
       expect(d?.text).not.toContain('Deprecated');
+      // the session can still see what it was handed: asked again, nothing is handed over
+      expect((await recall(kioku.core, ask)).delivery).toEqual([]);
     } finally {
       await kioku.close();
       dir.cleanup();
