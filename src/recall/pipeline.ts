@@ -31,6 +31,17 @@ export async function recall(core: RecallCore, input: unknown, context: RecallCo
 }
 
 /**
+ * The request as recall may answer it: naming another member's session (issue 34), it is answered as
+ * one with no session — what that session was handed is not the caller's to read (held items, where a
+ * turn window stops) nor to add to; a turn start there is refused before this (visibleSession).
+ */
+function ownSessionOnly(core: RecallCore, request: ParsedRecallRequest, ns: string, context: RecallContext): ParsedRecallRequest {
+  if (request.session_id === undefined || !othersSession(core.projections.views, ns, request.session_id, context)) return request;
+  const { session_id: _others, context_since: _since, ...sessionless } = request;
+  return sessionless;
+}
+
+/**
  * Recall a parsed request in namespace `ns`, already settled (and checked) by the caller. A turn
  * start hands on the dialogue it bounded and fingerprinted for its own event, so neither runs twice.
  */
@@ -43,13 +54,7 @@ export async function recallParsed(
 ): Promise<RecallPacket> {
   const started = performance.now();
   const config = core.config ?? DEFAULT_RECALL_CONFIG;
-  // another member's session (issue 34): what it was handed is not the caller's to read (held items, where
-  // a turn window stops) nor to add to; a turn start there is refused before this (visibleSession)
-  if (request.session_id !== undefined && othersSession(core.projections.views, ns, request.session_id, context)) {
-    const { session_id: _others, context_since: _since, ...sessionless } = request;
-    request = sessionless;
-  }
-  const plan = planRecall(core, request, ns, context, bound);
+  const plan = planRecall(core, ownSessionOnly(core, request, ns, context), ns, context, bound);
 
   if (plan.acknowledgement) {
     const notSaved = await record(core, context, [skippedEvent(plan, context)]);
