@@ -12,7 +12,7 @@ import type { ProjectionRunner } from '../../projections/runner.js';
 import { DEFAULT_DELIVERY_RULES, deliver, PARTIAL_OF, type DeliveryCandidate, type DeliveryRules } from './delivery.js';
 import { DisabledJudge } from './judge/index.js';
 import { DEFAULT_RECALL_CONFIG } from './config.js';
-import { sectionWindows, turnWindows } from './stages/deliver.js';
+import { withWindows } from './stages/deliver.js';
 import { recall, type RecallCore } from './pipeline.js';
 import { matchText, turnQueryNames, turnQueryTerms } from './terms.js';
 import { PURGED_TEXT } from '../privacy/index.js';
@@ -258,6 +258,7 @@ async function replayTurn(t: TurnRecord, context: ReplayContext, delivered: Deli
       rank,
     };
   });
+  const queryTerms = turnQueryTerms(t.query, new Date(t.ts));
   const result = deliver(
     deliveryCandidates,
     {
@@ -265,14 +266,13 @@ async function replayTurn(t: TurnRecord, context: ReplayContext, delivered: Deli
       context_since: t.context_since,
       delivered: sessionDelivered,
       assistant_texts: t.conversation.filter((m) => m.role === 'assistant').map((m) => m.text),
-      query_terms: turnQueryTerms(t.query, new Date(t.ts)),
+      query_terms: queryTerms,
       query_names: turnQueryNames(t.query, new Date(t.ts)),
     },
     context.rules,
   );
   // a window's turns count as handed over, as the delivered projection counts them live
-  const turns = turnWindows(context, t.ns, context.plainGapMin, result.items, t.session_id, sessionDelivered, context.rules);
-  const items = sectionWindows(context.records, turns, sessionDelivered, turnQueryTerms(t.query, new Date(t.ts)), context.rules);
+  const items = withWindows(context, t.ns, context.plainGapMin, result.items, t.session_id, sessionDelivered, queryTerms, context.rules);
   const mine = delivered.get(session) ?? new Map<string, { ts: number; fp: string | null }[]>();
   const handed = (key: string, fp: string | null): void => void mine.set(key, [...(mine.get(key) ?? []), { ts: t.ts, fp }]);
   for (const item of items) {

@@ -34,6 +34,7 @@ export function deliverCandidates(core: RecallCore, config: RecallConfig, plan: 
     return { items: [], held: new Map<string, HoldReason>(candidates.map((c) => [c.key, 'unjudged'])) };
   // what the asking session was handed since its context start: the agent can still see it
   const seen = request.session_id ? core.projections.views.delivered.deliveredSince(plan.ns, request.session_id, request.context_since) : new Map<string, (string | null)[]>();
+  const queryTerms = turnQueryTerms(request.query, plan.now);
   const result = deliver(
     candidates,
     {
@@ -41,14 +42,27 @@ export function deliverCandidates(core: RecallCore, config: RecallConfig, plan: 
       context_since: request.context_since,
       delivered: seen,
       assistant_texts: dialogue.filter((m) => m.role === 'assistant').map((m) => m.content),
-      query_terms: turnQueryTerms(request.query, plan.now),
+      query_terms: queryTerms,
       query_names: turnQueryNames(request.query, plan.now),
     },
     config.delivery,
   );
-  const queryTerms = turnQueryTerms(request.query, plan.now);
-  const turns = turnWindows(core.projections.views, plan.ns, config.plain_session_gap_min, result.items, request.session_id, seen, config.delivery);
-  return { ...result, items: sectionWindows(core.projections.views.records, turns, seen, queryTerms, config.delivery) };
+  return { ...result, items: withWindows(core.projections.views, plan.ns, config.plain_session_gap_min, result.items, request.session_id, seen, queryTerms, config.delivery) };
+}
+
+/** The delivered items with their turn and section windows: the one path live recall and replay share. */
+export function withWindows(
+  views: { records: RecordsProjection; graph: GraphProjection },
+  ns: string,
+  plainGapMin: number,
+  items: readonly DeliveredItem[],
+  askingSession: string | undefined,
+  seen: ReadonlyMap<string, unknown>,
+  queryTerms: ReadonlySet<string>,
+  rules: Pick<DeliveryRules, 'turn_window' | 'section_window' | 'excerpt_chars'>,
+): DeliveredItem[] {
+  const turns = turnWindows(views, ns, plainGapMin, items, askingSession, seen, rules);
+  return sectionWindows(views.records, turns, seen, queryTerms, rules);
 }
 
 /**
