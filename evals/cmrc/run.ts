@@ -1,4 +1,4 @@
-// npm run eval:cmrc [-- --json] [--limit N] [--data FILE] [--orders file,reverse,shuffled]
+// npm run eval:cmrc [-- --json] [--limit N] [--data FILE] [--orders file,reverse,shuffled] [--contribution]
 // CMRC 2018 (Chinese) development split, measured the way users run Kioku: one markdown file
 // per article (`# title`, then `## para-N`), `kioku import wiki`, `kioku serve` in its own
 // process, then every question in order as `POST /v1/recall {query, limit: 10}` — state kept,
@@ -13,7 +13,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { documentKey, evidenceKey } from '../../src/knowledge/index.js';
 import { openKioku } from '../../src/kioku.js';
-import { createRecallCore, LocalJudge, recall, type RecallPacket } from '../../src/recall/index.js';
+import { createRecallCore, DEFAULT_RECALL_CONFIG, LocalJudge, recall, type RecallPacket } from '../../src/recall/index.js';
+import { contributionLines, measureContribution, type ContributionReport } from '../contribution.js';
 import { askInOrder, freshDataDir, ORDERS, percentiles, removeDir, runKioku, type Order } from '../service.js';
 import { dataMissing } from '../data.js';
 
@@ -23,6 +24,8 @@ const { values } = parseArgs({
     limit: { type: 'string' },
     data: { type: 'string' },
     orders: { type: 'string', default: 'file,reverse' },
+    // per lane: article recall@10 without it and the questions found only thanks to it (read-only, in process)
+    contribution: { type: 'boolean', default: false },
   },
 });
 const file = resolve(values.data ?? resolve(import.meta.dirname, '../../../shared/evals/cmrc2018/cmrc2018-dev.json'));
@@ -110,6 +113,7 @@ function tally(r: Ranking, keys: string[], q: Question, ms: number, packet?: Rec
 // ---- read-only, in process: no accounting (the figure this script reported before) ----
 const lane = ranking();
 const readOnly = ranking();
+let contribution: ContributionReport | undefined;
 {
   const store = await openKioku({ data: base });
   const core = createRecallCore(store, { judge: new LocalJudge(), backgroundIndexing: false });
@@ -133,6 +137,16 @@ const readOnly = ranking();
       packet,
     );
   }
+  if (values.contribution)
+    contribution = await measureContribution(
+      core,
+      core.config ?? DEFAULT_RECALL_CONFIG,
+      questions.map((q) => ({
+        request: { query: q.question, namespace: ns },
+        category: 'cmrc',
+        found: (records) => (records.some((r) => documentKey(r.evidence_key) === q.article) ? 1 : 0),
+      })),
+    );
   await core.close();
   await store.close();
 }
@@ -193,6 +207,7 @@ const report = {
   ),
   read_only_in_process: { ...scores(readOnly), delivery: deliveryOf(readOnly) },
   keyword_lane: scores(lane),
+  ...(contribution ? { channel_contribution: contribution } : {}),
   import: { files: imported['files'], added: (imported['added'] as unknown[] | undefined)?.length ?? 0 },
   ingest_ms: Math.round(ingestMs),
   judge: 'local',
@@ -206,6 +221,7 @@ process.stdout.write(
     line('read-only, in process', scores(readOnly)),
     line('keyword lane alone', scores(lane)),
     `delivery (${orders[0]} order): something on ${report.orders[orders[0] as string]?.delivery.delivered_share} of questions, the source article on ${report.orders[orders[0] as string]?.delivery.source_delivered}; ${report.orders[orders[0] as string]?.delivery.items_per_question} items per question, ${report.orders[orders[0] as string]?.delivery.precision} of them from the source`,
+    ...(contribution ? contributionLines(contribution) : []),
     report.pass ? 'PASS' : 'FAIL',
   ].join('\n') + '\n',
 );

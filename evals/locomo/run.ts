@@ -19,7 +19,7 @@ import { openKioku } from '../../src/kioku.js';
 import { createRecallCore, DEFAULT_RECALL_CONFIG, recall, type RecallPacket } from '../../src/recall/index.js';
 import { dataMissing } from '../data.js';
 import { canonical, namespaceOf, questionsOf, score, sessionTime, turnIdsOf, zero, type Sample, type Scores, type Turn } from './data.js';
-import { measureContribution } from './contribution.js';
+import { contributionLines, measureContribution } from '../contribution.js';
 import { measureDelivery } from './delivery.js';
 import { askInOrder, freshDataDir, ORDERS, percentiles, removeDir, startService, type Order } from '../service.js';
 
@@ -183,7 +183,15 @@ if (!deliveryOnly) {
       performance.now() - t,
     );
   }
-  if (values.contribution) contribution = await measureContribution(core, core.config ?? DEFAULT_RECALL_CONFIG, questions);
+  if (values.contribution)
+    contribution = await measureContribution(
+      core,
+      core.config ?? DEFAULT_RECALL_CONFIG,
+      // categories 1–4, as the headline; found = the share of its gold turns in the top 10
+      questions
+        .filter((q) => q.category !== 5)
+        .map((q) => ({ request: { query: q.question, namespace: q.ns }, category: String(q.category), found: (records) => score(records.map((r) => r.id), q.gold).r10 })),
+    );
   await core.close();
   await store.close();
 }
@@ -278,12 +286,7 @@ process.stdout.write(
             .join('  ')}`,
         ]
       : []),
-    ...(contribution
-      ? [
-          `channel contribution (read-only, in process; all lanes R@10 ${contribution.all_lanes_r10}):`,
-          ...Object.entries(contribution.lanes).map(([lane, c]) => `  without ${lane.padEnd(8)} R@10 ${c.r10_without}  found only thanks to it: ${c.found_only_thanks_to}`),
-        ]
-      : []),
+    ...(contribution ? contributionLines(contribution) : []),
     report.pass ? 'PASS' : 'FAIL',
   ].join('\n') + '\n',
 );
