@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createEmbedder } from '../../src/embed/index.js';
+import { createEmbedder, embedderConfigFromEnv } from '../../src/embed/index.js';
 import { loadCases, loadLibrary, type EvalCase } from '../../src/eval/index.js';
 import { normaliseBody } from '../../src/knowledge/evidence.js';
 import { openKioku } from '../../src/kioku.js';
@@ -79,7 +79,7 @@ const store = await openKioku({ data: dir });
 const records = store.projections.views.records;
 
 const recorder = new RecordingJudge();
-const core = createRecallCore(store, { embedder: createEmbedder(), judge: recorder });
+const core = createRecallCore(store, { embedder: createEmbedder(embedderConfigFromEnv()), judge: recorder });
 const embedderId = core.embedder?.id ?? 'none';
 // no latency deadlines while measuring: the fit must not depend on machine load
 core.config = measurementConfig();

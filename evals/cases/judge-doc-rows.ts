@@ -1,4 +1,6 @@
 // node --import tsx evals/cases/judge-doc-rows.ts [--write] [--library-cache DIR] [--json]
+// With KIOKU_EMBED_CACHE=FILE the embedder reads vectors from that file as the server does (a fresh
+// library of Vitest and Vue in ~10 s instead of ~8 min of embedding; the rows are the same).
 // The local judge's fit rows from real documentation: the dev-split questions of
 // evals/docs/questions-*.json (never the held-out third), asked of the Vitest docs and the
 // Chinese Vue docs (../shared/evals/realdocs-*, imported as a wiki). Each question goes through
@@ -14,7 +16,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createEmbedder } from '../../src/embed/index.js';
+import { createEmbedder, embedderConfigFromEnv } from '../../src/embed/index.js';
 import { EmbeddingIndexer } from '../../src/indexer/embedding-job.js';
 import { documentKey } from '../../src/knowledge/evidence.js';
 import { Knowledge, importDirectory } from '../../src/knowledge/index.js';
@@ -76,7 +78,7 @@ export async function openCorpus(corpus: Corpus, dir: string, embed: boolean) {
   const summary = await importDirectory(knowledge, store.projections.views.records, { kind: 'wiki', dir: corpusDocs(corpus) });
   if (summary.errors.length) throw new Error(`${corpus}: ${summary.errors.map((e) => `${e.file}: ${e.message}`).join('; ')}`);
   if (embed) {
-    const embedder = createEmbedder();
+    const embedder = createEmbedder(embedderConfigFromEnv());
     try {
       await new EmbeddingIndexer(store, embedder).run();
     } finally {
@@ -111,7 +113,7 @@ export async function buildDocRows(options: BuildOptions = {}): Promise<{ cases:
     const dir = options.libraryCache ? join(options.libraryCache, corpus) : mkdtempSync(join(tmpdir(), `kioku-docrows-${corpus}-`));
     const store = await openCorpus(corpus, dir, options.embed ?? true);
     const recorder = new RecordingJudge();
-    const core = createRecallCore(store, { embedder: createEmbedder(), judge: recorder });
+    const core = createRecallCore(store, { embedder: createEmbedder(embedderConfigFromEnv()), judge: recorder });
     embedderId = core.embedder?.id ?? 'none';
     core.config = measurementConfig();
     const records = store.projections.views.records;

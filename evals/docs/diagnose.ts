@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createEmbedder } from '../../src/embed/index.js';
+import { createEmbedder, embedderConfigFromEnv } from '../../src/embed/index.js';
 import { documentIdOf, readMarkdownFiles } from '../../src/knowledge/importer.js';
 import { parseEvidenceKey } from '../../src/knowledge/index.js';
 import { LocalJudge, createRecallCore, measurementConfig, recall } from '../../src/recall/index.js';
@@ -45,7 +45,7 @@ for (const corpus of corpora) {
     if (id !== undefined) fileOfId.set(id, relative(root, f.path));
   }
   const store = await openCorpus(corpus, dir, true);
-  const core = createRecallCore(store, { embedder: createEmbedder(), judge: new LocalJudge() });
+  const core = createRecallCore(store, { embedder: createEmbedder(embedderConfigFromEnv()), judge: new LocalJudge() });
   const base = measurementConfig();
   core.config = { ...base, ...override, delivery: { ...base.delivery, ...((override['delivery'] as object | undefined) ?? {}) } } as typeof base;
   const records = store.projections.views.records;

@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createEmbedder } from '../../src/embed/index.js';
+import { createEmbedder, embedderConfigFromEnv } from '../../src/embed/index.js';
 import { loadCases, loadLibrary, type EvalCase } from '../../src/eval/index.js';
 import { openKioku, type LocalKioku } from '../../src/kioku.js';
 import { LocalJudge, createRecallCore, openSession, replay, rulesWith, startTurn, type DeliveryRules } from '../../src/recall/index.js';
@@ -64,7 +64,7 @@ interface Recorded {
 }
 
 async function recordTurns(store: LocalKioku, asks: { id: string; query: string; conversation?: EvalCase['conversation']; ns: string; now?: string }[]) {
-  const core = createRecallCore(store, { embedder: createEmbedder(), judge: new LocalJudge() });
+  const core = createRecallCore(store, { embedder: createEmbedder(embedderConfigFromEnv()), judge: new LocalJudge() });
   const turns = new Map<string, string>();
   try {
     for (const a of asks) {
