@@ -29,7 +29,7 @@ export function ownHeading(entry: Pick<RecordEntry, 'layer' | 'heading' | 'title
  * turn up in many a question ("文本插值" in "插值会把 HTML 当成纯文本显示": Vue dev lost an answer).
  */
 export function headingNamed(heading: string, terms: ReadonlySet<string>): boolean {
-  if ([...heading].some(isCjkChar)) return false;
+  if (heading === '' || [...heading].some(isCjkChar)) return false;
   const words = heading.split(/[\s.]+/u).filter((w) => queryTokens(w, CUE_STEM).length > 0);
   if (words.length === 0) return false;
   return words.every((w) => {

@@ -60,7 +60,7 @@ export function rankCandidates(
     Boolean(request.session_id) && entry.layer === 'trace' && entry.session_id === request.session_id && Date.parse(entry.occurred_at) >= ownSince;
   const scored: Scored[] = [];
   const headingWeight = config.cue_weights.heading ?? 0;
-  const askedTerms = headingWeight > 0 ? headingCueTerms(asked) : undefined;
+  const namesHeading = headingWeight > 0 ? headingCue(asked) : undefined;
   const tags = request.options.tags?.map((t) => lowerNfkc(t));
   for (const f of fused) {
     const entry = records.get(f.key);
@@ -75,7 +75,7 @@ export function rankCandidates(
     let score = f.score;
     if (entityKeys.has(f.key)) score += parts['entity_cue'] = config.cue_weights.entity;
     if (range && inRange(entry.occurred_at, range)) score += parts['time_cue'] = config.cue_weights.time;
-    if (askedTerms && headingNamed(ownHeading(entry), askedTerms)) score += parts['heading_cue'] = headingWeight;
+    if (namesHeading?.(entry)) score += parts['heading_cue'] = headingWeight;
     scored.push({ entry, score, parts, demoted: isDemoted(usage.get(ns, f.key)) });
   }
   // a strong trace lifts its neighbours in the same session (they may not have been found at all)
@@ -121,6 +121,21 @@ export function rankCandidates(
   filtered.total += hiddenTotal;
   if (hiddenTotal > 0) warnings.push('records_filtered_by_audience');
   return { ranked, range, filtered, backends, warnings };
+}
+
+/**
+ * Whether the question names `entry`'s own heading. The question's terms are computed at the first
+ * candidate that has a heading (wiki and card sections): a recall over memories and turns alone
+ * tokenizes nothing for the cue (Porter2 over the question, and a call per candidate, in every turn).
+ */
+function headingCue(asked: string): (entry: RecordEntry) => boolean {
+  let terms: ReadonlySet<string> | undefined | null = null;
+  return (entry) => {
+    const heading = ownHeading(entry);
+    if (heading === '') return false;
+    if (terms === null) terms = headingCueTerms(asked);
+    return terms !== undefined && headingNamed(heading, terms);
+  };
 }
 
 /** Items by or about an entity/speaker the query names. */
