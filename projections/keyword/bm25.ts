@@ -437,6 +437,7 @@ export class Bm25Index {
         scores[d] = (scores[d] as number) + weight * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * dl) / avg)));
       }
     }
+    if (gate?.skipDocs) leaveOut(gate, gate.skipDocs, matches, scores);
     // bounded top-k: a min-heap of the best `limit` admitted docs
     const heap = new TopK(limit, distinct);
     for (const d of touched) {
@@ -444,6 +445,7 @@ export class Bm25Index {
       const matched = matchBuf[d] as number;
       scoreBuf[d] = 0;
       matchBuf[d] = 0;
+      if (matched === 0) continue; // left out by leaveOut (every other touched doc matched a term)
       if (gate) {
         const g = gate.groupOf[d] as number;
         if (!gate.accept[g]) {
@@ -471,7 +473,23 @@ export interface Bm25Gate {
   rejected?: number[];
   /** admitted docs the caller leaves out (not an ACL matter: counted apart, in `skipped`) */
   skip?: (doc: number) => boolean;
+  /** the same given as their docs: taken out once before the top-k instead of a call per matching doc */
+  skipDocs?: readonly number[];
   skipped?: number;
+}
+
+/**
+ * Take `docs` out of a search's matches before the top-k, counting in `gate.skipped` those that
+ * matched and that the gate admits (a doc it refuses is counted in `rejected` as before): what a
+ * `skip` closure called on every matching doc decides, with a lookup per left-out doc instead.
+ */
+function leaveOut(gate: Bm25Gate, docs: readonly number[], matches: Uint16Array, scores: Float64Array): void {
+  for (const d of docs) {
+    if (d >= matches.length || matches[d] === 0 || !gate.accept[gate.groupOf[d] as number]) continue;
+    matches[d] = 0;
+    scores[d] = 0;
+    gate.skipped = (gate.skipped ?? 0) + 1;
+  }
 }
 
 /** Keeps the best k hits: complete matches first, then score, then doc number (deterministic). */

@@ -197,6 +197,24 @@ export class KeywordProjection implements Projection {
     return { groupOf: this.groupOf, accept, rejected: [] };
   }
 
+  /**
+   * Leave `exclude`'s keys out of a search: as their docs (bm25 takes them out once) when every key's
+   * doc is known, else by comparing each matching doc's key (docOf would put a loaded snapshot's
+   * keys in the Map at once, what warm() spreads over slices).
+   */
+  private leaveOut(gate: Bm25Gate, exclude: ReadonlySet<string>): void {
+    if (this.pendingDocs !== undefined) {
+      gate.skip = (doc) => exclude.has(this.keys[doc] as string);
+      return;
+    }
+    const docs: number[] = [];
+    for (const key of exclude) {
+      const doc = this.docByKey.get(key);
+      if (doc !== undefined) docs.push(doc);
+    }
+    gate.skipDocs = docs;
+  }
+
   search(query: string, options: KeywordSearchOptions): KeywordHit[] {
     return this.searchCounting(query, options).hits;
   }
@@ -210,7 +228,7 @@ export class KeywordProjection implements Projection {
     const index = lane === 'terms' ? this.terms : this.text;
     const gate = this.gate(options.namespaces, options.layers);
     const exclude = options.exclude;
-    if (exclude?.size) gate.skip = (doc) => exclude.has(this.keys[doc] as string);
+    if (exclude?.size) this.leaveOut(gate, exclude);
     // one namespace searched: BM25 over its own docs only, so its scores never tell what others hold
     const nsId = options.namespaces.length === 1 ? this.nsIds.get(options.namespaces[0] as string) : undefined;
     const own = nsId === undefined ? undefined : this.nsStats[nsId]?.[lane];
