@@ -3,11 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import type { LogRecord, ValidatedEvent } from '../src/events/index.js';
 import { FileKeyStore } from '../src/privacy/seal-keys.js';
-import { sealer } from '../src/privacy/seal.js';
+import { openRecord, sealer } from '../src/privacy/seal.js';
 
 describe('sealed texts each get their own IV', () => {
   it('2,000 texts (four refills of the pool) carry 2,000 distinct IVs and open back', () => {
-    const seal = sealer(new FileKeyStore(undefined));
+    const keys = new FileKeyStore(undefined);
+    const seal = sealer(keys);
     const events: ValidatedEvent[] = Array.from({ length: 1000 }, (_, i) => ({
       type: 'memory.written',
       v: 1,
@@ -28,8 +29,9 @@ describe('sealed texts each get their own IV', () => {
       return Buffer.from(body as string, 'base64').subarray(0, 12).toString('hex');
     });
     expect(new Set(ivs).size).toBe(2000);
+    // decrypted (openRecord), not answered from the sealer's texts it just sealed (seal.open)
     for (const e of sealed.slice(0, 50)) {
-      const opened = seal.open({ ...e, seq: 1, ts: '2026-12-04T00:00:00.000Z' } as unknown as LogRecord);
+      const opened = openRecord({ ...e, seq: 1, ts: '2026-12-04T00:00:00.000Z' } as unknown as LogRecord, (kid) => keys.key(kid));
       expect(opened.data).toMatchObject({ text: 'the same words', terms: ['the same words'] });
     }
   });

@@ -128,11 +128,14 @@ export interface Sealer {
   keys: SealKeyStore;
 }
 
-/** Open the sealed texts of `record` with `keyOf`: the one unsealing step (stores, the runner's rebuild, the fold worker). */
-export function openRecord(record: LogRecord, keyOf: (kid: string) => Buffer | undefined): LogRecord {
+/**
+ * Open the sealed texts of `record` with `keyOf`: the one unsealing step (stores, the runner's rebuild,
+ * the fold worker). `kept`: a text's plain form when the caller holds it (a sealer's JustSealed), else undefined.
+ */
+export function openRecord(record: LogRecord, keyOf: (kid: string) => Buffer | undefined, kept?: (text: string) => string | undefined): LogRecord {
   const spec = SEALED_FIELDS[record.type];
   if (!spec) return record;
-  const { data, changed } = mapTextFields(record.data, spec.paths, (text) => openText(text, keyOf));
+  const { data, changed } = mapTextFields(record.data, spec.paths, (text) => kept?.(text) ?? openText(text, keyOf));
   return changed.length === 0 ? record : { ...record, data };
 }
 
@@ -140,15 +143,75 @@ export function sealer(keys: SealKeyStore, options: SealOptions = {}): Sealer {
   const plain = new Set(options.plainNamespaces ?? []);
   const enabled = options.enabled !== false;
   const keyOf = (kid: string): Buffer | undefined => keys.key(kid);
+  const sealed = new JustSealed();
   const guard: WriteGuard = (events) =>
     events.map((event): ValidatedEvent => {
       const spec = SEALED_FIELDS[event.type];
       if (!spec || !enabled || plain.has(event.ns)) return event;
       const key = keys.current(spec.unit(event.ns, event.data as Data));
-      const { data, changed } = mapTextFields(event.data, spec.paths, (text) => sealText(text, key));
+      const { data, changed } = mapTextFields(event.data, spec.paths, (text) => sealed.keep(sealText(text, key), text));
       return changed.length === 0 ? event : { ...event, data };
     });
-  return { guard, open: (record) => openRecord(record, keyOf), keys };
+  const kept = (text: string): string | undefined => sealed.take(text, keyOf);
+  const open = (record: LogRecord): LogRecord => openRecord(record, keyOf, kept);
+  // a purge through this sealer's keys forgets every text kept (take checks the key anyway: another
+  // node's purge reaches a PostgreSQL key store without passing here)
+  const held: SealKeyStore = {
+    key: (kid) => keys.key(kid),
+    current: (unit) => keys.current(unit),
+    flush: () => keys.flush(),
+    purge: (match) => {
+      sealed.clear();
+      return keys.purge(match);
+    },
+    all: () => keys.all(),
+    adopt: (adopted) => keys.adopt(adopted),
+  };
+  return { guard, open, keys: held };
+}
+
+/** at most this many characters of plain text are kept by JustSealed (and at most JUST_SEALED_TEXTS texts) */
+const JUST_SEALED_CHARS = 4_000_000;
+const JUST_SEALED_TEXTS = 8_192;
+
+/**
+ * The texts this sealer sealed and no reader has opened yet, by their sealed form. The projection
+ * runner opens every record right after its append: decrypting what was sealed a moment before
+ * cost as much as sealing it (bench:recall's turns). `take` answers the text once, and only while
+ * its key is still held — the same check openText makes, so a purged unit reads as purged here
+ * too (and its entry is dropped); anything not kept (evicted, another process's, a rebuild) is
+ * decrypted as before. It holds plain text another part of this process had a moment ago.
+ */
+class JustSealed {
+  private readonly texts = new Map<string, string>();
+  private chars = 0;
+
+  keep(sealedText: string, text: string): string {
+    if (sealedText === text) return sealedText; // '' or a text that was already sealed
+    this.texts.set(sealedText, text);
+    this.chars += text.length;
+    while (this.chars > JUST_SEALED_CHARS || this.texts.size > JUST_SEALED_TEXTS) {
+      const [oldest, plainText] = this.texts.entries().next().value as [string, string];
+      this.texts.delete(oldest);
+      this.chars -= plainText.length;
+    }
+    return sealedText;
+  }
+
+  clear(): void {
+    this.texts.clear();
+    this.chars = 0;
+  }
+
+  /** the plain text of `sealedText` when this sealer sealed it and its key is held, else undefined (decrypt it) */
+  take(sealedText: string, keyOf: (kid: string) => Buffer | undefined): string | undefined {
+    if (this.texts.size === 0) return undefined;
+    const text = this.texts.get(sealedText);
+    if (text === undefined) return undefined;
+    this.texts.delete(sealedText);
+    this.chars -= text.length;
+    return keyOf(sealedText.slice(OPEN.length, OPEN.length + KID_LENGTH)) ? text : PURGED_TEXT;
+  }
 }
 
 /** KIOKU_SEAL=0 turns sealing off; KIOKU_PLAIN_NAMESPACES=a,b keeps those namespaces in plain text. */
