@@ -60,6 +60,16 @@ describe('section windows in delivery', () => {
     expect(stopped[0]?.window).toEqual(['c', 'd', 'e']);
   });
 
+  it('two windows on one page: the later stops before a section the earlier holds (defect: one delivery repeated the section between them)', () => {
+    const out = withSectionWindows([item('b', 'B minor release'), item('d', 'D minor release')], pageOf, 2_000, 1, terms);
+    expect(out.map((i) => i.window)).toEqual([
+      ['a', 'b', 'c'],
+      ['d', 'e'],
+    ]);
+    const sections = out.flatMap((i) => i.text.split('\n\n'));
+    expect(new Set(sections).size).toBe(sections.length);
+  });
+
   it('never widens what is not a documentation section, an excerpt, a turn window or a section as long as an excerpt', () => {
     const card = withSectionWindows([item('c', 'C minor release', { layer: 'card' })], pageOf, 2_000, 1, terms);
     const cut = withSectionWindows([item('c', 'C minor release', { excerpt: true })], pageOf, 2_000, 1, terms);

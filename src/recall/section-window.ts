@@ -21,7 +21,7 @@ export interface PageSection {
 /**
  * Each delivered wiki section, whole and shorter than `maxChars`, with up to `radius` sections
  * before and after it on its page (`pageOf`: the page's current sections in order), alternating before and after, nearer first. A side stops
- * at a section delivered itself, one marked `stop`, one that no longer fits, or one holding none of the question's
+ * at a section delivered itself or held by an earlier item's window, one marked `stop`, one that no longer fits, or one holding none of the question's
  * terms beyond the item's title (a window is contiguous). `window` names the sections the text
  * holds, in page order. An item with no neighbour added keeps its text.
  */
@@ -34,7 +34,9 @@ export function withSectionWindows(
   queryTerms: ReadonlySet<string>,
 ): DeliveredItem[] {
   if (radius <= 0 || queryTerms.size === 0) return [...items];
-  const deliveredKeys = new Set(items.map((i) => i.key));
+  // the delivered items' keys, then each window's sections as it is made: a later item's window stops
+  // before a section an earlier one holds (two sections of one page each took the one between them)
+  const taken = new Set(items.map((i) => i.key));
   return items.map((it) => {
     if (it.layer !== 'wiki' || it.excerpt || it.window || it.text.length >= maxChars) return it;
     const inTitle = matchedTerms(queryTerms, it.title);
@@ -48,7 +50,7 @@ export function withSectionWindows(
     const open = { before: true, after: true };
     const take = (i: number, side: 'before' | 'after'): boolean => {
       const s = page[i];
-      if (!open[side] || !s || s.stop || deliveredKeys.has(s.key) || length + 2 + s.text.length > maxChars) return (open[side] = false);
+      if (!open[side] || !s || s.stop || taken.has(s.key) || length + 2 + s.text.length > maxChars) return (open[side] = false);
       if (!tells(s.text)) return (open[side] = false);
       length += 2 + s.text.length;
       return true;
@@ -59,6 +61,7 @@ export function withSectionWindows(
     }
     if (lo === at && hi === at) return it;
     const held = page.slice(lo, hi + 1).map((s) => (s.key === it.key ? { key: s.key, text: it.text } : s));
+    for (const s of held) taken.add(s.key);
     return { ...it, text: held.map((s) => s.text).join('\n\n'), window: held.map((s) => s.key) };
   });
 }
