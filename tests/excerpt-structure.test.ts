@@ -109,6 +109,17 @@ describe('the hook', () => {
   });
 });
 
+describe('the hook’s bound', () => {
+  it('shows every delivered item it has room for: one that must be cut keeps space for its excerpt mark (defect: the last item needing a cut overran the bound by the mark and was left out whole)', () => {
+    const text = Array.from({ length: 20 }, (_, i) => `Line ${i} of the release notes, ${'with words '.repeat(8)}`).join('\n').slice(0, 2_000);
+    const delivery = [1, 2, 3].map((i) => ({ evidence_key: `ev1:private:memory:m${i}`, layer: 'memory', kind: 'knowledge' as const, title: `Notes ${i}`, text, excerpt: false, verdict: 0.9 }));
+    const out = renderDelivery({ delivery }, 6_000);
+    expect(out.length).toBeLessThanOrEqual(6_000);
+    for (const d of delivery) expect(out).toContain(`[${d.evidence_key}]`);
+    expect(out.match(/\n\(excerpt\)/g)).toHaveLength(3);
+  });
+});
+
 describe('through recall', () => {
   it('delivers the matching passage of a long section, and the record says which', async () => {
     const store = await memoryStore();

@@ -8,6 +8,8 @@ import { headOf } from '../text/well-formed.js';
 export const HOOK_HEADER =
   'Kioku recalled these from earlier work. Use what applies to this message and ignore the rest without mentioning it. Ask get_memory (MCP) or `kioku recall` with an evidence key for more.';
 
+const EXCERPT_MARK = '\n(excerpt)';
+
 export function renderDelivery(packet: Pick<RecallPacket, 'delivery'>, maxChars: number): string {
   if (packet.delivery.length === 0) return '';
   const parts: string[] = [HOOK_HEADER];
@@ -16,10 +18,13 @@ export function renderDelivery(packet: Pick<RecallPacket, 'delivery'>, maxChars:
   const share = Math.max(Math.floor((maxChars - used) / packet.delivery.length), 300);
   for (const d of packet.delivery) {
     const head = `\n\n### ${headOf(d.title, 200)}\n[${d.evidence_key}]\n${whoseLine(d)}`;
-    const room = Math.min(share, maxChars - used) - head.length;
+    const left = Math.min(share, maxChars - used) - head.length;
+    // a cut item ends with EXCERPT_MARK: its room keeps space for it (else the last item that needed
+    // a cut overran the bound by the mark and was left out whole, though recorded as handed over)
+    const room = d.text.length <= left ? left : left - EXCERPT_MARK.length;
     if (room < 60) break;
     const body = excerpt(d.text, room);
-    const part = `${head}${body.text}${body.excerpt ? '\n(excerpt)' : ''}`;
+    const part = `${head}${body.text}${body.excerpt ? EXCERPT_MARK : ''}`;
     if (used + part.length > maxChars) break;
     parts.push(part);
     used += part.length;
