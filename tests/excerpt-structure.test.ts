@@ -3,7 +3,7 @@
 // which. The hook's injected text is cut by the same rule.
 import { describe, expect, it } from 'vitest';
 import { HashedEmbedder } from '../src/embed/index.js';
-import { renderDelivery } from '../src/hook/render.js';
+import { DEFAULT_HOOK_MAX_CHARS, HOST_CONTEXT_LIMIT, hookMaxChars, renderDelivery } from '../src/hook/render.js';
 import { recall } from '../src/recall/index.js';
 import { markdownBlocks } from '../src/text/blocks.js';
 import { excerpt } from '../src/text/excerpt.js';
@@ -117,6 +117,17 @@ describe('the hook’s bound', () => {
     expect(out.length).toBeLessThanOrEqual(6_000);
     for (const d of delivery) expect(out).toContain(`[${d.evidence_key}]`);
     expect(out.match(/\n\(excerpt\)/g)).toHaveLength(3);
+  });
+});
+
+describe('KIOKU_HOOK_MAX_CHARS', () => {
+  it('a bound that is not a whole number of characters is the default, and none exceeds what the host shows whole (defect: "abc" read as NaN and bounded nothing)', () => {
+    expect(hookMaxChars('450')).toBe(450);
+    for (const bad of [undefined, '', ' ', 'abc', '1.5', '0', '-200', 'Infinity']) expect(hookMaxChars(bad)).toBe(DEFAULT_HOOK_MAX_CHARS);
+    expect(hookMaxChars('50000')).toBe(HOST_CONTEXT_LIMIT);
+    const text = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} of the runbook, ${'with words '.repeat(12)}`).join('\n\n');
+    const delivery = [1, 2, 3].map((i) => ({ evidence_key: `ev1:private:wiki:runbook#s${i}`, layer: 'wiki', kind: 'knowledge' as const, title: `Runbook ${i}`, text, excerpt: false, verdict: 0.9 }));
+    expect(renderDelivery({ delivery }, hookMaxChars('abc')).length).toBeLessThanOrEqual(DEFAULT_HOOK_MAX_CHARS);
   });
 });
 

@@ -10,6 +10,20 @@ export const HOOK_HEADER =
 
 const EXCERPT_MARK = '\n(excerpt)';
 
+/** what the hook injects at most by default (KIOKU_HOOK_MAX_CHARS) */
+export const DEFAULT_HOOK_MAX_CHARS = 6_000;
+/** Claude Code shows a hook's context over this many characters as a preview and a file, not whole */
+export const HOST_CONTEXT_LIMIT = 10_000;
+
+/**
+ * The bound KIOKU_HOOK_MAX_CHARS asks for: a whole number of characters, at most HOST_CONTEXT_LIMIT;
+ * anything else is the default. Number('abc') is NaN, and a NaN bound cut nothing: every item whole.
+ */
+export function hookMaxChars(value: string | undefined): number {
+  const n = value === undefined || value.trim() === '' ? NaN : Number(value);
+  return Number.isInteger(n) && n > 0 ? Math.min(n, HOST_CONTEXT_LIMIT) : DEFAULT_HOOK_MAX_CHARS;
+}
+
 export function renderDelivery(packet: Pick<RecallPacket, 'delivery'>, maxChars: number): string {
   if (packet.delivery.length === 0) return '';
   const parts: string[] = [HOOK_HEADER];

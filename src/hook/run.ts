@@ -11,7 +11,7 @@ import { DEFAULT_NAMESPACE } from '../events/index.js';
 import { openVault, redactWithVault } from '../privacy/index.js';
 import type { Kioku } from '../kioku.js';
 import { connect } from '../connect.js';
-import { renderDelivery, renderStanding } from './render.js';
+import { hookMaxChars, renderDelivery, renderStanding } from './render.js';
 import { readTranscriptTail, type TranscriptTail } from './transcript.js';
 import { headOf, keepingTheRule } from '../text/well-formed.js';
 
@@ -69,8 +69,6 @@ export interface HookResult {
   /** one line for stderr and the hook log, when something went wrong */
   problem?: string;
 }
-
-const DEFAULT_MAX_CHARS = 6_000;
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -131,7 +129,7 @@ export async function runHook(raw: string, options: HookOptions): Promise<HookRe
     sessionId,
     recallTimeout: Number(env['KIOKU_HOOK_RECALL_TIMEOUT'] ?? env['KIOKU_HOOK_TIMEOUT'] ?? 40_000),
     timeout: Number(env['KIOKU_HOOK_TIMEOUT'] ?? 6_000),
-    maxChars: Number(env['KIOKU_HOOK_MAX_CHARS'] ?? DEFAULT_MAX_CHARS),
+    maxChars: hookMaxChars(env['KIOKU_HOOK_MAX_CHARS']),
     log,
   };
   // the hook starts no service unless KIOKU_AUTOSTART=1, and never one the user stopped (src/connect.ts)
