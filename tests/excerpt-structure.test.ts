@@ -120,6 +120,28 @@ describe('the hook’s bound', () => {
   });
 });
 
+describe('the hook’s default bound', () => {
+  it('holds three whole windows of one excerpt each: no turn a delivery recorded as handed over is cut from what the agent is shown (defect: at 6,000 the third window lost its last turns)', () => {
+    const window = (i: number): string[] => Array.from({ length: 5 }, (_, t) => `${t % 2 ? 'Melanie' : 'Caroline'}: turn ${t} of chat ${i}, ${'and what was said '.repeat(24)}`.slice(0, 399));
+    const delivery = [1, 2, 3].map((i) => ({
+      evidence_key: `ev1:team:memory:chat-${i}-0f3c9a7e-5b21-4d8e-9c4a-2e7f1b6d8a90`,
+      layer: 'memory',
+      kind: 'knowledge' as const,
+      title: `Caroline: turn 2 of chat ${i}, ${'and what was said '.repeat(6)}`.slice(0, 120),
+      text: window(i).join('\n'),
+      excerpt: false,
+      verdict: 0.9,
+      owner: 'alice',
+      mine: false,
+    }));
+    for (const d of delivery) expect(d.text.length).toBe(1_999);
+    const out = renderDelivery({ delivery }, DEFAULT_HOOK_MAX_CHARS);
+    expect(out.length).toBeLessThanOrEqual(DEFAULT_HOOK_MAX_CHARS);
+    expect(out).not.toContain('(excerpt)');
+    for (const i of [1, 2, 3]) for (const line of window(i)) expect(out).toContain(line);
+  });
+});
+
 describe('KIOKU_HOOK_MAX_CHARS', () => {
   it('a bound that is not a whole number of characters is the default, and none exceeds what the host shows whole (defect: "abc" read as NaN and bounded nothing)', () => {
     expect(hookMaxChars('450')).toBe(450);

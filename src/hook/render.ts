@@ -10,8 +10,13 @@ export const HOOK_HEADER =
 
 const EXCERPT_MARK = '\n(excerpt)';
 
-/** what the hook injects at most by default (KIOKU_HOOK_MAX_CHARS) */
-export const DEFAULT_HOOK_MAX_CHARS = 6_000;
+/**
+ * What the hook injects at most by default (KIOKU_HOOK_MAX_CHARS): three delivered items of one
+ * excerpt each (DeliveryRules: max_items 3, excerpt_chars 2,000) with their headings. 6,000 held
+ * two: the third was cut, and with it the last turns or sections of its window, which the turn had
+ * recorded as handed over (so held back later as still seen, though the agent was never shown them).
+ */
+export const DEFAULT_HOOK_MAX_CHARS = 8_000;
 /** Claude Code shows a hook's context over this many characters as a preview and a file, not whole */
 export const HOST_CONTEXT_LIMIT = 10_000;
 
