@@ -76,6 +76,15 @@ describe('turn windows in delivery', () => {
     expect(new Set(lines).size).toBe(lines.length);
   });
 
+  it('a turn leaving a code fence open has it closed in the window: the turns after it do not read as code (defect: the delivered reply sat inside the fence of the line before it)', () => {
+    const texts: Record<string, string> = { a: 'Caroline: my config is\n```yaml\nport: 8080', b: 'Melanie: so the port is 8080, thanks.', c: 'Caroline: see\n~~~~\nyes' };
+    const out = withTurnWindows([item('b', texts['b'] as string)], () => ({ before: 'a', after: 'c' }), (k) => ({ text: texts[k] as string }), undefined, 2_000)[0];
+    expect(out?.text).toBe('Caroline: my config is\n```yaml\nport: 8080\n```\nMelanie: so the port is 8080, thanks.\nCaroline: see\n~~~~\nyes\n~~~~');
+    expect(out?.window).toEqual(['a', 'b', 'c']);
+    // the closing marker counts toward the excerpt: a turn that fits only without it is left out
+    expect(withTurnWindows([item('b', 'B')], () => ({ before: 'a' }), () => ({ text: '```\nxx' }), undefined, 8)[0]?.window).toBeUndefined();
+  });
+
   it('never widens what is not a memory (a card section, a trace) nor an excerpt', () => {
     const neighbours = () => ({ before: 'a' });
     const entry = () => ({ text: 'A: one' });

@@ -79,6 +79,26 @@ function listEnd(lines: readonly { line: string }[], i: number): number {
   return last;
 }
 
+/**
+ * What closes a code fence `text` leaves open at its end (a fence's own marker on a line of its
+ * own), or undefined when none is open. Text joined after an open fence reads as code: a turn
+ * window's next line, the hook's next item with its heading and evidence key.
+ */
+export function fenceLeftOpen(text: string): string | undefined {
+  const lines = linesOf(text);
+  for (let i = 0; i < lines.length; i++) {
+    if (!FENCE_OPEN.test(lines[i]?.line ?? '')) continue;
+    const end = fenceEnd(lines, i);
+    const marker = FENCE_OPEN.exec(lines[i]?.line ?? '')?.[1] ?? '```';
+    if (end === i || end === lines.length - 1) {
+      const closes = end > i && new RegExp(`^\\s*${marker[0] === '`' ? '`' : '~'}{${marker.length},}\\s*$`).test(lines[end]?.line ?? '');
+      if (!closes) return marker;
+    }
+    i = end;
+  }
+  return undefined;
+}
+
 /** The markdown's blocks in order (blank lines between them belong to none). */
 export function markdownBlocks(text: string): Block[] {
   const lines = linesOf(text);

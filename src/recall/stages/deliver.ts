@@ -11,6 +11,7 @@ import { withSectionWindows, type PageSection } from '../section-window.js';
 import type { GraphProjection } from '../../../projections/graph.js';
 import type { RecordsProjection } from '../../../projections/records/index.js';
 import { matchText, turnQueryNames, turnQueryTerms } from '../terms.js';
+import { fenceLeftOpen } from '../../text/blocks.js';
 import type { Judged } from './judge.js';
 import type { RecallPlan } from './plan.js';
 
@@ -117,6 +118,12 @@ export function turnWindows(
   return withTurnWindows(items, neighbours, (k) => views.records.get(k), askingSession, rules.excerpt_chars, radius, seen);
 }
 
+/** A turn's text with the code fence it leaves open closed: else the window's next turns read as code. */
+function fenceClosed(text: string): string {
+  const marker = fenceLeftOpen(text);
+  return marker === undefined ? text : `${text}\n${marker}`;
+}
+
 /**
  * turn_window: each delivered memory that has conversation neighbours is handed over with up to
  * `radius` turns before and after it (sessionNeighbours: same namespace, same readers), one item
@@ -124,7 +131,7 @@ export function turnWindows(
  * earlier item's window, one the asking session can still see (`seen`: handed over since its
  * context start), one of the asking session's own turns, one no longer active (a guard: the
  * neighbour order holds active turns only, so a forgotten turn is passed over), and at `maxChars` (the nearer turns first); with no neighbour left the item keeps
- * its own text.
+ * its own text. A turn leaving a code fence open has it closed in the window.
  */
 export function withTurnWindows(
   items: readonly DeliveredItem[],
@@ -143,10 +150,10 @@ export function withTurnWindows(
     const line = (key: string | undefined): { key: string; text: string } | undefined => {
       const e = key === undefined || taken.has(key) || seen.has(key) ? undefined : entryOf(key);
       const usable = e !== undefined && (e.status ?? 'active') === 'active' && e.text !== '' && (askingSession === undefined || e.session_id !== askingSession);
-      return usable ? { key: key as string, text: e.text } : undefined;
+      return usable ? { key: key as string, text: fenceClosed(e.text) } : undefined;
     };
-    const lines: { key: string; text: string }[] = [{ key: it.key, text: it.text }];
-    let length = it.text.length;
+    const lines: { key: string; text: string }[] = [{ key: it.key, text: fenceClosed(it.text) }];
+    let length = lines[0]?.text.length ?? 0;
     let first: string | undefined = it.key;
     let last: string | undefined = it.key;
     // the next turn out on one side, when it fits the excerpt
