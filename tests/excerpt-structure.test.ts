@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { HashedEmbedder } from '../src/embed/index.js';
 import { DEFAULT_HOOK_MAX_CHARS, HOST_CONTEXT_LIMIT, hookMaxChars, renderDelivery } from '../src/hook/render.js';
 import { recall } from '../src/recall/index.js';
-import { markdownBlocks } from '../src/text/blocks.js';
+import { fenceLeftOpen, markdownBlocks } from '../src/text/blocks.js';
 import { excerpt } from '../src/text/excerpt.js';
 import { describePassage, passageFor, passages } from '../src/text/passage.js';
 import { DoubleJudge } from './doubles/judge.js';
@@ -139,6 +139,20 @@ describe('the hook’s default bound', () => {
     expect(out.length).toBeLessThanOrEqual(DEFAULT_HOOK_MAX_CHARS);
     expect(out).not.toContain('(excerpt)');
     for (const i of [1, 2, 3]) for (const line of window(i)) expect(out).toContain(line);
+  });
+});
+
+describe('the hook’s items', () => {
+  it('an item leaving a code fence open has it closed: the next item’s heading and evidence key do not read as code (defect: they sat inside the first item’s fence)', () => {
+    const delivery = [
+      { evidence_key: 'ev1:private:memory:config', layer: 'memory', kind: 'knowledge' as const, title: 'Config', text: 'The staging config:\n```yaml\nport: 8080', excerpt: false, verdict: 0.9 },
+      { evidence_key: 'ev1:private:memory:deploy', layer: 'memory', kind: 'knowledge' as const, title: 'Deploy', text: 'Deploy with scripts/deploy.sh.', excerpt: false, verdict: 0.8 },
+    ];
+    const out = renderDelivery({ delivery }, 6_000);
+    const before = out.slice(0, out.indexOf('\n\n### Deploy'));
+    expect(before.endsWith('port: 8080\n```')).toBe(true);
+    expect(fenceLeftOpen(before)).toBeUndefined();
+    expect(out).toContain('[ev1:private:memory:deploy]');
   });
 });
 

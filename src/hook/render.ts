@@ -1,6 +1,7 @@
 // What the agent sees: a short header, then each delivered item with its evidence key, the
 // whole block bounded (hosts silently cut long hook output), excerpts cut at paragraph boundaries.
 import type { RecallPacket } from '../recall/packet.js';
+import { closeOpenFence } from '../text/blocks.js';
 import { excerpt } from '../text/excerpt.js';
 import { whoseLine } from '../recall/render.js';
 import { headOf } from '../text/well-formed.js';
@@ -40,9 +41,11 @@ export function renderDelivery(packet: Pick<RecallPacket, 'delivery'>, maxChars:
     const left = Math.min(share, maxChars - used) - head.length;
     // a cut item ends with EXCERPT_MARK: its room keeps space for it (else the last item that needed
     // a cut overran the bound by the mark and was left out whole, though recorded as handed over)
-    const room = d.text.length <= left ? left : left - EXCERPT_MARK.length;
+    // an item leaving a code fence open has it closed: else the next item's heading and key read as code
+    const text = closeOpenFence(d.text);
+    const room = text.length <= left ? left : left - EXCERPT_MARK.length;
     if (room < 60) break;
-    const body = excerpt(d.text, room);
+    const body = excerpt(text, room);
     const part = `${head}${body.text}${body.excerpt ? EXCERPT_MARK : ''}`;
     if (used + part.length > maxChars) break;
     parts.push(part);

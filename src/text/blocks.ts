@@ -99,6 +99,12 @@ export function fenceLeftOpen(text: string): string | undefined {
   return undefined;
 }
 
+/** `text` with the code fence it leaves open closed (fenceLeftOpen), else `text` itself. */
+export function closeOpenFence(text: string): string {
+  const marker = fenceLeftOpen(text);
+  return marker === undefined ? text : `${text}\n${marker}`;
+}
+
 /** The markdown's blocks in order (blank lines between them belong to none). */
 export function markdownBlocks(text: string): Block[] {
   const lines = linesOf(text);

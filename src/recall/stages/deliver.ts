@@ -11,7 +11,7 @@ import { withSectionWindows, type PageSection } from '../section-window.js';
 import type { GraphProjection } from '../../../projections/graph.js';
 import type { RecordsProjection } from '../../../projections/records/index.js';
 import { matchText, turnQueryNames, turnQueryTerms } from '../terms.js';
-import { fenceLeftOpen } from '../../text/blocks.js';
+import { closeOpenFence } from '../../text/blocks.js';
 import type { Judged } from './judge.js';
 import type { RecallPlan } from './plan.js';
 
@@ -118,12 +118,6 @@ export function turnWindows(
   return withTurnWindows(items, neighbours, (k) => views.records.get(k), askingSession, rules.excerpt_chars, radius, seen);
 }
 
-/** A turn's text with the code fence it leaves open closed: else the window's next turns read as code. */
-function fenceClosed(text: string): string {
-  const marker = fenceLeftOpen(text);
-  return marker === undefined ? text : `${text}\n${marker}`;
-}
-
 /**
  * turn_window: each delivered memory that has conversation neighbours is handed over with up to
  * `radius` turns before and after it (sessionNeighbours: same namespace, same readers), one item
@@ -145,14 +139,15 @@ export function withTurnWindows(
   // the delivered items' keys, then each window's turns as it is made: a later item's window stops
   // before a turn an earlier one holds (two windows over one stretch of a conversation repeated it)
   const taken = new Set(items.map((i) => i.key));
+  // a turn leaving a code fence open has it closed: else the window's next turns read as code
   return items.map((it) => {
     if (it.layer !== 'memory' || it.excerpt) return it;
     const line = (key: string | undefined): { key: string; text: string } | undefined => {
       const e = key === undefined || taken.has(key) || seen.has(key) ? undefined : entryOf(key);
       const usable = e !== undefined && (e.status ?? 'active') === 'active' && e.text !== '' && (askingSession === undefined || e.session_id !== askingSession);
-      return usable ? { key: key as string, text: fenceClosed(e.text) } : undefined;
+      return usable ? { key: key as string, text: closeOpenFence(e.text) } : undefined;
     };
-    const lines: { key: string; text: string }[] = [{ key: it.key, text: fenceClosed(it.text) }];
+    const lines: { key: string; text: string }[] = [{ key: it.key, text: closeOpenFence(it.text) }];
     let length = lines[0]?.text.length ?? 0;
     let first: string | undefined = it.key;
     let last: string | undefined = it.key;
