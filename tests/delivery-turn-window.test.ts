@@ -6,6 +6,7 @@ import { openKioku } from '../src/kioku.js';
 import { DEFAULT_DELIVERY_RULES, type DeliveredItem } from '../src/recall/delivery.js';
 import { recall } from '../src/recall/index.js';
 import { withTurnWindows } from '../src/recall/stages/deliver.js';
+import { PURGED_TEXT } from '../src/privacy/index.js';
 import { DoubleJudge } from './doubles/judge.js';
 import { tempDir } from './helpers.js';
 
@@ -61,6 +62,14 @@ describe('turn windows in delivery', () => {
     expect(withTurnWindows([item('c', 'C')], neighbours, entry, undefined, 2_000, 2, new Map([['d', [null]]]))[0]?.window).toEqual(['a', 'b', 'c']);
     // a forgotten turn keeps no text: never an empty line
     expect(withTurnWindows([item('b', 'B')], neighbours, (k) => ({ text: k === 'a' ? '' : k.toUpperCase() }), undefined, 2_000, 1)[0]?.window).toEqual(['b', 'c']);
+  });
+
+  it('stops before a turn whose sealed text no longer opens: never a ⟦purged⟧ line (defect: a key gone before its purge was recorded left the placeholder in the window)', () => {
+    const order = ['a', 'b', 'c'];
+    const neighbours = (k: string) => ({ before: order[order.indexOf(k) - 1], after: order[order.indexOf(k) + 1] });
+    const out = withTurnWindows([item('b', 'B')], neighbours, (k) => ({ text: k === 'c' ? PURGED_TEXT : k.toUpperCase() }), undefined, 2_000, 1)[0];
+    expect(out?.window).toEqual(['a', 'b']);
+    expect(out?.text).toBe('A\nB');
   });
 
   it('two windows over one stretch of a conversation: the later stops before a turn the earlier holds (defect: one delivery repeated the lines between them)', () => {

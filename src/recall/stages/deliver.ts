@@ -12,6 +12,7 @@ import type { GraphProjection } from '../../../projections/graph.js';
 import type { RecordsProjection } from '../../../projections/records/index.js';
 import { matchText, turnQueryNames, turnQueryTerms } from '../terms.js';
 import { closeOpenFence } from '../../text/blocks.js';
+import { PURGED_TEXT } from '../../privacy/index.js';
 import type { Judged } from './judge.js';
 import type { RecallPlan } from './plan.js';
 
@@ -125,7 +126,8 @@ export function turnWindows(
  * earlier item's window, one the asking session can still see (`seen`: handed over since its
  * context start), one of the asking session's own turns, one no longer active (a guard: the
  * neighbour order holds active turns only, so a forgotten turn is passed over), and at `maxChars` (the nearer turns first); with no neighbour left the item keeps
- * its own text. A turn leaving a code fence open has it closed in the window.
+ * its own text. A turn leaving a code fence open has it closed in the window; one whose sealed text no
+ * longer opens (its key gone before its purge was recorded: ⟦purged⟧) ends the window like a forgotten one.
  */
 export function withTurnWindows(
   items: readonly DeliveredItem[],
@@ -144,7 +146,7 @@ export function withTurnWindows(
     if (it.layer !== 'memory' || it.excerpt) return it;
     const line = (key: string | undefined): { key: string; text: string } | undefined => {
       const e = key === undefined || taken.has(key) || seen.has(key) ? undefined : entryOf(key);
-      const usable = e !== undefined && (e.status ?? 'active') === 'active' && e.text !== '' && (askingSession === undefined || e.session_id !== askingSession);
+      const usable = e !== undefined && (e.status ?? 'active') === 'active' && e.text !== '' && e.text !== PURGED_TEXT && (askingSession === undefined || e.session_id !== askingSession);
       return usable ? { key: key as string, text: closeOpenFence(e.text) } : undefined;
     };
     const lines: { key: string; text: string }[] = [{ key: it.key, text: closeOpenFence(it.text) }];
