@@ -2,7 +2,7 @@
 // the answer to a question is often the reply to the line that repeats its words.
 import { describe, expect, it } from 'vitest';
 import { HashedEmbedder } from '../src/embed/index.js';
-import { openKioku } from '../src/kioku.js';
+import { openKioku, type Kioku } from '../src/kioku.js';
 import { DEFAULT_DELIVERY_RULES, type DeliveredItem } from '../src/recall/delivery.js';
 import { recall } from '../src/recall/index.js';
 import { withTurnWindows } from '../src/recall/stages/deliver.js';
@@ -11,6 +11,24 @@ import { DoubleJudge } from './doubles/judge.js';
 import { tempDir } from './helpers.js';
 
 const item = (key: string, text: string, layer = 'memory'): DeliveredItem => ({ key, layer, kind: 'knowledge', title: key, text, excerpt: false, verdict: 0.9 });
+
+/** A six-turn chat written as session memories, a session opened on it, and a judge scoring by the ids in `scores`. */
+async function inChat(run: (c: { kioku: Kioku; scores: Record<string, number>; key: (id: string) => string; session_id: string; start: Date }) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  const scores: Record<string, number> = {};
+  const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), judge: new DoubleJudge((c) => scores[c.key.split(':').pop() as string] ?? 0.1) });
+  try {
+    const start = new Date(Date.now() - 1000);
+    const at = (s: number) => new Date(Date.UTC(2024, 0, 1, 9, 0, s)).toISOString();
+    const lines = ['Melanie: Which lake did you paint?', 'Caroline: Lake Tahoe, at sunrise.', 'Melanie: It is beautiful.', 'Caroline: I also painted the pier.', 'Melanie: Which pier?', 'Caroline: The old pier in Santa Cruz.'];
+    await kioku.writeMemories({ memories: lines.map((text, i) => ({ id: `t${i + 1}`, kind: 'event', session_id: 'chat', occurred_at: at(i), text })) });
+    const { session_id } = await kioku.openSession({ agent: 'a' });
+    await run({ kioku, scores, key: (id) => `ev1:private:memory:${id}`, session_id, start });
+  } finally {
+    await kioku.close();
+    dir.cleanup();
+  }
+}
 
 describe('turn windows in delivery', () => {
   it('is on by default, two turns each side (the window lane\'s radius)', () => {
@@ -129,16 +147,7 @@ describe('turn windows in delivery', () => {
   });
 
   it('a window’s turns count as handed over: the session is not given them again while it can see them, live or in replay', async () => {
-    const dir = tempDir();
-    const scores: Record<string, number> = {};
-    const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), judge: new DoubleJudge((c) => scores[c.key.split(':').pop() as string] ?? 0.1) });
-    try {
-      const start = new Date(Date.now() - 1000);
-      const at = (s: number) => new Date(Date.UTC(2024, 0, 1, 9, 0, s)).toISOString();
-      const lines = ['Melanie: Which lake did you paint?', 'Caroline: Lake Tahoe, at sunrise.', 'Melanie: It is beautiful.', 'Caroline: I also painted the pier.', 'Melanie: Which pier?', 'Caroline: The old pier in Santa Cruz.'];
-      await kioku.writeMemories({ memories: lines.map((text, i) => ({ id: `t${i + 1}`, kind: 'event', session_id: 'chat', occurred_at: at(i), text })) });
-      const key = (id: string) => `ev1:private:memory:${id}`;
-      const { session_id } = await kioku.openSession({ agent: 'a' });
+    await inChat(async ({ kioku, scores, key, session_id, start }) => {
       // first question: t2 delivered with t1..t4
       Object.assign(scores, { t2: 0.9 });
       const first = await kioku.startTurn({ session_id, query: 'Which lake did Caroline paint?' });
@@ -154,11 +163,24 @@ describe('turn windows in delivery', () => {
       expect(report.turns.map((t) => t.after)).toEqual([[key('t2')], [key('t6')]]);
       const off = await kioku.replay({ from: start.toISOString(), rules: { turn_window: 0 } });
       expect(off.turns[1]?.after).toContain(key('t4'));
-    } finally {
-      await kioku.close();
-      dir.cleanup();
-    }
+    });
   });
+  it('replay holds back what a plain recall in the session handed over, as live recall does (defect: replay counted its own turns only, and delivered a window’s turn live had held back)', async () => {
+    await inChat(async ({ kioku, scores, key, session_id, start }) => {
+      // a plain recall in the session (the MCP recall tool with its session): t2 with t1..t4
+      Object.assign(scores, { t2: 0.9 });
+      const plain = await kioku.recall({ session_id, query: 'Which lake did Caroline paint?' });
+      expect(plain.delivery.map((d) => d.window)).toEqual([[key('t1'), key('t2'), key('t3'), key('t4')]]);
+      // then a turn: t4 was handed over in that window and is held; t6 comes with t5
+      Object.assign(scores, { t2: 0.1, t4: 0.95, t6: 0.9 });
+      const turn = await kioku.startTurn({ session_id, query: 'Which pier did Caroline paint?' });
+      expect(turn.delivery.map((d) => d.evidence_key)).toEqual([key('t6')]);
+      const report = await kioku.replay({ from: start.toISOString() });
+      expect(report.turns.map((t) => [t.before, t.after])).toEqual([[[key('t6')], [key('t6')]]]);
+      expect(report.totals.changed_turns).toBe(0);
+    });
+  });
+
   it('a window recorded in another namespace holds nothing back in this one (defect: the delivered projection was keyed by session id alone)', async () => {
     const dir = tempDir();
     const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), judge: new DoubleJudge((c) => (c.key.endsWith(':t2') ? 0.9 : 0.1)) });

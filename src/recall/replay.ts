@@ -1,6 +1,7 @@
 // Replay: re-run recorded turns through the *current* delivery rules from what the
 // log holds — each turn's recorded candidates and verdicts, with the delivered-keys
-// state rebuilt by replaying the range in order. No judge or model is called, and
+// state rebuilt by replaying the range in order (a plain recall in a session is not replayed:
+// what it recorded handing over counts, as it does live). No judge or model is called, and
 // nothing is appended. With `retrieve`, retrieval is re-run against today's
 // projections (read-only) and the report says so.
 import { z } from 'zod';
@@ -170,18 +171,22 @@ export async function replay(
     visible: options.noticeVisible,
   };
   const types = ['turn.started', 'recall.performed', 'verdict.recorded', 'delivery.made', ...NOTICE_EVENT_TYPES];
+  // what plain recalls in a session handed over (no turn: not replayed, but held back live after them)
+  const outside: LogRecord[] = [];
   for await (const r of store.log.read({ from, to, types })) {
     if (options.ns !== undefined && r.ns !== options.ns) continue;
     if (r.type.startsWith('notice.')) notices.push(...noticeLines(r, reader, sent));
-    else if (options.visible === undefined || options.visible(r)) collect(r, turns, order);
+    else if (options.visible === undefined || options.visible(r)) collect(r, turns, order, outside);
   }
   const { records, graph } = store.projections.views;
   const plainGapMin = options.plainGapMin ?? DEFAULT_RECALL_CONFIG.plain_session_gap_min;
   const context: ReplayContext = { records, graph, plainGapMin, core, rules, retrieve: options.retrieve ?? false };
   const delivered: Delivered = new Map();
   const out: ReplayedTurn[] = [];
+  let next = 0;
   for (const id of order) {
     const t = turns.get(id) as TurnRecord;
+    for (; next < outside.length && (outside[next] as LogRecord).ts <= t.ts; next++) handedOver(delivered, outside[next] as LogRecord);
     // forgotten is gone from every view (issue 33): the turn is replayed without its text, and says so
     // (a purged one reads as ⟦purged⟧ already: text_purged)
     const trace = context.records.get(evidenceKey({ ns: t.ns, layer: 'trace', id }));
@@ -273,13 +278,7 @@ async function replayTurn(t: TurnRecord, context: ReplayContext, delivered: Deli
   );
   // a window's turns count as handed over, as the delivered projection counts them live
   const items = withWindows(context, t.ns, context.plainGapMin, result.items, t.session_id, sessionDelivered, queryTerms, context.rules);
-  const mine = delivered.get(session) ?? new Map<string, { ts: number; fp: string | null }[]>();
-  const handed = (key: string, fp: string | null): void => void mine.set(key, [...(mine.get(key) ?? []), { ts: t.ts, fp }]);
-  for (const item of items) {
-    handed(item.key, item.fingerprint ?? null);
-    for (const key of item.window ?? []) if (key !== item.key) handed(key, null);
-  }
-  delivered.set(session, mine);
+  handOver(delivered, session, t.ts, items.map((i) => ({ key: i.key, fp: i.fingerprint ?? null, window: i.window })));
   return {
     turn_id: t.turn_id,
     session_id: t.session_id,
@@ -293,6 +292,23 @@ async function replayTurn(t: TurnRecord, context: ReplayContext, delivered: Deli
     ...(t.query === PURGED_TEXT ? { text_purged: true as const } : {}),
     accounting: accountingOf(t),
   };
+}
+
+/** Items (and their windows' turns: each handed over too, its version unknown) delivered in `session` at `ts`, as the delivered projection counts them. */
+function handOver(delivered: Delivered, session: string, ts: number, items: readonly { key: string; fp: string | null; window?: readonly string[] | undefined }[]): void {
+  const mine = delivered.get(session) ?? new Map<string, { ts: number; fp: string | null }[]>();
+  const handed = (key: string, fp: string | null): void => void mine.set(key, [...(mine.get(key) ?? []), { ts, fp }]);
+  for (const item of items) {
+    handed(item.key, item.fp);
+    for (const key of item.window ?? []) if (key !== item.key) handed(key, null);
+  }
+  delivered.set(session, mine);
+}
+
+/** A plain recall's recorded delivery in a session: what it handed over stays handed over for the turns after it. */
+function handedOver(delivered: Delivered, r: LogRecord): void {
+  const d = r.data as EventData<'delivery.made'>;
+  if (d.session_id) handOver(delivered, `${r.ns}\u0000${d.session_id}`, r.ts, d.items.map((i) => ({ key: i.evidence_key, fp: i.fingerprint ?? null, window: i.window })));
 }
 
 /** Items delivered before and after, per layer kind and per turn; changed turns; usage accounting summed. */
@@ -328,7 +344,7 @@ function accountingOf(t: TurnRecord): ReplayedTurn['accounting'] {
   };
 }
 
-function collect(r: LogRecord, turns: Map<string, TurnRecord>, order: string[]): void {
+function collect(r: LogRecord, turns: Map<string, TurnRecord>, order: string[], outside: LogRecord[]): void {
   if (r.type === 'turn.started') {
     const d = r.data as EventData<'turn.started'>;
     turns.set(d.turn_id, {
@@ -347,6 +363,7 @@ function collect(r: LogRecord, turns: Map<string, TurnRecord>, order: string[]):
     return;
   }
   const turnId = (r.data as { turn_id?: string }).turn_id;
+  if (r.type === 'delivery.made' && turnId === undefined) return void outside.push(r);
   const t = turnId ? turns.get(turnId) : undefined;
   if (!t) return;
   if (r.type === 'recall.performed') t.candidates = recallCandidates(r.data as EventData<'recall.performed'>);
