@@ -181,6 +181,22 @@ describe('turn windows in delivery', () => {
     });
   });
 
+  it('replay widens a window only with turns written before the turn it replays, as live recall could (defect: a turn the conversation gained later joined the replayed window and was held back from the next turn)', async () => {
+    await inChat(async ({ kioku, scores, key, session_id, start }) => {
+      Object.assign(scores, { t6: 0.9 });
+      const first = await kioku.startTurn({ session_id, query: 'Which pier did Caroline paint?' });
+      expect(first.delivery.map((d) => d.window)).toEqual([[key('t4'), key('t5'), key('t6')]]);
+      // the conversation goes on after that turn
+      await kioku.writeMemories({ memories: [{ id: 't7', kind: 'event', session_id: 'chat', occurred_at: new Date(Date.UTC(2024, 0, 1, 9, 0, 6)).toISOString(), text: 'Melanie: When did you paint it?' }] });
+      Object.assign(scores, { t6: 0.1, t7: 0.9 });
+      const second = await kioku.startTurn({ session_id, query: 'When did Caroline paint the pier?' });
+      expect(second.delivery.map((d) => d.evidence_key)).toEqual([key('t7')]);
+      const report = await kioku.replay({ from: start.toISOString() });
+      expect(report.turns.map((t) => t.after)).toEqual([[key('t6')], [key('t7')]]);
+      expect(report.totals.changed_turns).toBe(0);
+    });
+  });
+
   it('a window recorded in another namespace holds nothing back in this one (defect: the delivered projection was keyed by session id alone)', async () => {
     const dir = tempDir();
     const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), judge: new DoubleJudge((c) => (c.key.endsWith(':t2') ? 0.9 : 0.1)) });

@@ -115,6 +115,8 @@ export interface ReplayReport {
 
 interface TurnRecord {
   turn_id: string;
+  /** its turn.started's log position: what was written before it is what its recall could see */
+  seq: number;
   session_id: string;
   ns: string;
   ts: number;
@@ -277,7 +279,7 @@ async function replayTurn(t: TurnRecord, context: ReplayContext, delivered: Deli
     context.rules,
   );
   // a window's turns count as handed over, as the delivered projection counts them live
-  const items = withWindows(context, t.ns, context.plainGapMin, result.items, t.session_id, sessionDelivered, queryTerms, context.rules);
+  const items = withWindows(context, t.ns, context.plainGapMin, result.items, t.session_id, sessionDelivered, queryTerms, context.rules, t.seq);
   handOver(delivered, session, t.ts, items.map((i) => ({ key: i.key, fp: i.fingerprint ?? null, window: i.window })));
   return {
     turn_id: t.turn_id,
@@ -349,6 +351,7 @@ function collect(r: LogRecord, turns: Map<string, TurnRecord>, order: string[], 
     const d = r.data as EventData<'turn.started'>;
     turns.set(d.turn_id, {
       turn_id: d.turn_id,
+      seq: r.seq,
       session_id: d.session_id,
       ns: r.ns,
       ts: r.ts,

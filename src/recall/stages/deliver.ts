@@ -10,6 +10,7 @@ import { sessionNeighbours, type Neighbours } from '../neighbours.js';
 import { withSectionWindows, type PageSection } from '../section-window.js';
 import type { GraphProjection } from '../../../projections/graph.js';
 import type { RecordsProjection } from '../../../projections/records/index.js';
+import type { RecordEntry } from '../../knowledge/item.js';
 import { matchText, turnQueryNames, turnQueryTerms } from '../terms.js';
 import { closeOpenFence } from '../../text/blocks.js';
 import { PURGED_TEXT } from '../../privacy/index.js';
@@ -62,8 +63,10 @@ export function withWindows(
   seen: ReadonlyMap<string, unknown>,
   queryTerms: ReadonlySet<string>,
   rules: Pick<DeliveryRules, 'turn_window' | 'section_window' | 'excerpt_chars'>,
+  /** replay: the log position of the turn replayed; a turn written at or after it is not in its window */
+  asOf?: number,
 ): DeliveredItem[] {
-  const turns = turnWindows(views, ns, plainGapMin, items, askingSession, seen, rules);
+  const turns = turnWindows(views, ns, plainGapMin, items, askingSession, seen, rules, asOf);
   return sectionWindows(views.records, turns, seen, queryTerms, rules);
 }
 
@@ -111,12 +114,18 @@ export function turnWindows(
   askingSession: string | undefined,
   seen: ReadonlyMap<string, unknown>,
   rules: Pick<DeliveryRules, 'turn_window' | 'excerpt_chars'>,
+  /** replay: the log position of the turn replayed (turns written since were not there to window) */
+  asOf?: number,
 ): DeliveredItem[] {
   // at most 5 each side: delivery.made holds a window of MAX_WINDOW_TURNS (a longer one could not be recorded)
   const radius = Math.min(rules.turn_window ?? 0, (MAX_WINDOW_TURNS - 1) / 2);
   if (radius <= 0 || !items.some((i) => i.layer === 'memory' && !i.excerpt)) return [...items];
   const neighbours = sessionNeighbours(views.records, views.graph, ns, plainGapMin);
-  return withTurnWindows(items, neighbours, (k) => views.records.get(k), askingSession, rules.excerpt_chars, radius, seen);
+  const entryOf = (k: string): RecordEntry | undefined => {
+    const e = views.records.get(k);
+    return e && (asOf === undefined || e.seq < asOf) ? e : undefined;
+  };
+  return withTurnWindows(items, neighbours, entryOf, askingSession, rules.excerpt_chars, radius, seen);
 }
 
 /**
