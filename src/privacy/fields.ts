@@ -88,22 +88,52 @@ export function mapTextFields(data: unknown, paths: readonly TextPath[], redact:
   return { data: out, changed };
 }
 
-function mapPath(value: unknown, path: string, redact: (text: string) => string): unknown {
-  if (path === '') return typeof value === 'string' ? redact(value) : value;
-  if (path === '**') return mapDeep(value, redact);
-  if (path.startsWith('[]')) {
-    if (!Array.isArray(value)) return value;
-    const rest = path.slice(2).replace(/^\./, '');
-    return sameOrCopy(value, value.map((v) => mapPath(v, rest, redact)));
+/** One step of a text path: a field of an object, every element of an array, the string itself, everything below, or nothing. */
+type Step = { field: string } | 'each' | 'leaf' | 'deep' | 'none';
+
+/** Paths parsed once (a handful per event type): each open and seal walked them with a regex per level and per array element. */
+const stepsByPath = new Map<string, readonly Step[]>();
+
+function stepsOf(path: string): readonly Step[] {
+  const held = stepsByPath.get(path);
+  if (held) return held;
+  const steps: Step[] = [];
+  for (let rest = path; ; ) {
+    if (rest === '' || rest === '**') {
+      steps.push(rest === '' ? 'leaf' : 'deep');
+      break;
+    }
+    if (rest.startsWith('[]')) {
+      steps.push('each');
+      rest = rest.slice(2).replace(/^\./, '');
+      continue;
+    }
+    const m = /^([A-Za-z0-9_]+)(.*)$/.exec(rest);
+    if (!m) {
+      steps.push('none'); // a path that names nothing: every value stays as it is
+      break;
+    }
+    steps.push({ field: m[1] as string });
+    rest = (m[2] as string).replace(/^\./, '');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-  const m = /^([A-Za-z0-9_]+)(.*)$/.exec(path);
-  if (!m) return value;
-  const [, field, rest] = m as unknown as [string, string, string];
+  stepsByPath.set(path, steps);
+  return steps;
+}
+
+function mapPath(value: unknown, path: string, redact: (text: string) => string): unknown {
+  return mapSteps(value, stepsOf(path), 0, redact);
+}
+
+function mapSteps(value: unknown, steps: readonly Step[], at: number, redact: (text: string) => string): unknown {
+  const step = steps[at] as Step;
+  if (step === 'leaf') return typeof value === 'string' ? redact(value) : value;
+  if (step === 'deep') return mapDeep(value, redact);
+  if (step === 'each') return Array.isArray(value) ? sameOrCopy(value, value.map((v) => mapSteps(v, steps, at + 1, redact))) : value;
+  if (step === 'none' || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const obj = value as Record<string, unknown>;
-  if (!(field in obj)) return value;
-  const next = mapPath(obj[field], rest.replace(/^\./, ''), redact);
-  return next === obj[field] ? value : { ...obj, [field]: next };
+  if (!(step.field in obj)) return value;
+  const next = mapSteps(obj[step.field], steps, at + 1, redact);
+  return next === obj[step.field] ? value : { ...obj, [step.field]: next };
 }
 
 function mapDeep(value: unknown, redact: (text: string) => string): unknown {
