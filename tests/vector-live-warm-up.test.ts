@@ -113,6 +113,30 @@ describe('a restored vector lane', () => {
     expect(restored.searchGated(vectors[4_201] as Float32Array, 5, accept).every((hit) => groupOfKey(hit.key) === 1)).toBe(true);
   });
 
+  it('leaves excluded keys out alike by key (labels not yet mapped) and by label (mapped)', async () => {
+    const groupOfKey = (key: string): number => Number(key.slice(1)) % 3;
+    const grouped = new VectorLane('text', 'synthetic', dim);
+    vectors.forEach((v, i) => grouped.put(`k${i}`, v, undefined, hashOf(i), groupOfKey(`k${i}`)));
+    grouped.remove('k5');
+    grouped.writeTo(file);
+    const restored = await VectorLane.restore(structuredClone(grouped.meta()), file);
+    await restored.regroup(groupOfKey, Infinity);
+    const accept = Uint8Array.of(1, 1, 0);
+    const byKey: ReturnType<VectorLane['searchGated']>[] = [];
+    const queries = [42, 4_201, 9_997, 5];
+    // each query's own nearest keys excluded (they would be found), with a removed key and one the lane never held
+    const excludeFor = (i: number): Set<string> => new Set([...grouped.searchGated(vectors[i] as Float32Array, 6, accept).slice(0, 4).map((h) => h.key), 'k5', 'nope']);
+    for (const i of queries) byKey.push(restored.searchGated(vectors[i] as Float32Array, 8, accept, excludeFor(i))); // before warm(): keys compared
+    while (!restored.warm(0));
+    queries.forEach((i, at) => {
+      const byLabel = restored.searchGated(vectors[i] as Float32Array, 8, accept, excludeFor(i));
+      expect(byLabel).toEqual(byKey[at]);
+      expect(grouped.searchGated(vectors[i] as Float32Array, 8, accept, excludeFor(i))).toEqual(byLabel);
+      expect(byLabel.some((h) => excludeFor(i).has(h.key))).toBe(false);
+      expect(byLabel.length).toBe(8);
+    });
+  });
+
   it('finishes the map first for a change made before the slices end, reached by them or not', async () => {
     const restored = await restore();
     expect(restored.warm(0)).toBe(false); // k0 is mapped, k9999 not yet

@@ -236,13 +236,32 @@ export class VectorLane {
     const query = Array.isArray(vector) ? vector : Array.from(vector);
     const groups = this.groups;
     const keys = this.keys;
-    const skip = exclude?.size ? exclude : undefined;
+    // the excluded keys' labels when every label is in labelOf (usually none: a session's own turns
+    // mostly have no vector yet), else the keys compared as before
+    const skipLabels = exclude?.size && this.pendingLabels === undefined ? this.labelsIn(exclude) : undefined;
+    const skip = exclude?.size && this.pendingLabels !== undefined ? exclude : undefined;
     this.fitEf(live);
     const { neighbors, distances } = this.index.searchKnn(query, Math.min(k, live), (label: number) => {
       const g = groups[label];
-      return g !== undefined && g >= 0 && accept[g] === 1 && (skip === undefined || !skip.has(keys[label] as string));
+      return (
+        g !== undefined &&
+        g >= 0 &&
+        accept[g] === 1 &&
+        (skipLabels === undefined || !skipLabels.has(label)) &&
+        (skip === undefined || !skip.has(keys[label] as string))
+      );
     });
     return neighbors.map((label, i) => ({ key: this.keys[label] as string, score: 1 - (distances[i] as number) }));
+  }
+
+  /** The labels of those of `keys` this lane holds; undefined when it holds none. */
+  private labelsIn(keys: ReadonlySet<string>): Set<number> | undefined {
+    let labels: Set<number> | undefined;
+    for (const key of keys) {
+      const label = this.labelByKey.get(key);
+      if (label !== undefined) (labels ??= new Set()).add(label);
+    }
+    return labels;
   }
 
   /** the efSearch the index was last given */
