@@ -1,4 +1,4 @@
-// npm run eval:locomo:tune -- --library DIR [--family graph|gap|entity|all] [--json]
+// npm run eval:locomo:tune -- --library DIR [--family graph|gap|entity|turn|all] [--json]
 // Tuning on the LoCoMo development split with leave-one-conversation-out (issue 35): a library
 // written and embedded by `npm run eval:locomo -- --reuse-library [--plain]` (the front-door
 // write shape, kept under the OS temp dir) is asked every question read-only in process, once per
@@ -38,6 +38,12 @@ const FAMILIES: Record<string, Record<string, RecallConfig>> = {
   graph: Object.fromEntries([0, 0.1, 0.2, 0.3, 0.5].map((w) => [`graph ${w}`, withWeight('graph', w)])),
   gap: Object.fromEntries([0, 1, 5, 30].map((m) => [`plain gap ${m} min`, { ...base, plain_session_gap_min: m }])),
   entity: Object.fromEntries([0.4, 0.6, 0.8, 1.0].map((w) => [`entity cue ${w}`, { ...base, cue_weights: { ...base.cue_weights, entity: w } }])),
+  // the turn prior (src/recall/turn-prior.ts): short turns lose ln(chars / length_chars) × weight, the named speaker's turns gain after the neighbour lifts
+  turn: Object.fromEntries(
+    [[base.turn_prior.length_weight, base.turn_prior.length_chars, base.turn_prior.speaker_weight], ...[0, 0.2, 0.4, 0.6].flatMap((l) => [160, 240, 320].flatMap((c) => [0, 0.3, 0.5, 0.8].map((sp) => [l, c, sp])))]
+      .filter(([l, c], i) => i === 0 || l !== 0 || c === 240)
+      .map(([l, c, sp]) => [`turn len ${l}/${c} spk ${sp}`, { ...base, turn_prior: { length_weight: l as number, length_chars: c as number, speaker_weight: sp as number } }]),
+  ),
 };
 const family = values.family === 'all' ? Object.assign({}, ...Object.values(FAMILIES)) : FAMILIES[values.family];
 if (!family) {

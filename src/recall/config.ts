@@ -3,6 +3,7 @@
 import { DEFAULT_AGING, type AgingConfig } from './aging.js';
 import { DEFAULT_DELIVERY_RULES, type DeliveryRules } from './delivery.js';
 import type { FusionMethod } from './fusion.js';
+import type { TurnPriorConfig } from './turn-prior.js';
 
 export interface RecallConfig {
   fusion: FusionMethod;
@@ -28,6 +29,8 @@ export interface RecallConfig {
   neighbour_reply_factor: number;
   /** how many of the best traces lift their neighbours */
   neighbour_sources: number;
+  /** after the neighbour lifts: short turns lose, turns the entity cue matched gain (src/recall/turn-prior.ts) */
+  turn_prior: TurnPriorConfig;
   /**
    * Memories written without a session: the plain memories of the namespace just before and after
    * one in time are its neighbours (lifted like a session's turns, walked by the graph channel) and
@@ -95,6 +98,7 @@ export const DEFAULT_RECALL_CONFIG: RecallConfig = {
   neighbour_weight: 0.3,
   neighbour_reply_factor: 1.5,
   neighbour_sources: 10,
+  turn_prior: { length_weight: 0.4, length_chars: 240, speaker_weight: 0.3 },
   plain_session_gap_min: 30,
   demotion_factor: 0.8,
   lane_budget: 50,

@@ -13,6 +13,7 @@ import { headingCueTerms, headingNamed, ownHeading } from '../heading-cue.js';
 import { fuse, type LaneHit } from '../fusion.js';
 import type { Scored } from '../judging.js';
 import { isQuestion, neighbourBoosts, sessionNeighbours } from '../neighbours.js';
+import { applyTurnPrior } from '../turn-prior.js';
 import type { BackendDiagnostic } from '../packet.js';
 import { LAYER_OPTIONS } from '../request.js';
 import { ageAndDemote, agingAdjustments } from './activation.js';
@@ -98,6 +99,7 @@ export function rankCandidates(
       }
     }
   }
+  applyTurnPrior(scored, config.turn_prior);
   // ACT-R activation (when enabled), then demoted and archived evidence sink (stages/activation.ts)
   ageAndDemote(scored, agingAdjustments(core.projections.views, config.aging, ns, plan.now, scored.map((s) => s.entry)), config);
   scored.sort((a, b) => b.score - a.score || (a.entry.key < b.entry.key ? -1 : 1));
