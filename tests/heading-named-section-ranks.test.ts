@@ -3,15 +3,10 @@
 // ranked 22nd for "Which pool runs my test files if I don't configure one?", below guide pages
 // naming the pool many times; the heading cue (cue_weights.heading) lifts it. Questions written
 // mainly in CJK and headings in CJK never take part (heading-cue.ts says why).
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HashedEmbedder } from '../src/embed/index.js';
-import { importDirectory } from '../src/knowledge/index.js';
-import { openKioku, type LocalKioku } from '../src/kioku.js';
 import { headingCueTerms, headingNamed, ownHeading } from '../src/recall/heading-cue.js';
-import { DEFAULT_RECALL_CONFIG, createRecallCore, LocalJudge, recall, type RecallCore } from '../src/recall/index.js';
-import { Knowledge } from '../src/knowledge/index.js';
+import { DEFAULT_RECALL_CONFIG } from '../src/recall/index.js';
+import { cueRank, docsLibrary } from './cue-rank.js';
 import { tempDir } from './helpers.js';
 
 const terms = (q: string): ReadonlySet<string> => headingCueTerms(q) ?? new Set();
@@ -44,42 +39,26 @@ describe('which headings a question names', () => {
 
 describe('the heading cue in recall', () => {
   const dir = tempDir();
-  let store: LocalKioku;
-  let core: RecallCore;
+  let lib: Awaited<ReturnType<typeof docsLibrary>>;
   const question = "Which pool runs my test files if I don't configure one?";
   const optionKey = 'ev1:private:wiki:config/pool#intro';
 
   beforeAll(async () => {
-    const docs = join(dir.path, 'docs');
-    mkdirSync(join(docs, 'config'), { recursive: true });
-    mkdirSync(join(docs, 'guide'), { recursive: true });
-    writeFileSync(
-      join(docs, 'config/pool.md'),
-      "---\ntitle: pool | Config\n---\n\n# pool\n\n- **Type:** `'threads' | 'forks'`\n- **Default:** `'forks'`\n\nPool used to run tests in.\n",
-    );
-    // guide sections that say "pool", "test", "run" and "files" more often, under headings of their own
-    const guides: Record<string, string> = {
-      parallelism: '# Parallelism\n\n## Workers\n\nThe pool runs test files in workers: each worker of the pool runs test files one by one.\n',
-      performance: '# Performance\n\n## Threads\n\nA smaller pool runs test files in fewer threads; the pool reuses them for the next test files.\n',
-      lifecycle: '# Lifecycle\n\n## Setup\n\nBefore the test files run, the setup files run once.\n',
-      debugging: '# Debugging\n\n## Inspector\n\nOne test can be debugged at a time.\n',
-    };
-    for (const [name, text] of Object.entries(guides)) writeFileSync(join(docs, `guide/${name}.md`), text);
-    store = await openKioku({ data: join(dir.path, 'data'), embedder: new HashedEmbedder(32), judge: new LocalJudge() });
-    await importDirectory(new Knowledge(store, 'test'), store.projections.views.records, { kind: 'wiki', dir: docs });
-    core = createRecallCore(store, { judge: new LocalJudge() });
+    lib = await docsLibrary(dir.path, {
+      'config/pool.md': "---\ntitle: pool | Config\n---\n\n# pool\n\n- **Type:** `'threads' | 'forks'`\n- **Default:** `'forks'`\n\nPool used to run tests in.\n",
+      // guide sections that say "pool", "test", "run" and "files" more often, under headings of their own
+      'guide/parallelism.md': '# Parallelism\n\n## Workers\n\nThe pool runs test files in workers: each worker of the pool runs test files one by one.\n',
+      'guide/performance.md': '# Performance\n\n## Threads\n\nA smaller pool runs test files in fewer threads; the pool reuses them for the next test files.\n',
+      'guide/lifecycle.md': '# Lifecycle\n\n## Setup\n\nBefore the test files run, the setup files run once.\n',
+      'guide/debugging.md': '# Debugging\n\n## Inspector\n\nOne test can be debugged at a time.\n',
+    });
   });
   afterAll(async () => {
-    await store.close();
+    await lib.close();
     dir.cleanup();
   });
 
-  const rankOf = async (heading: number): Promise<{ rank: number; cue: number | undefined }> => {
-    core.config = { ...DEFAULT_RECALL_CONFIG, cue_weights: { ...DEFAULT_RECALL_CONFIG.cue_weights, heading } };
-    const p = await recall(core, { query: question, namespace: 'private', limit: 10 }, { readOnly: true, namespaces: ['private'] });
-    const i = p.records.findIndex((r) => r.evidence_key === optionKey);
-    return { rank: i, cue: p.records[i]?.why.lanes["heading_cue"] };
-  };
+  const rankOf = (heading: number) => cueRank(lib.core, question, optionKey, { heading }, 'heading_cue');
 
   it('lifts the section the question names above sections that only repeat its words', async () => {
     const off = await rankOf(0);

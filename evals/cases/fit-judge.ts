@@ -48,6 +48,7 @@ const SELECTED_NOW = [
   'issue 30 (G): delivery behind_best 0.3 (replay; 0.2 loses a Vitest dev answer, 0.25-0.4 none; Vitest dev items 2.13 -> 1.93 on the cached rows)',
   'issue 30 (R): the heading cue (cue_weights.heading 0.4) changed the Vitest pools and fused ranks (49 of 51 Vitest dev questions and 1 Vue question have other rows; regenerated) with delivery partial_of complete_match and behind_best 0.2: simulated offline judged 37/35 -> 38/36 (in-sample / leave-one-case-out), docs dev 79/79 -> 82/82',
   'issue 30 (D): delivery unsure_best (best knowledge verdict below 0.6: the first two fused ranks at a floor of 0.3; weights unchanged): simulated offline judged 38/36 unchanged, docs dev 82/82 -> 84/84 (Vue vz-010, vz-062)',
+  'issue 30 (V): the link cue (cue_weights.link 0.4: sections the ten best-ranked link to) changed the doc pools and fused ranks (rows regenerated): simulated offline judged 38/36 unchanged, docs dev 84/84 -> 85/85 (Vitest vt-050)',
 ];
 
 const { values } = parseArgs({

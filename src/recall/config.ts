@@ -22,7 +22,7 @@ export interface RecallConfig {
   /** how many query texts go through the model per turn */
   dense_texts: number;
   /** boosts added after fusion to candidates matching a cue */
-  cue_weights: { entity: number; time: number; heading?: number };
+  cue_weights: { entity: number; time: number; heading?: number; link?: number };
   /** share of a strong trace's score passed to the turns before and after it (0 = off) */
   neighbour_weight: number;
   /** the turn after a question gets this many times the share (its likely answer) */
@@ -93,7 +93,9 @@ export const DEFAULT_RECALL_CONFIG: RecallConfig = {
   dense_texts: 1,
   // heading 0.4 (issue 30): a wiki/card section whose own heading the question names in full (heading-cue.ts);
   // eval:docs dev in process: Vitest gold file in top 10 0.913 -> 0.935 (0 -> 0.3: none, 0.5 as 0.4); off for CJK questions
-  cue_weights: { entity: 0.4, time: 1.4, heading: 0.4 },
+  // link 0.4 (issue 30): a wiki/card section that the best-ranked sections link to (link-cue.ts); eval:docs dev in process,
+  // judge refitted: Vitest answer delivered 0.826 -> 0.848 (0.2: none; 0.6 trades a Vitest and a Vue answer for one)
+  cue_weights: { entity: 0.4, time: 1.4, heading: 0.4, link: 0.4 },
   // LoCoMo dev R@10 0.749 → 0.753 (0.751–0.754 for 0.1–0.4); reply factor 1.5 → 0.756, LOO 0.754 (evals/README.md)
   neighbour_weight: 0.3,
   neighbour_reply_factor: 1.5,

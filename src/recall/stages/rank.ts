@@ -10,6 +10,7 @@ import { laneWeights, type RecallConfig } from '../config.js';
 import type { RecallCore } from '../core.js';
 import { inRange, nameCandidates, parseTimeRange, type TimeRange } from '../cues.js';
 import { headingCueTerms, headingNamed, ownHeading } from '../heading-cue.js';
+import { addLinkCue } from '../link-cue.js';
 import { fuse, type LaneHit } from '../fusion.js';
 import type { Scored } from '../judging.js';
 import { isQuestion, neighbourBoosts, sessionNeighbours } from '../neighbours.js';
@@ -79,6 +80,8 @@ export function rankCandidates(
     if (namesHeading?.(entry)) score += parts['heading_cue'] = headingWeight;
     scored.push({ entry, score, parts, demoted: isDemoted(usage.get(ns, f.key)) });
   }
+  // the sections the best ones link to (link-cue.ts): documentation's reference pages
+  addLinkCue(scored, config.cue_weights.link ?? 0, records, (e) => carriesTags(e, tags) && canSee(e, audience), (key) => isDemoted(usage.get(ns, key)));
   // a strong trace lifts its neighbours in the same session (they may not have been found at all)
   if (config.neighbour_weight > 0) {
     const plainGap = config.plain_session_gap_min;
