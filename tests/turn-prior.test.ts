@@ -36,6 +36,21 @@ describe('turn prior', () => {
     expect(others.map((s) => s.score)).toEqual([1, 1, 1]);
   });
 
+  it('with plain_lines, a plain memory that opens with a speaker is a turn (the speaker share when the question names them)', () => {
+    const named = scored(entry('m1', 'Caroline: Hi', 'memory'));
+    const other = scored(entry('m2', 'Melanie: Hi', 'memory'));
+    const label = scored(entry('m3', 'Note: Hi', 'memory'));
+    const query = { plainGapMin: 30, names: new Set(['caroline']) };
+    applyTurnPrior([named, other, label], { ...prior, plain_lines: true }, query);
+    expect(named.score).toBeCloseTo(1 + 0.4 * Math.log(12 / 240) + 0.3, 6);
+    expect(other.score).toBeCloseTo(1 + 0.4 * Math.log(11 / 240), 6);
+    expect(label.score).toBe(1);
+    // without plain neighbours (gap 0) plain memories are no turns
+    const again = scored(entry('m1', 'Caroline: Hi', 'memory'));
+    applyTurnPrior([again], { ...prior, plain_lines: true }, { ...query, plainGapMin: 0 });
+    expect(again.score).toBe(1);
+  });
+
   it('is a no-op when off, and on by default', () => {
     const s = scored(entry('t1', 'Hi', 'trace', 's1'), { entity_cue: 0.4 });
     applyTurnPrior([s], TURN_PRIOR_OFF);

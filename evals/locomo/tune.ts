@@ -1,4 +1,4 @@
-// npm run eval:locomo:tune -- --library DIR [--family graph|gap|entity|turn|all] [--json]
+// npm run eval:locomo:tune -- --library DIR [--family graph|gap|entity|turn|plain|all] [--json]
 // Tuning on the LoCoMo development split with leave-one-conversation-out (issue 35): a library
 // written and embedded by `npm run eval:locomo -- --reuse-library [--plain]` (the front-door
 // write shape, kept under the OS temp dir) is asked every question read-only in process, once per
@@ -43,6 +43,11 @@ const FAMILIES: Record<string, Record<string, RecallConfig>> = {
     [[base.turn_prior.length_weight, base.turn_prior.length_chars, base.turn_prior.speaker_weight], ...[0, 0.2, 0.4, 0.6].flatMap((l) => [160, 240, 320].flatMap((c) => [0, 0.3, 0.5, 0.8].map((sp) => [l, c, sp])))]
       .filter(([l, c], i) => i === 0 || l !== 0 || c === 240)
       .map(([l, c, sp]) => [`turn len ${l}/${c} spk ${sp}`, { ...base, turn_prior: { length_weight: l as number, length_chars: c as number, speaker_weight: sp as number } }]),
+  ),
+  // the same prior for plain memories that open with a speaker (a library written with --plain)
+  plain: Object.fromEntries(
+    [[base.turn_prior.plain_lines ?? false, base.turn_prior.length_weight, base.turn_prior.speaker_weight], ...[false, true].flatMap((on) => [0.2, 0.4].flatMap((l) => [0, 0.3, 0.5].map((sp) => [on, l, sp])))]
+      .map(([on, l, sp]) => [`plain lines ${on ? 'on' : 'off'} len ${l} spk ${sp}`, { ...base, turn_prior: { ...base.turn_prior, plain_lines: on as boolean, length_weight: l as number, speaker_weight: sp as number } }]),
   ),
 };
 const family = values.family === 'all' ? Object.assign({}, ...Object.values(FAMILIES)) : FAMILIES[values.family];

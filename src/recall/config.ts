@@ -101,8 +101,9 @@ export const DEFAULT_RECALL_CONFIG: RecallConfig = {
   neighbour_reply_factor: 1.5,
   neighbour_sources: 10,
   // LoCoMo dev through the front door R@10 0.7634 → 0.7853 (multi-hop 0.434 → 0.478, open-domain 0.400 → 0.468), LOO 0.7796
-  // (eval:locomo:tune --family turn); speaker 0.3 not the peak 0.5 (0.7867): category 5 0.857 → 0.795, not 0.694 (evals/README.md)
-  turn_prior: { length_weight: 0.4, length_chars: 240, speaker_weight: 0.3 },
+  // (eval:locomo:tune --family turn); speaker 0.3 not the peak 0.5 (0.7867): category 5 0.857 → 0.795, not 0.694 (evals/README.md);
+  // plain_lines: --plain 0.7485 → 0.7762 (LOO 0.7783, --family plain)
+  turn_prior: { length_weight: 0.4, length_chars: 240, speaker_weight: 0.3, plain_lines: true },
   plain_session_gap_min: 30,
   demotion_factor: 0.8,
   lane_budget: 50,

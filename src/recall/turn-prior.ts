@@ -3,9 +3,11 @@
 // rarely holds one; BM25's length normalisation and the window lane favour it anyway. And a turn
 // by (or naming) the person the question names gets a second speaker share that, unlike the entity
 // cue, its neighbours do not inherit (the cue counts in the score the neighbours' lift is a share of).
-// Only turns (traces and memories written in a session): documents, cards and plain memories are
-// untouched, and the length term only ever lowers a turn, so a turn never climbs above another layer.
-import { inConversation } from '../knowledge/item.js';
+// Only turns (traces and memories written in a session; with plain_lines, plain memories that open with a
+// speaker): documents, cards and other memories are untouched, and the length term only ever lowers
+// a turn, so a turn never climbs above another layer.
+import { inConversation, type RecordEntry } from '../knowledge/item.js';
+import { lineSpeaker } from '../text/turn-shape.js';
 import type { Scored } from './judging.js';
 
 export interface TurnPriorConfig {
@@ -14,18 +16,39 @@ export interface TurnPriorConfig {
   length_chars: number;
   /** added to a turn the entity cue matched, after the neighbour lifts (0 = off) */
   speaker_weight: number;
+  /**
+   * Memories written without a session that open with a speaker ("Caroline: …", lineSpeaker) are turns
+   * too, when plain memories have neighbours (plain_session_gap_min > 0); the speaker share goes to
+   * those whose speaker the question names (the entity cue knows only a session's speakers).
+   */
+  plain_lines?: boolean;
+}
+
+/** What the prior needs of the recall: whether plain memories have neighbours, and the names the question holds (lower case). */
+export interface TurnPriorQuery {
+  plainGapMin: number;
+  names: ReadonlySet<string>;
+}
+
+/** A turn the prior applies to, and whether the question names its speaker. */
+function turnOf(entry: RecordEntry, parts: Record<string, number>, prior: TurnPriorConfig, query?: TurnPriorQuery): { named: boolean } | undefined {
+  if (inConversation(entry)) return { named: parts['entity_cue'] !== undefined };
+  if (!prior.plain_lines || !query || query.plainGapMin <= 0 || entry.layer !== 'memory' || entry.session_id) return undefined;
+  const speaker = lineSpeaker(entry.text);
+  return speaker === undefined ? undefined : { named: parts['entity_cue'] !== undefined || query.names.has(speaker.toLowerCase()) };
 }
 
 /** Off: the measured values are in DEFAULT_RECALL_CONFIG (src/recall/config.ts). */
 export const TURN_PRIOR_OFF: TurnPriorConfig = { length_weight: 0, length_chars: 240, speaker_weight: 0 };
 
 /** Add the prior's parts (`turn_length`, `turn_speaker`) to each conversation turn's score, in place. */
-export function applyTurnPrior(scored: readonly Scored[], prior: TurnPriorConfig): void {
+export function applyTurnPrior(scored: readonly Scored[], prior: TurnPriorConfig, query?: TurnPriorQuery): void {
   if (prior.length_weight <= 0 && prior.speaker_weight <= 0) return;
   for (const s of scored) {
-    if (!inConversation(s.entry)) continue;
+    const turn = turnOf(s.entry, s.parts, prior, query);
+    if (!turn) continue;
     const share = Math.min(s.entry.text.length, prior.length_chars) / prior.length_chars;
     if (prior.length_weight > 0 && share < 1) s.score += s.parts['turn_length'] = prior.length_weight * Math.log(Math.max(share, 0.01));
-    if (prior.speaker_weight > 0 && s.parts['entity_cue'] !== undefined) s.score += s.parts['turn_speaker'] = prior.speaker_weight;
+    if (prior.speaker_weight > 0 && turn.named) s.score += s.parts['turn_speaker'] = prior.speaker_weight;
   }
 }

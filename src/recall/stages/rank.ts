@@ -102,7 +102,7 @@ export function rankCandidates(
       }
     }
   }
-  applyTurnPrior(scored, config.turn_prior);
+  applyTurnPrior(scored, config.turn_prior, { plainGapMin: config.plain_session_gap_min, names: new Set(nameCandidates(asked)) });
   // ACT-R activation (when enabled), then demoted and archived evidence sink (stages/activation.ts)
   ageAndDemote(scored, agingAdjustments(core.projections.views, config.aging, ns, plan.now, scored.map((s) => s.entry)), config);
   scored.sort((a, b) => b.score - a.score || (a.entry.key < b.entry.key ? -1 : 1));
