@@ -30,6 +30,12 @@ describe('turn prior', () => {
     expect(named.parts['turn_speaker']).toBe(0.3);
   });
 
+  it("never touches an agent's own trace (no speaker line), however short", () => {
+    const own = scored(entry('t9', 'How do we move the reindex job? Change the cron.', 'trace', 's1'), { entity_cue: 0.4 });
+    applyTurnPrior([own], prior);
+    expect(own.score).toBe(1);
+  });
+
   it('never touches documents, cards or memories written without a session', () => {
     const others = [scored(entry('w', 'Short.', 'wiki')), scored(entry('c', 'Tiny', 'card')), scored(entry('m', 'Mel: ok', 'memory'), { entity_cue: 0.4 })];
     applyTurnPrior(others, prior);
@@ -52,7 +58,7 @@ describe('turn prior', () => {
   });
 
   it('is a no-op when off, and on by default', () => {
-    const s = scored(entry('t1', 'Hi', 'trace', 's1'), { entity_cue: 0.4 });
+    const s = scored(entry('t1', 'Mel: Hi', 'trace', 's1'), { entity_cue: 0.4 });
     applyTurnPrior([s], TURN_PRIOR_OFF);
     expect(s.score).toBe(1);
     expect(DEFAULT_RECALL_CONFIG.turn_prior.length_weight).toBeGreaterThan(0);

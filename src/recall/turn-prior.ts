@@ -3,9 +3,10 @@
 // rarely holds one; BM25's length normalisation and the window lane favour it anyway. And a turn
 // by (or naming) the person the question names gets a second speaker share that, unlike the entity
 // cue, its neighbours do not inherit (the cue counts in the score the neighbours' lift is a share of).
-// Only turns (traces and memories written in a session; with plain_lines, plain memories that open with a
-// speaker): documents, cards and other memories are untouched, and the length term only ever lowers
-// a turn, so a turn never climbs above another layer.
+// Only dialogue lines that open with a speaker (lineSpeaker), written in a session (a trace or memory)
+// or, with plain_lines, as plain memories: documents, cards, other memories and an agent's own traces
+// (question and answer in one item) are untouched, and the length term only ever lowers a turn, so a
+// turn never climbs above another layer.
 import { inConversation, type RecordEntry } from '../knowledge/item.js';
 import { lineSpeaker } from '../text/turn-shape.js';
 import type { Scored } from './judging.js';
@@ -32,10 +33,12 @@ export interface TurnPriorQuery {
 
 /** A turn the prior applies to, and whether the question names its speaker. */
 function turnOf(entry: RecordEntry, parts: Record<string, number>, prior: TurnPriorConfig, query?: TurnPriorQuery): { named: boolean } | undefined {
+  // a dialogue line ("Caroline: …"): an agent's own trace (question and answer in one item) is no such turn
+  const speaker = lineSpeaker(entry.text);
+  if (speaker === undefined) return undefined;
   if (inConversation(entry)) return { named: parts['entity_cue'] !== undefined };
   if (!prior.plain_lines || !query || query.plainGapMin <= 0 || entry.layer !== 'memory' || entry.session_id) return undefined;
-  const speaker = lineSpeaker(entry.text);
-  return speaker === undefined ? undefined : { named: parts['entity_cue'] !== undefined || query.names.has(speaker.toLowerCase()) };
+  return { named: parts['entity_cue'] !== undefined || query.names.has(speaker.toLowerCase()) };
 }
 
 /** Off: the measured values are in DEFAULT_RECALL_CONFIG (src/recall/config.ts). */
