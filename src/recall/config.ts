@@ -3,7 +3,21 @@
 import { DEFAULT_AGING, type AgingConfig } from './aging.js';
 import { DEFAULT_DELIVERY_RULES, type DeliveryRules } from './delivery.js';
 import type { FusionMethod } from './fusion.js';
-import type { TurnPriorConfig } from './turn-prior.js';
+
+/** The turn prior's settings (src/recall/turn-prior.ts, issue 35). */
+export interface TurnPriorConfig {
+  /** weight of ln(min(chars, length_chars) / length_chars): ≤ 0, so only turns shorter than length_chars lose (0 = off) */
+  length_weight: number;
+  length_chars: number;
+  /** added to a turn the entity cue matched, after the neighbour lifts (0 = off) */
+  speaker_weight: number;
+  /**
+   * Memories written without a session that open with a speaker ("Caroline: …", lineSpeaker) are turns
+   * too, when plain memories have neighbours (plain_session_gap_min > 0); the speaker share goes to
+   * those whose speaker the question names (the entity cue knows only a session's speakers).
+   */
+  plain_lines?: boolean;
+}
 
 export interface RecallConfig {
   fusion: FusionMethod;

@@ -9,21 +9,8 @@
 // turn never climbs above another layer.
 import { inConversation, type RecordEntry } from '../knowledge/item.js';
 import { lineSpeaker } from '../text/turn-shape.js';
+import type { TurnPriorConfig } from './config.js';
 import type { Scored } from './judging.js';
-
-export interface TurnPriorConfig {
-  /** weight of ln(min(chars, length_chars) / length_chars): ≤ 0, so only turns shorter than length_chars lose (0 = off) */
-  length_weight: number;
-  length_chars: number;
-  /** added to a turn the entity cue matched, after the neighbour lifts (0 = off) */
-  speaker_weight: number;
-  /**
-   * Memories written without a session that open with a speaker ("Caroline: …", lineSpeaker) are turns
-   * too, when plain memories have neighbours (plain_session_gap_min > 0); the speaker share goes to
-   * those whose speaker the question names (the entity cue knows only a session's speakers).
-   */
-  plain_lines?: boolean;
-}
 
 /** What the prior needs of the recall: whether plain memories have neighbours, and the names the question holds (lower case). */
 export interface TurnPriorQuery {
