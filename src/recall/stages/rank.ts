@@ -49,7 +49,9 @@ export function rankCandidates(
   const records = core.projections.views.records;
   const usage = core.projections.views.usage;
   const fused = fuse(config.fusion, lists, laneWeights(config, lists.keys()), config.rrf_k);
-  const entityKeys = entityCue(records, ns, asked);
+  // the names the question holds: the entity cue and the turn prior read them
+  const names = new Set(nameCandidates(asked));
+  const entityKeys = entityCue(records, ns, names);
   const range = parseTimeRange(asked, plan.now);
   const backends: Record<string, BackendDiagnostic> = {
     entity_cue: entityKeys.size ? { attempted: true, used: true, status: 'used' } : { attempted: true, used: false, status: 'empty' },
@@ -102,7 +104,7 @@ export function rankCandidates(
       }
     }
   }
-  applyTurnPrior(scored, config.turn_prior, { plainGapMin: config.plain_session_gap_min, names: new Set(nameCandidates(asked)) });
+  applyTurnPrior(scored, config.turn_prior, { plainGapMin: config.plain_session_gap_min, names });
   // ACT-R activation (when enabled), then demoted and archived evidence sink (stages/activation.ts)
   ageAndDemote(scored, agingAdjustments(core.projections.views, config.aging, ns, plan.now, scored.map((s) => s.entry)), config);
   scored.sort((a, b) => b.score - a.score || (a.entry.key < b.entry.key ? -1 : 1));
@@ -144,9 +146,9 @@ function headingCue(asked: string): (entry: RecordEntry) => boolean {
 }
 
 /** Items by or about an entity/speaker the query names. */
-function entityCue(records: RecordsProjection, ns: string, query: string): Set<string> {
+function entityCue(records: RecordsProjection, ns: string, names: ReadonlySet<string>): Set<string> {
   const keys = new Set<string>();
-  for (const name of nameCandidates(query)) for (const e of records.byEntityName(ns, name)) keys.add(e.key);
+  for (const name of names) for (const e of records.byEntityName(ns, name)) keys.add(e.key);
   return keys;
 }
 
