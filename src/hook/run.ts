@@ -70,6 +70,21 @@ export interface HookResult {
   problem?: string;
 }
 
+const DEFAULT_TIMEOUT_MS = 6_000;
+const DEFAULT_RECALL_TIMEOUT_MS = 40_000;
+/** setTimeout's largest delay; a larger one (and NaN, 0 or a negative) fires after 1 ms */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * KIOKU_HOOK_TIMEOUT / KIOKU_HOOK_RECALL_TIMEOUT: a positive number of milliseconds, else `fallback`.
+ * Number('abc') is NaN, and setTimeout runs a NaN delay after 1 ms: every call timed out and the
+ * hook injected nothing on any prompt, failing open with no hint of the typo.
+ */
+export function hookTimeoutMs(value: string | undefined, fallback: number): number {
+  const n = value === undefined || value.trim() === '' ? NaN : Number(value);
+  return Number.isFinite(n) && n >= 1 ? Math.min(Math.round(n), MAX_TIMER_MS) : fallback;
+}
+
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took more than ${ms} ms`)), ms)))]).finally(
@@ -127,8 +142,8 @@ export async function runHook(raw: string, options: HookOptions): Promise<HookRe
     stateFile: join(hookDir, `${sessionId.replace(/[^A-Za-z0-9._-]/g, '_')}.turn`),
     spool: join(hookDir, 'spool.jsonl'),
     sessionId,
-    recallTimeout: Number(env['KIOKU_HOOK_RECALL_TIMEOUT'] ?? env['KIOKU_HOOK_TIMEOUT'] ?? 40_000),
-    timeout: Number(env['KIOKU_HOOK_TIMEOUT'] ?? 6_000),
+    recallTimeout: hookTimeoutMs(env['KIOKU_HOOK_RECALL_TIMEOUT'], hookTimeoutMs(env['KIOKU_HOOK_TIMEOUT'], DEFAULT_RECALL_TIMEOUT_MS)),
+    timeout: hookTimeoutMs(env['KIOKU_HOOK_TIMEOUT'], DEFAULT_TIMEOUT_MS),
     maxChars: hookMaxChars(env['KIOKU_HOOK_MAX_CHARS']),
     log,
   };
