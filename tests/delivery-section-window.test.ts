@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { HashedEmbedder } from '../src/embed/index.js';
 import { importDirectory, Knowledge } from '../src/knowledge/index.js';
 import { openKioku } from '../src/kioku.js';
+import { DEFAULT_RECALL_CONFIG } from '../src/recall/config.js';
 import { DEFAULT_DELIVERY_RULES, type DeliveredItem } from '../src/recall/delivery.js';
 import { recall } from '../src/recall/index.js';
 import { withSectionWindows, type PageSection } from '../src/recall/section-window.js';
@@ -114,6 +115,31 @@ describe('section windows in delivery', () => {
       expect(d?.text).not.toContain('Deprecated');
       // the session can still see what it was handed: asked again, nothing is handed over
       expect((await recall(kioku.core, ask)).delivery).toEqual([]);
+    } finally {
+      await kioku.close();
+      dir.cleanup();
+    }
+  });
+
+  it('a section_window past 5 is held at 5 each side on the live path, as turn_window is: a window delivery.made can record (defect: 14 sections in one window, the delivery not saved)', async () => {
+    const dir = tempDir();
+    const docs = join(dir.path, 'docs');
+    mkdirSync(docs, { recursive: true });
+    const sections = Array.from({ length: 15 }, (_, i) => `## Step ${i}\n\nStep ${i} of the minor release checklist.`);
+    writeFileSync(join(docs, 'checklist.md'), ['# Checklist', ...sections].join('\n\n'));
+    const kioku = await openKioku({
+      data: join(dir.path, 'data'),
+      embedder: new HashedEmbedder(32),
+      judge: new DoubleJudge((c) => (c.key.endsWith('#step-7') ? 0.9 : 0.1)),
+    });
+    try {
+      await importDirectory(new Knowledge(kioku, 'test'), kioku.projections.views.records, { kind: 'wiki', dir: docs });
+      const config = { ...DEFAULT_RECALL_CONFIG, delivery: { ...DEFAULT_DELIVERY_RULES, section_window: 8 } };
+      const p = await recall({ ...kioku.core, config }, { query: 'minor release checklist step 7', namespace: 'private', limit: 10, session_id: 's1' });
+      expect(p.warnings.filter((w) => w.startsWith('record_not_saved'))).toEqual([]);
+      const d = p.delivery.find((x) => x.evidence_key.endsWith('#step-7'));
+      expect(d?.window).toHaveLength(11);
+      expect(d?.window?.[0]).toMatch(/#step-2$/);
     } finally {
       await kioku.close();
       dir.cleanup();

@@ -111,7 +111,7 @@ export interface DeliveryRules {
    * this many sections before and after it on its page, nearer first, while the text fits
    * `excerpt_chars` (src/recall/section-window.ts; `window` names the sections): a page written
    * as short sections keeps the answer beside the section that matched the question's words.
-   * Absent or 0 = off.
+   * At most 5 (a larger radius is read as 5, as turn_window's). Absent or 0 = off.
    */
   section_window?: number | undefined;
   /**

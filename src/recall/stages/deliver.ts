@@ -82,7 +82,9 @@ export function sectionWindows(
   queryTerms: ReadonlySet<string>,
   rules: Pick<DeliveryRules, 'section_window' | 'excerpt_chars'>,
 ): DeliveredItem[] {
-  const radius = rules.section_window ?? 0;
+  // at most 5 each side, as turn windows: delivery.made holds a window of MAX_WINDOW_TURNS keys (a wider
+  // one failed the event's schema, and the recall with it)
+  const radius = Math.min(rules.section_window ?? 0, (MAX_WINDOW_TURNS - 1) / 2);
   if (radius <= 0 || !items.some((i) => i.layer === 'wiki' && !i.excerpt)) return [...items];
   return withSectionWindows(items, (k) => pageSections(records, k, seen), rules.excerpt_chars, radius, queryTerms);
 }
