@@ -11,8 +11,9 @@ type DeliveredState = Record<string, Record<string, [number, string | null][]>>;
 
 export class DeliveredProjection extends PlainStateProjection<DeliveredState> {
   readonly name = 'delivered';
+  // 3: a window member's recorded version (2: null always, so an edited section seen in a window stayed held back);
   // 2: keyed by namespace and session (1: by session id alone, so one namespace's deliveries held another's back)
-  readonly version = 2;
+  readonly version = 3;
   constructor() {
     super(() => ({}));
   }
@@ -24,8 +25,10 @@ export class DeliveredProjection extends PlainStateProjection<DeliveredState> {
     const session = (this.state[sessionKey(record.ns, d.session_id)] ??= {});
     for (const item of d.items) {
       (session[item.evidence_key] ??= []).push([record.ts, item.fingerprint ?? null]);
-      // a turn window's other turns were handed over too (their version unknown here: null)
-      for (const key of item.window ?? []) if (key !== item.evidence_key) (session[key] ??= []).push([record.ts, null]);
+      // a window's other turns or sections were handed over too, at the versions recorded (older logs: unknown, null)
+      (item.window ?? []).forEach((key, i) => {
+        if (key !== item.evidence_key) (session[key] ??= []).push([record.ts, item.window_fingerprints?.[i] ?? null]);
+      });
     }
   }
 

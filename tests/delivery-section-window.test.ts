@@ -145,4 +145,40 @@ describe('section windows in delivery', () => {
       dir.cleanup();
     }
   });
+
+  it('a section handed over inside a window and edited since is suggested again; one unchanged stays held back', async () => {
+    const dir = tempDir();
+    const docs = join(dir.path, 'docs');
+    mkdirSync(join(docs, 'about'), { recursive: true });
+    const page = (cycle: string): string =>
+      ['# Releases', '## Release cycle', cycle, '## Semantic versioning edge cases', 'Vue follows semantic versioning; a minor release may still change TypeScript types.'].join('\n\n');
+    writeFileSync(join(docs, 'about/releases.md'), page('Minor releases ship every 3 to 6 months, after a beta phase.'));
+    // the judge wants the matched section first; after the edit the release cycle section too
+    let edited = false;
+    const kioku = await openKioku({
+      data: join(dir.path, 'data'),
+      embedder: new HashedEmbedder(32),
+      judge: new DoubleJudge((c) => (c.key.includes('semantic-versioning') || (edited && c.key.includes('release-cycle')) ? 0.9 : 0.1)),
+    });
+    try {
+      const knowledge = new Knowledge(kioku, 'test');
+      await importDirectory(knowledge, kioku.projections.views.records, { kind: 'wiki', dir: docs });
+      const ask = { query: 'How often is a minor release published?', namespace: 'private', limit: 10, session_id: 's1' };
+      const first = await recall(kioku.core, ask);
+      expect(first.delivery[0]?.window).toContain('ev1:private:wiki:about/releases#release-cycle');
+      writeFileSync(join(docs, 'about/releases.md'), page('Minor releases now ship every 4 months, after a beta phase.'));
+      await importDirectory(knowledge, kioku.projections.views.records, { kind: 'wiki', dir: docs });
+      edited = true;
+      const again = await recall(kioku.core, ask);
+      // the edited section is handed over at its new version; the unchanged one the agent still sees is not
+      expect(again.delivery.map((d) => d.evidence_key)).toEqual(['ev1:private:wiki:about/releases#release-cycle']);
+      expect(again.delivery[0]?.text).toContain('every 4 months');
+      // the delivered projection records the versions the window handed over
+      const rebuilt = kioku.projections.views.delivered.deliveredSince('private', 's1');
+      expect(rebuilt.get('ev1:private:wiki:about/releases#release-cycle')?.every((fp) => fp !== null)).toBe(true);
+    } finally {
+      await kioku.close();
+      dir.cleanup();
+    }
+  });
 });

@@ -76,6 +76,15 @@ describe('event catalog', () => {
     expect(upcast(e)).toBe(e);
   });
 
+  it('takes a window with one version per key, and refuses versions that do not match its keys', () => {
+    const item = { evidence_key: key, verdict: 0.8, window: [key, 'ev1:private:memory:m2'] };
+    expect(validateEvent({ type: 'delivery.made', data: { recall_id: 'r1', items: [{ ...item, window_fingerprints: [hash, null] }] } }).data).toMatchObject({
+      items: [{ window_fingerprints: [hash, null] }],
+    });
+    expect(() => validateEvent({ type: 'delivery.made', data: { recall_id: 'r1', items: [{ ...item, window_fingerprints: [hash, hash, null] }] } })).toThrow(/one version per window key/);
+    expect(() => validateEvent({ type: 'delivery.made', data: { recall_id: 'r1', items: [{ evidence_key: key, verdict: 0.8, window_fingerprints: [hash, null] }] } })).toThrow(/one version per window key/);
+  });
+
   it('refuses an asset path that is not absolute', () => {
     expect(() => validateEvent({ type: 'asset.registered', data: { ...examples['asset.registered'], path: 'rel/x.png' } })).toThrow(/absolute/);
   });

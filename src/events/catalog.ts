@@ -96,13 +96,20 @@ export const eventSchemas = {
     session_id: id.optional(),
     items: z
       .array(
-        z.strictObject({
-          evidence_key: evidenceKey,
-          verdict: z.number().min(0).max(1),
-          fingerprint: sha256Hex.optional(),
-          // turn_window: the turns the item's text holds, in order (its own among them), each handed over too
-          window: z.array(evidenceKey).min(2).max(MAX_WINDOW_TURNS).optional(),
-        }),
+        z
+          .strictObject({
+            evidence_key: evidenceKey,
+            verdict: z.number().min(0).max(1),
+            fingerprint: sha256Hex.optional(),
+            // turn or section window: the turns or sections the item's text holds, in order (its own among them), each handed over too
+            window: z.array(evidenceKey).min(2).max(MAX_WINDOW_TURNS).optional(),
+            // each window member's version then (null: none), so an edited one may be suggested again; absent in older logs
+            window_fingerprints: z.array(sha256Hex.nullable()).min(2).max(MAX_WINDOW_TURNS).optional(),
+          })
+          .refine((i) => i.window_fingerprints === undefined || i.window_fingerprints.length === i.window?.length, {
+            message: 'window_fingerprints must name one version per window key',
+            path: ['window_fingerprints'],
+          }),
       )
       .max(3),
   }),

@@ -179,6 +179,8 @@ export interface DeliveredItem {
   fingerprint?: string;
   /** turn_window or section_window: the evidence keys of the turns or sections the text holds, in order (this item's among them) */
   window?: string[];
+  /** the version of each of `window`'s turns or sections when handed over (null: it has none, a card) */
+  window_fingerprints?: (string | null)[];
 }
 
 export interface DeliveryResult {

@@ -51,7 +51,7 @@ export interface PacketRecord {
 }
 
 /** A delivered item as the packet carries it. */
-export type DeliveredRecord = Omit<DeliveredItem, 'key' | 'fingerprint'> & { evidence_key: string; owner?: string; mine?: boolean };
+export type DeliveredRecord = Omit<DeliveredItem, 'key' | 'fingerprint' | 'window_fingerprints'> & { evidence_key: string; owner?: string; mine?: boolean };
 
 export interface RecallPacket {
   recall_id: string;

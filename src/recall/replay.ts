@@ -280,7 +280,7 @@ async function replayTurn(t: TurnRecord, context: ReplayContext, delivered: Deli
   );
   // a window's turns count as handed over, as the delivered projection counts them live
   const items = withWindows(context, t.ns, context.plainGapMin, result.items, t.session_id, sessionDelivered, queryTerms, context.rules, t.seq);
-  handOver(delivered, session, t.ts, items.map((i) => ({ key: i.key, fp: i.fingerprint ?? null, window: i.window })));
+  handOver(delivered, session, t.ts, items.map((i) => ({ key: i.key, fp: i.fingerprint ?? null, window: i.window, windowFps: i.window_fingerprints })));
   return {
     turn_id: t.turn_id,
     session_id: t.session_id,
@@ -296,13 +296,23 @@ async function replayTurn(t: TurnRecord, context: ReplayContext, delivered: Deli
   };
 }
 
-/** Items (and their windows' turns: each handed over too, its version unknown) delivered in `session` at `ts`, as the delivered projection counts them. */
-function handOver(delivered: Delivered, session: string, ts: number, items: readonly { key: string; fp: string | null; window?: readonly string[] | undefined }[]): void {
+/** A delivered item as handOver reads it: its key and version, its window's keys and their versions (absent in older logs: unknown). */
+interface HandedItem {
+  key: string;
+  fp: string | null;
+  window?: readonly string[] | undefined;
+  windowFps?: readonly (string | null)[] | undefined;
+}
+
+/** Items (and their windows' turns or sections: each handed over too) delivered in `session` at `ts`, as the delivered projection counts them. */
+function handOver(delivered: Delivered, session: string, ts: number, items: readonly HandedItem[]): void {
   const mine = delivered.get(session) ?? new Map<string, { ts: number; fp: string | null }[]>();
   const handed = (key: string, fp: string | null): void => void mine.set(key, [...(mine.get(key) ?? []), { ts, fp }]);
   for (const item of items) {
     handed(item.key, item.fp);
-    for (const key of item.window ?? []) if (key !== item.key) handed(key, null);
+    (item.window ?? []).forEach((key, i) => {
+      if (key !== item.key) handed(key, item.windowFps?.[i] ?? null);
+    });
   }
   delivered.set(session, mine);
 }
@@ -310,7 +320,7 @@ function handOver(delivered: Delivered, session: string, ts: number, items: read
 /** A plain recall's recorded delivery in a session: what it handed over stays handed over for the turns after it. */
 function handedOver(delivered: Delivered, r: LogRecord): void {
   const d = r.data as EventData<'delivery.made'>;
-  if (d.session_id) handOver(delivered, `${r.ns}\u0000${d.session_id}`, r.ts, d.items.map((i) => ({ key: i.evidence_key, fp: i.fingerprint ?? null, window: i.window })));
+  if (d.session_id) handOver(delivered, `${r.ns}\u0000${d.session_id}`, r.ts, d.items.map((i) => ({ key: i.evidence_key, fp: i.fingerprint ?? null, window: i.window, windowFps: i.window_fingerprints })));
 }
 
 /** Items delivered before and after, per layer kind and per turn; changed turns; usage accounting summed. */

@@ -14,6 +14,8 @@ import { matchedTerms } from './terms.js';
 export interface PageSection {
   key: string;
   text: string;
+  /** its version (the records' fingerprint), recorded with the window so an edit of it is suggested again */
+  fingerprint?: string | undefined;
   /** a window never reaches it (a metadata section, other readers, one the asking session can still see) */
   stop?: boolean;
 }
@@ -60,8 +62,8 @@ export function withSectionWindows(
       if (take(hi + 1, 'after')) hi++;
     }
     if (lo === at && hi === at) return it;
-    const held = page.slice(lo, hi + 1).map((s) => (s.key === it.key ? { key: s.key, text: it.text } : s));
+    const held = page.slice(lo, hi + 1).map((s) => (s.key === it.key ? { key: s.key, text: it.text, fingerprint: it.fingerprint } : s));
     for (const s of held) taken.add(s.key);
-    return { ...it, text: held.map((s) => s.text).join('\n\n'), window: held.map((s) => s.key) };
+    return { ...it, text: held.map((s) => s.text).join('\n\n'), window: held.map((s) => s.key), window_fingerprints: held.map((s) => s.fingerprint ?? null) };
   });
 }

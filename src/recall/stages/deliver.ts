@@ -100,7 +100,7 @@ function pageSections(records: RecordsProjection, key: string, seen: ReadonlyMap
   return records
     .document(ref.ns, ref.layer, ref.id)
     .filter((e) => e.key === key || e.status === 'active')
-    .map((e) => ({ key: e.key, text: e.text, ...(e.key !== key && (e.meta || seen.has(e.key) || !sameReaders(self, e)) ? { stop: true } : {}) }));
+    .map((e) => ({ key: e.key, text: e.text, fingerprint: e.fingerprint, ...(e.key !== key && (e.meta || seen.has(e.key) || !sameReaders(self, e)) ? { stop: true } : {}) }));
 }
 
 /**
@@ -143,7 +143,7 @@ export function turnWindows(
 export function withTurnWindows(
   items: readonly DeliveredItem[],
   neighboursOf: (key: string) => Neighbours,
-  entryOf: (key: string) => { text: string; session_id?: string | undefined; status?: string | undefined } | undefined,
+  entryOf: (key: string) => { text: string; session_id?: string | undefined; status?: string | undefined; fingerprint?: string | undefined } | undefined,
   askingSession: string | undefined,
   maxChars: number,
   radius = 1,
@@ -155,17 +155,18 @@ export function withTurnWindows(
   // a turn leaving a code fence open has it closed: else the window's next turns read as code
   return items.map((it) => {
     if (it.layer !== 'memory' || it.excerpt) return it;
-    const line = (key: string | undefined): { key: string; text: string } | undefined => {
+    type Line = { key: string; text: string; fingerprint: string | null };
+    const line = (key: string | undefined): Line | undefined => {
       const e = key === undefined || taken.has(key) || seen.has(key) ? undefined : entryOf(key);
       const usable = e !== undefined && (e.status ?? 'active') === 'active' && e.text !== '' && e.text !== PURGED_TEXT && (askingSession === undefined || e.session_id !== askingSession);
-      return usable ? { key: key as string, text: closeOpenFence(e.text) } : undefined;
+      return usable ? { key: key as string, text: closeOpenFence(e.text), fingerprint: e.fingerprint ?? null } : undefined;
     };
-    const lines: { key: string; text: string }[] = [{ key: it.key, text: closeOpenFence(it.text) }];
+    const lines: Line[] = [{ key: it.key, text: closeOpenFence(it.text), fingerprint: it.fingerprint ?? null }];
     let length = lines[0]?.text.length ?? 0;
     let first: string | undefined = it.key;
     let last: string | undefined = it.key;
     // the next turn out on one side, when it fits the excerpt
-    const grow = (from: string | undefined, side: 'before' | 'after'): { key: string; text: string } | undefined => {
+    const grow = (from: string | undefined, side: 'before' | 'after'): Line | undefined => {
       const next = from === undefined ? undefined : line(neighboursOf(from)[side]);
       if (!next || length + 1 + next.text.length > maxChars) return undefined;
       length += 1 + next.text.length;
@@ -182,6 +183,6 @@ export function withTurnWindows(
     }
     if (lines.length === 1) return it;
     for (const l of lines) taken.add(l.key);
-    return { ...it, text: lines.map((l) => l.text).join('\n'), window: lines.map((l) => l.key) };
+    return { ...it, text: lines.map((l) => l.text).join('\n'), window: lines.map((l) => l.key), window_fingerprints: lines.map((l) => l.fingerprint) };
   });
 }

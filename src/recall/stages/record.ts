@@ -92,6 +92,7 @@ export function recallEvents(config: RecallConfig, plan: RecallPlan, context: Re
           verdict: it.verdict,
           ...(it.fingerprint ? { fingerprint: it.fingerprint } : {}),
           ...(it.window ? { window: it.window } : {}),
+          ...(it.window && it.window_fingerprints ? { window_fingerprints: it.window_fingerprints } : {}),
         })),
       },
     });
