@@ -167,6 +167,17 @@ describe('the access matrix over HTTP', () => {
       expect(art.status, `${who} artifacts of ${other}`).toBe(other === who ? 200 : 404);
     }
   });
+
+  it.each(MEMBERS)("%s: the lifecycle run decides, counts and lists exactly its audience (defect: a member's run named other members' private memories by key and counted them)", async (who) => {
+    const r = await call(who, 'POST', '/v1/lifecycle/run', { dry_run: true });
+    expect(r.status).toBe(200);
+    const keys = keysOf(r.body['transitions']);
+    expect(ours(keys)).toEqual(expected(who));
+    for (const other of MEMBERS.filter((m) => m !== who)) expect(keys).not.toContain(`ev1:team:trace:${turnOf.get(other) as string}`);
+    // every item is fresh (strength 1): each one counted is a candidate → active listed above
+    expect(r.body['items']).toBe(keys.length);
+    expect(r.body['appended']).toBe(0);
+  });
 });
 
 describe('episodes and assets', () => {

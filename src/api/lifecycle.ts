@@ -10,7 +10,7 @@ import { runLifecycle, type LifecycleReport } from '../recall/lifecycle.js';
 import type { AgingConfig } from '../recall/aging.js';
 import type { KiokuStore } from '../store.js';
 import { wire, type ColdInput, type LifecycleRunInput } from '../wire.js';
-import { visibleKey } from './audience.js';
+import { visibleIn, visibleKey } from './audience.js';
 
 export interface ColdAnswer {
   namespace: string;
@@ -23,7 +23,9 @@ export interface ColdAnswer {
 export function lifecycleIn(store: KiokuStore, aging: AgingConfig, input: LifecycleRunInput, access: Access, now: Date, actor: string): Promise<LifecycleReport> {
   const body = parseInput(wire.lifecycleRun, input ?? {}, 'lifecycle run');
   const ns = namespaceOf(body.namespace, access);
-  return runLifecycle(store, aging, { now, ns, dryRun: body.dry_run, actor });
+  // a member runs it over what they may see: the report named another member's private items by key
+  // and counted them (issue 34: a hidden item is not found); the nightly job runs over every item
+  return runLifecycle(store, aging, { now, ns, dryRun: body.dry_run, actor, visible: visibleIn(store, ns, access) });
 }
 
 /** Items recall considered at least `min_considered` times and never found relevant, as the caller may see them. */

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { Views } from '../../projections/views.js';
 import { namespaceSchema } from '../events/index.js';
+import type { RecordEntry } from '../knowledge/item.js';
 import type { EventStore } from '../log/index.js';
 import { AGING_LAYERS, decayClass, nextState, strength, type AgingConfig, type LifecycleState } from './aging.js';
 
@@ -56,6 +57,8 @@ export function planLifecycle(
   config: AgingConfig,
   now: Date,
   ns?: string,
+  /** the caller's audience (issue 34): an item it may not see is neither decided nor counted nor listed */
+  visible?: (e: RecordEntry) => boolean,
 ): { report: LifecycleReport; moves: (LifecycleTransition & { ns: string })[] } {
   const histogram = BINS.map(() => 0);
   const states: Record<string, number> = {};
@@ -64,7 +67,7 @@ export function planLifecycle(
   let items = 0;
   let tombstoned = 0;
   for (const e of views.records.all({ includeRetired: true, layers: [...AGING_LAYERS] })) {
-    if (ns !== undefined && e.ns !== ns) continue;
+    if ((ns !== undefined && e.ns !== ns) || (visible !== undefined && !visible(e))) continue;
     const cls = decayClass(config, e);
     if (cls === undefined) continue;
     if (e.status !== 'active') {
@@ -105,11 +108,11 @@ export function planLifecycle(
 export async function runLifecycle(
   store: { log: EventStore; projections: { views: Pick<Views, 'records' | 'access' | 'lifecycle'>; waitFor(seq: number): Promise<void> } },
   config: AgingConfig,
-  options: { now: Date; ns?: string | undefined; dryRun: boolean; actor?: string },
+  options: { now: Date; ns?: string | undefined; dryRun: boolean; actor?: string; visible?: ((e: RecordEntry) => boolean) | undefined },
 ): Promise<LifecycleReport> {
   // decide against projections caught up to the head: a use just appended must count
   await store.projections.waitFor(store.log.head().seq);
-  const { report, moves } = planLifecycle(store.projections.views, config, options.now, options.ns);
+  const { report, moves } = planLifecycle(store.projections.views, config, options.now, options.ns, options.visible);
   if (options.dryRun || moves.length === 0) return { ...report, dry_run: options.dryRun };
   let appended = 0;
   for (let i = 0; i < moves.length; i += BATCH) {
