@@ -1,6 +1,7 @@
 // access: per namespace and evidence key, how often and how lately an item was used — delivered
-// to an agent (`delivery.made`), looked up (returned by a recall, `recall.performed`), or fetched
-// by its key (`evidence.fetched`) — and when each item was last written. The ACT-R re-rank
+// to an agent (`delivery.made`: the item and every turn or section its window handed over with it),
+// looked up (returned by a recall, `recall.performed`), or fetched by its key (`evidence.fetched`) —
+// and when each item was last written. The ACT-R re-rank
 // (src/recall/activation.ts) and the lifecycle job (src/recall/lifecycle.ts) read it; the
 // adaptive-recall seed (004) kept the same per-item counter and last-accessed time.
 import { FOLDED_TYPES } from '../src/knowledge/fold.js';
@@ -16,10 +17,16 @@ export interface AccessCounts {
   count: number;
   /** log time (ms) of the latest access */
   last: number;
+  /**
+   * log time (ms) of the latest use by an agent — delivered or fetched, not merely looked up (0: never).
+   * What brings an archived item back: a recall's list holds its ten best matches whether or not any
+   * was any good, and counting that as a use lifted an archived item after the first recall it sank in.
+   */
+  last_used: number;
 }
 
-/** [delivered, looked_up, fetched, last ms]: four numbers per key keep a rebuild's state small. */
-type Row = [number, number, number, number];
+/** [delivered, looked_up, fetched, last ms, last used ms]: five numbers per key keep a rebuild's state small. */
+type Row = [number, number, number, number, number];
 
 interface AccessState {
   rows: Record<string, Record<string, Row>>;
@@ -31,7 +38,8 @@ const ACCESS_TYPES = ['delivery.made', 'recall.performed', 'evidence.fetched'];
 
 export class AccessProjection implements Projection {
   readonly name = 'access';
-  readonly version = 1;
+  // 2: a window's turns and sections count as delivered; last_used (delivered or fetched) beside last
+  readonly version = 2;
   readonly types: ReadonlySet<string> = new Set([...ACCESS_TYPES, ...FOLDED_TYPES]);
   private rows = new Map<string, Map<string, Row>>();
   private written = new Map<number, number>();
@@ -40,7 +48,7 @@ export class AccessProjection implements Projection {
     let byKey = this.rows.get(ns);
     if (byKey === undefined) this.rows.set(ns, (byKey = new Map()));
     let r = byKey.get(key);
-    if (r === undefined) byKey.set(key, (r = [0, 0, 0, 0]));
+    if (r === undefined) byKey.set(key, (r = [0, 0, 0, 0, 0]));
     return r;
   }
 
@@ -50,6 +58,7 @@ export class AccessProjection implements Projection {
     const r = this.row(record.ns, key);
     r[column] += 1;
     r[3] = Math.max(r[3], record.ts);
+    if (column !== 1) r[4] = Math.max(r[4], record.ts);
   }
 
   apply(record: LogRecord): void {
@@ -59,7 +68,8 @@ export class AccessProjection implements Projection {
     }
     if (record.type === 'delivery.made') {
       const d = record.data as EventData<'delivery.made'>;
-      for (const key of new Set(d.items.map((i) => i.evidence_key))) this.touch(record, key, 0);
+      // a turn or section handed over inside an item's window was shown to the agent as much as the item
+      for (const key of new Set(d.items.flatMap((i) => [i.evidence_key, ...(i.window ?? [])]))) this.touch(record, key, 0);
     } else if (record.type === 'recall.performed') {
       // columns read directly: decoding every candidate's lanes (recallCandidates) would cost a rebuild for nothing
       const d = record.data as EventData<'recall.performed'>;
@@ -80,7 +90,7 @@ export class AccessProjection implements Projection {
   /** The accesses of one item (undefined: never accessed). */
   get(ns: string, key: string): AccessCounts | undefined {
     const r = this.rows.get(ns)?.get(key);
-    return r && { delivered: r[0], looked_up: r[1], fetched: r[2], count: r[0] + r[1] + r[2], last: r[3] };
+    return r && { delivered: r[0], looked_up: r[1], fetched: r[2], count: r[0] + r[1] + r[2], last: r[3], last_used: r[4] };
   }
 
   /** Log time (ms) of the event at `seq` when it wrote knowledge (an entry's `seq`), else undefined. */

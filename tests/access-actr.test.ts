@@ -36,6 +36,19 @@ describe('the access log', () => {
     expect(access.writtenAt(1)).toBeGreaterThan(0);
   });
 
+  it('a turn handed over inside a delivered item\'s window counts as delivered, and a look-up is no use', async () => {
+    const turn = (i: number) => `ev1:private:memory:t${i}`;
+    const access = await given(
+      { type: 'memory.written', data: { id: 't1', kind: 'event', text: 'Caroline: I went to the support group.', session_id: 's' } },
+      recallOf(['memory:t9'], [RECALL_FLAG_BITS.returned]),
+      { type: 'delivery.made', data: { recall_id: 'r1', items: [{ evidence_key: turn(2), verdict: 0.9, window: [turn(1), turn(2), turn(3)] }] } },
+    ).then(new AccessProjection());
+    for (const i of [1, 2, 3]) expect(access.get('private', turn(i))).toMatchObject({ delivered: 1, looked_up: 0, count: 1 });
+    expect(access.get('private', turn(2))?.last_used).toBeGreaterThan(0);
+    // returned by a recall: an access (ACT-R's frequency), not a use
+    expect(access.get('private', turn(9))).toMatchObject({ looked_up: 1, last_used: 0 });
+  });
+
   it('a rebuild folds the same state, bit for bit', async () => {
     const store = await memoryStore();
     await store.knowledge.writeMemories({ memories: [{ id: 'm', kind: 'fact', text: 'Rotate the staging certificate every ninety days.' }] });

@@ -80,6 +80,36 @@ describe('the lifecycle job', () => {
     }
   });
 
+  it('an archived item a recall lists but does not deliver sinks on the next recall too (defect: a look-up lifted it, so it sank for one recall)', async () => {
+    const dir = tempDir();
+    let clock = new Date();
+    // the judge finds the archived event of no use: listed among the records, never delivered
+    const judge = new DoubleJudge((c) => (c.key.endsWith(':trip') ? 0.1 : 0.9));
+    const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32), judge, now: () => clock });
+    try {
+      await kioku.writeMemories({
+        memories: [
+          { id: 'trip', kind: 'event', text: 'Island lighthouse ferry from the harbour.' },
+          { id: 'rule', kind: 'fact', text: 'Island lighthouse ferry from the harbour, hourly.' },
+        ],
+      });
+      await kioku.lifecycleRun({});
+      clock = new Date(Date.now() + 400 * DAY);
+      expect((await kioku.lifecycleRun({})).by_transition).toEqual({ 'active → archived': 1 });
+      for (let i = 0; i < 3; i++) {
+        const p = await kioku.recall({ query: 'island lighthouse ferry harbour', limit: 5 });
+        expect(p.delivery.map((d) => d.evidence_key)).not.toContain('ev1:private:memory:trip');
+        const trip = p.records.find((r) => r.evidence_key === 'ev1:private:memory:trip');
+        expect(trip?.why.lanes['archived'], `recall ${i}`).toBeLessThan(0);
+      }
+      expect((await kioku.lifecycleRun({})).by_transition).toEqual({});
+      expect(kioku.projections.views.lifecycle.get('private', 'ev1:private:memory:trip')?.state).toBe('archived');
+    } finally {
+      await kioku.close();
+      dir.cleanup();
+    }
+  });
+
   it('runs on a timer inside the service, and stops with it', async () => {
     const dir = tempDir();
     const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32) });

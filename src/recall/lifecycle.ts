@@ -82,7 +82,7 @@ export function planLifecycle(
     const since = Math.max(used?.last ?? 0, views.access.writtenAt(e.seq) ?? Date.parse(e.occurred_at));
     const s = strength(config, cls, now.getTime() - since);
     histogram[Math.min(BINS.length - 1, Math.floor(s / 0.2))]! += 1;
-    const move = nextState(config, state, s, Boolean(life && used && used.last > life.at));
+    const move = nextState(config, state, s, Boolean(life && used && used.last_used > life.at));
     if (!move) continue;
     const label = `${state} → ${move.to}`;
     byTransition[label] = (byTransition[label] ?? 0) + 1;

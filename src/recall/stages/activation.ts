@@ -35,7 +35,8 @@ export function agingAdjustments(
     if (!archived && !config.actr.enabled) continue;
     const used = views.access.get(ns, e.key);
     const adjust: AgingAdjustment = {};
-    if (archived && !(used && used.last > life.at)) adjust.archived = true;
+    // a use (delivered or fetched) since it was archived brings it back; a look-up does not (projections/access.ts)
+    if (archived && !(used && used.last_used > life.at)) adjust.archived = true;
     if (config.actr.enabled) {
       // age since the last use, or since it was written when never used (seed: last_accessed_at, else created)
       const since = Math.max(used?.last ?? 0, views.access.writtenAt(e.seq) ?? 0);
