@@ -125,6 +125,24 @@ describe('the lifecycle job', () => {
     }
   });
 
+  it('an interval longer than setTimeout takes (24.8 days) waits it out (defect: KIOKU_LIFECYCLE_EVERY_H=720 ran the job every millisecond)', async () => {
+    const dir = tempDir();
+    const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32) });
+    try {
+      await kioku.writeMemories({ memories: [{ id: 'm', kind: 'fact', text: 'Timers run the lifecycle.' }] });
+      const timer = startLifecycleTimer(kioku.store, { everyHours: 720 });
+      await new Promise((r) => setTimeout(r, 300));
+      await timer.stop();
+      expect(timer.runs).toEqual([]);
+      let appended = 0;
+      for await (const _r of kioku.log.read({ types: ['lifecycle.transitioned'] })) appended += 1;
+      expect(appended).toBe(0);
+    } finally {
+      await kioku.close();
+      dir.cleanup();
+    }
+  });
+
   it('kioku lifecycle run --dry-run --json prints the histogram and the transitions, appending nothing', async () => {
     const dir = tempDir();
     const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32) });

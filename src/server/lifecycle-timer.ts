@@ -9,6 +9,8 @@ import { runLifecycle, type LifecycleReport } from '../recall/lifecycle.js';
 import type { KiokuStore } from '../store.js';
 
 export const DEFAULT_LIFECYCLE_EVERY_H = 24;
+/** setTimeout's longest delay */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /** KIOKU_LIFECYCLE_EVERY_H: hours between runs (fractions allowed), 0 = off. */
 export function lifecycleEveryFromEnv(raw: string | undefined): number {
@@ -48,9 +50,12 @@ export function startLifecycleTimer(
   };
   const schedule = (ms: number): void => {
     if (stopped) return;
+    // setTimeout runs a delay past 2^31-1 ms (24.8 days) after 1 ms: a longer interval waits in steps
+    const step = Math.min(ms, MAX_TIMER_MS);
     timer = setTimeout(() => {
-      running = tick().finally(() => schedule(everyMs));
-    }, ms);
+      if (ms > step) schedule(ms - step);
+      else running = tick().finally(() => schedule(everyMs));
+    }, step);
     timer.unref();
   };
   schedule(everyMs);
