@@ -125,7 +125,8 @@ describe('kioku mcp after its service was SIGKILLed', () => {
         expect(readRunFile(dir)?.url).toBe(local);
         expect(servicesOf(dir)).toHaveLength(1);
       },
-      { KIOKU_URL: elsewhere },
+      // a short wait for the dead URL (30 s by default; waiting itself is tests/mcp-waits-once-per-outage's): retried, never redirected
+      { KIOKU_URL: elsewhere, KIOKU_READY_WAIT_MS: '2000' },
     );
   }, 60_000);
 });

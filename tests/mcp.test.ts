@@ -233,7 +233,9 @@ describe('several MCP clients on one data dir', () => {
 
 describe('kioku doctor', () => {
   it('reports a working connection (degraded without vectors) and fails a broken one', async () => {
-    const { runCli } = await import('./helpers.js');
+    const { runCli: runCliFrom } = await import('./helpers.js');
+    // as installed (bin/kioku.js → dist/, as the MCP client above), not through tsx
+    const runCli = (args: string[], env: Record<string, string>) => runCliFrom(args, env, 'installed');
     const data = tempDir();
     try {
       const ok = await runCli(['doctor', '--data', data.path, '--json'], { KIOKU_EMBEDDER: 'hash', HOME: data.path });
@@ -250,7 +252,8 @@ describe('kioku doctor', () => {
       const expecting = await runCli(['doctor', '--data', data.path, '--expect-id', 'nothing-here', '--json'], { KIOKU_EMBEDDER: 'hash', HOME: data.path });
       expect(expecting.code).toBe(1);
       expect(expecting.json).toMatchObject({ status: 'failed', problems: ['expected nothing-here among the results'] });
-      const broken = await runCli(['doctor', '--json'], { KIOKU_URL: 'http://127.0.0.1:9', HOME: data.path });
+      // a short wait for the dead service: what waiting does is tests/mcp-waits-once-per-outage's (30 s by default)
+      const broken = await runCli(['doctor', '--json'], { KIOKU_URL: 'http://127.0.0.1:9', KIOKU_READY_WAIT_MS: '1000', HOME: data.path });
       expect(broken.code).toBe(1);
       expect(broken.json).toMatchObject({ status: 'failed', service: { mode: 'remote' }, checks: [{ ok: true }, { ok: true }, { name: 'recall', ok: false }] });
     } finally {
@@ -310,7 +313,8 @@ describe('remote mode, refusals', () => {
 describe('remote mode', () => {
   it('talks only to KIOKU_URL and says so when it does not answer', async () => {
     const data = tempDir();
-    const client = await mcpClient(data.path, { KIOKU_URL: 'http://127.0.0.1:9' });
+    // a short wait for the dead service: what waiting does is tests/mcp-waits-once-per-outage's (30 s by default)
+    const client = await mcpClient(data.path, { KIOKU_URL: 'http://127.0.0.1:9', KIOKU_READY_WAIT_MS: '1000' });
     try {
       const r = await call(client, 'recall', { message: 'anything' });
       expect(r).toMatchObject({ isError: true, structuredContent: { error: { code: 'KIOKU_SERVICE_UNAVAILABLE' } } });
