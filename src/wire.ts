@@ -73,7 +73,8 @@ export const wire = {
   deliveryReport: z.strictObject({ ...namespace, days: z.number().optional() }),
   assetQuery: z.strictObject({ ...namespace, include_content: z.boolean().optional(), max_bytes: z.number().optional() }),
   // a whole number; out-of-range values are clamped to 1–100 by the facade, as always
-  related: z.strictObject({ limit: z.number().int().optional() }),
+  // 1–100 as the MCP tool takes it: -5, 0 or a billion were answered as 1 or 100 over HTTP, never refused
+  related: z.strictObject({ limit: z.number().int().min(1).max(100).optional() }),
   pipelineSnapshot: pipelineSnapshotSchema,
   pipelineJobs: pipelineJobsSchema,
   activity: activitySchema,

@@ -107,7 +107,8 @@ describe('without tokens (anonymous, loopback)', () => {
     expect(q.status).toBe(400);
     expect(q.body).toMatchObject({ error: { code: 'KIOKU_INPUT_INVALID', details: { field: 'namespace' } } });
     // a limit that is not a whole number is refused, never handed on as NaN (found by the outside attack)
-    for (const limit of ['abc', '1.5']) {
+    // and one outside 1–100, as the MCP tool refuses it (defect: -5 and 1e9 were answered as 1 and 100)
+    for (const limit of ['abc', '1.5', '-5', '0', '', '1e9']) {
       const r = await s.call('GET', `/v1/evidence/ev1:private:memory:nothing/related?limit=${limit}`);
       expect(r.status, limit).toBe(400);
       expect(r.body).toMatchObject({ error: { code: 'KIOKU_INPUT_INVALID', details: { field: 'limit' } } });

@@ -1,7 +1,7 @@
 // Browse: one item whole and its edges, items by what they are (directives, constraints, a topic,
 // a time range, a session), a page of the library in key order, and what the library holds.
 import { z } from 'zod';
-import { inputSchemas } from '../../api/index.js';
+import { inputSchemas, querySchemas } from '../../api/index.js';
 import { browseItems, itemView, renderItems } from '../render.js';
 import { KiokuError } from '../../errors.js';
 import { kiokuTool, namespaceReadTool, plainTool } from '../tool.js';
@@ -37,7 +37,7 @@ export const getRelated = plainTool({
   name: 'get_related',
   description:
     "Follow the edges from one item (by evidence key, or a memory's id) when you need its context: what it superseded or was superseded by, the cards it references or that reference it, the turns before and after it in its session, and items about the same entities.",
-  input: { ...itemArgs, limit: z.number().int().min(1).max(100).optional() },
+  input: { ...itemArgs, limit: querySchemas.related.shape.limit },
   call: async (kioku, a) => {
     const r = await (await kioku()).related(itemOf(a, 'get_related'), a.limit ? { limit: a.limit } : {});
     return {
