@@ -1,5 +1,6 @@
 // Recall configuration. Defaults were chosen on the LoCoMo development split
 // (evals/locomo/run.ts; figures in evals/README.md), never on held-out data.
+import { KiokuError } from '../errors.js';
 import { DEFAULT_AGING, type AgingConfig } from './aging.js';
 import { DEFAULT_DELIVERY_RULES, type DeliveryRules } from './delivery.js';
 import type { FusionMethod } from './fusion.js';
@@ -150,19 +151,40 @@ export function measurementConfig(config: RecallConfig = DEFAULT_RECALL_CONFIG):
   return { ...config, embed_timeout_ms: 600_000, judge_timeout_ms: 600_000 };
 }
 
-/** The default configuration with the environment's switches: KIOKU_ACTR=1 turns the ACT-R re-rank on (src/recall/aging.ts), KIOKU_GRAPH_WEIGHT weighs the graph channel, KIOKU_PLAIN_SESSION_GAP_MIN gives plain memories neighbours in time. */
+/**
+ * The default configuration with the environment's switches: KIOKU_ACTR=1 turns the ACT-R re-rank on (src/recall/aging.ts),
+ * KIOKU_GRAPH_WEIGHT weighs the graph channel, KIOKU_PLAIN_SESSION_GAP_MIN gives plain memories neighbours in time. A value
+ * it cannot read is refused (KIOKU_USAGE naming the variable): KIOKU_ACTR=yes, KIOKU_GRAPH_WEIGHT=0,3 were silently the default.
+ */
 export function recallConfigFromEnv(env: NodeJS.ProcessEnv = process.env): RecallConfig {
   let config = DEFAULT_RECALL_CONFIG;
-  const actr = env['KIOKU_ACTR'];
-  if (actr !== undefined && actr !== '') {
-    const enabled = actr === '1' || actr.toLowerCase() === 'on' || actr.toLowerCase() === 'true';
-    config = { ...config, aging: { ...config.aging, actr: { ...config.aging.actr, enabled } } };
-  }
-  const gap = env['KIOKU_PLAIN_SESSION_GAP_MIN'];
-  if (gap !== undefined && gap !== '' && Number.isFinite(Number(gap)) && Number(gap) >= 0) config = { ...config, plain_session_gap_min: Number(gap) };
+  const actr = envSwitch(env, 'KIOKU_ACTR');
+  if (actr !== undefined) config = { ...config, aging: { ...config.aging, actr: { ...config.aging.actr, enabled: actr } } };
+  const gap = envAmount(env, 'KIOKU_PLAIN_SESSION_GAP_MIN', 'a number of minutes, 0 for off');
+  if (gap !== undefined) config = { ...config, plain_session_gap_min: gap };
   // KIOKU_GRAPH_WEIGHT: the graph channel's lane weight (0 = off), for measuring it through the front door
-  const graph = env['KIOKU_GRAPH_WEIGHT'];
-  if (graph !== undefined && graph !== '' && Number.isFinite(Number(graph)) && Number(graph) >= 0)
-    config = { ...config, channel_weights: { ...config.channel_weights, graph: Number(graph) } };
+  const graph = envAmount(env, 'KIOKU_GRAPH_WEIGHT', 'a lane weight, 0 for off');
+  if (graph !== undefined) config = { ...config, channel_weights: { ...config.channel_weights, graph } };
   return config;
+}
+
+const ON = new Set(['1', 'on', 'true', 'yes']);
+const OFF = new Set(['0', 'off', 'false', 'no']);
+
+/** An on/off variable (undefined: not set). */
+function envSwitch(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  if (ON.has(raw.toLowerCase())) return true;
+  if (OFF.has(raw.toLowerCase())) return false;
+  throw new KiokuError('KIOKU_USAGE', `${name} must be 1 or 0 (on/off, true/false, yes/no) (got "${raw.slice(0, 40)}")`, { details: { field: name } });
+}
+
+/** A number ≥ 0 (undefined: not set). */
+function envAmount(env: NodeJS.ProcessEnv, name: string, what: string): number | undefined {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new KiokuError('KIOKU_USAGE', `${name} must be ${what} (got "${raw.slice(0, 40)}")`, { details: { field: name } });
+  return n;
 }

@@ -14,6 +14,7 @@ import type { Judge } from '../recall/index.js';
 import { beginStore } from '../store.js';
 import { buildApp, type ServerState } from './app.js';
 import { authFileOf, loadAuth, type AuthConfig } from './auth.js';
+import { recallConfigFromEnv } from '../recall/config.js';
 import { lifecycleEveryFromEnv, startLifecycleTimer, type LifecycleTimer } from './lifecycle-timer.js';
 import { removePurgedUploads } from '../knowledge/asset-files.js';
 
@@ -174,6 +175,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const library = await openLibrary(options, paths, auth);
   const state: ServerState = { ready: false, startedAt: Date.now(), ...(auth.tokenNames ? { tokenNames: (ns: string) => auth.tokenNames?.(ns) ?? [] } : {}) };
   const everyHours = options.lifecycleEveryHours ?? lifecycleEveryFromEnv(process.env['KIOKU_LIFECYCLE_EVERY_H']);
+  // a recall switch it cannot read (KIOKU_ACTR=yes) stops the start, as a bad KIOKU_LIFECYCLE_EVERY_H does, not every recall later
+  recallConfigFromEnv();
   let lifecycle: LifecycleTimer | undefined;
   let app: FastifyInstance;
   try {
