@@ -9,7 +9,12 @@ import { join, resolve } from 'node:path';
 import { requestKioku } from '../src/client.js';
 
 const REPO = resolve(import.meta.dirname, '..');
-const CLI = join(REPO, 'tools/kioku.ts');
+/**
+ * The CLI the scripts start: the sources through tsx (what you measure is the working tree), or
+ * with KIOKU_EVAL_ENTRY=installed bin/kioku.js → dist/ (the same code without tsx's start-up; the
+ * benchmark scripts' smoke tests use it, dist/ kept fresh by tests/global-setup.ts).
+ */
+const CLI = process.env['KIOKU_EVAL_ENTRY'] === 'installed' ? [join(REPO, 'bin/kioku.js')] : ['--import', 'tsx', join(REPO, 'tools/kioku.ts')];
 
 export interface Service {
   url: string;
@@ -39,7 +44,7 @@ export function removeDir(dir: string): void {
 /** Run the real CLI; resolves with its last stdout line parsed as JSON (architecture.md §cli). */
 export function runKioku(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Record<string, unknown>> {
   return new Promise((done, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args, '--json'], {
+    const child = spawn(process.execPath, [...CLI, ...args, '--json'], {
       cwd: REPO,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -63,7 +68,7 @@ export function runKioku(args: string[], env: NodeJS.ProcessEnv = {}): Promise<R
 
 /** `kioku serve --data DIR --port 0` in its own process; resolves once it is ready. */
 export async function startService(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<Service> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--data', dataDir, '--port', '0', '--quiet'], {
+  const child: ChildProcess = spawn(process.execPath, [...CLI, 'serve', '--data', dataDir, '--port', '0', '--quiet'], {
     cwd: REPO,
     env: { ...process.env, KIOKU_AUTH_FILE: join(dataDir, 'no-auth.json'), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -19,7 +19,8 @@ function runScript(
   return new Promise((done, reject) => {
     const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(REPO, script), ...args], {
       cwd: REPO,
-      env: { ...process.env, CI: '', KIOKU_EMBEDDER: 'hash', ...env },
+      // the scripts start the CLI as installed (bin/kioku.js → dist/, kept fresh by tests/global-setup.ts), not through tsx
+      env: { ...process.env, CI: '', KIOKU_EMBEDDER: 'hash', KIOKU_EVAL_ENTRY: 'installed', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -108,7 +109,7 @@ describe('eval:locomo', () => {
 
 describe('footprint benches', () => {
   it('bench:index reports the library as a fresh service process holds it', async () => {
-    const r = await runScript('tools/bench/index.ts', ['--records', '3000', '--queries', '20', '--no-model', '--json'], {}, ['--expose-gc']);
+    const r = await runScript('tools/bench/index.ts', ['--records', '1500', '--queries', '20', '--no-model', '--json'], {}, ['--expose-gc']);
     expect(r.code).toBe(0);
     const service = r.json?.['service'] as Record<string, unknown>;
     expect(service).toMatchObject({ modelReadyMs: null, dominant: expect.any(String) });
