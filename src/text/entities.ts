@@ -31,25 +31,54 @@ const HOST_PORT = /\b((?:[a-z0-9-]+\.)*[a-z0-9-]+:\d{2,5})\b/gi;
 const PRODUCT = /\b([A-Z][A-Za-z]+(?:[ -]?\d+(?:\.\d+)*))\b/g;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]{2,}/gu;
 
-/** Entities a text names, lower-cased, each once, in order of first mention (at most `max`). */
+/** NFKC leaves ASCII as it is: most texts skip the normaliser's copy and the CJK check. */
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+/** CODE_IDENT's third form (a dotted name) is a call: it cannot match without "(" */
+const CODE_CAMEL_OR_SNAKE = /[a-z][A-Z]|_/;
+const CODE_DOTTED = /\.[A-Za-z_]/;
+const ONLY_DIGITS_PORT = /^\d+:\d+$/;
+const SPACE_RUN = /\s+/y;
+const TRAILING = /[.,;:!?)'’"]+$/u;
+const TRAILING_CHARS = '.,;:!?)\'’"';
+
+/**
+ * Entities a text names, lower-cased, each once, in order of first mention (at most `max`). A rebuild
+ * folds every item through here (issue 35's bench:log): the patterns run as exec loops (matchAll
+ * makes an iterator and a regex clone per call), each only over a text holding a character it cannot
+ * match without, and nothing runs once `max` are found (nothing more could be added).
+ */
 export function extractEntities(text: string, max = 32): string[] {
-  const t = text.normalize('NFKC');
+  const ascii = ASCII_ONLY.test(text);
+  const t = ascii ? text : text.normalize('NFKC');
   const out = new Set<string>();
   names(t, out, max);
-  // each pattern only over a text holding the character it cannot match without (a rebuild folds every item through here)
-  if (/[a-z][A-Z]|_|\.[A-Za-z_]/.test(t)) for (const m of t.matchAll(CODE_IDENT)) addEntity(out, m[0], max);
-  if (t.includes('/')) for (const m of t.matchAll(PATH)) addEntity(out, m[1], max);
-  if (/:\d/.test(t)) for (const m of t.matchAll(HOST_PORT)) if (!/^\d+:\d+$/.test(m[1] ?? '')) addEntity(out, m[1], max);
-  if (/\d/.test(t)) for (const m of t.matchAll(PRODUCT)) addEntity(out, m[1], max);
+  if (out.size < max && (CODE_CAMEL_OR_SNAKE.test(t) || (t.includes('(') && CODE_DOTTED.test(t)))) eachMatch(CODE_IDENT, t, 0, out, max);
+  if (out.size < max && t.includes('/')) eachMatch(PATH, t, 1, out, max);
+  if (out.size < max && /:\d/.test(t)) {
+    HOST_PORT.lastIndex = 0;
+    for (let m = HOST_PORT.exec(t); m !== null && out.size < max; m = HOST_PORT.exec(t)) if (!ONLY_DIGITS_PORT.test(m[1] ?? '')) addEntity(out, m[1], max);
+  }
+  if (out.size < max && /\d/.test(t)) eachMatch(PRODUCT, t, 1, out, max);
   // every CJK script's letters lie above U+10FF (Hangul jamo start at U+1100)
-  if (/[^\u0000-\u10ff]/.test(t)) for (const m of t.matchAll(CJK)) for (const term of cjkTerms(m[0])) addEntity(out, term, max);
+  if (!ascii && out.size < max && /[^\u0000-\u10ff]/.test(t)) {
+    CJK.lastIndex = 0;
+    for (let m = CJK.exec(t); m !== null && out.size < max; m = CJK.exec(t)) for (const term of cjkTerms(m[0])) addEntity(out, term, max);
+  }
   return [...out];
+}
+
+/** Each match's group `group` of a global pattern, as an entity. */
+function eachMatch(pattern: RegExp, text: string, group: number, out: Set<string>, max: number): void {
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m !== null && out.size < max; m = pattern.exec(text)) addEntity(out, m[group], max);
 }
 
 // module functions, not closures made per text: a rebuild calls these for every item
 function addEntity(out: Set<string>, e: string | undefined, max: number): void {
-  const v = e?.trim().replace(/[.,;:!?)'’"]+$/u, '').toLowerCase();
-  if (v && v.length >= 2 && out.size < max) out.add(v);
+  if (e === undefined || out.size >= max) return;
+  let v = e.trim();
+  if (v.length > 0 && TRAILING_CHARS.includes(v[v.length - 1] as string)) v = v.replace(TRAILING, '');
+  if (v.length >= 2) out.add(v.toLowerCase());
 }
 
 function addRun(out: Set<string>, run: readonly string[], max: number): void {
@@ -63,28 +92,39 @@ function addRun(out: Set<string>, run: readonly string[], max: number): void {
  * between them, which ends a run as meeting that word would (and nothing is added in between).
  */
 function names(text: string, out: Set<string>, max: number): void {
-  let run: string[] = [];
+  const run: string[] = [];
   let runStart = -1;
   let lastEnd = -1;
-  // a run that opens a line and ends at a label's colon ("Action Item: …", "Next Steps: …") names no one, as one word does (opensSentence)
-  const flush = (): void => {
-    if (!(run.length > 1 && text[lastEnd] === ':' && opensLine(text, runStart) && isLabel(run.join(' ')))) addRun(out, run, max);
-    run = [];
-  };
-  for (const m of text.matchAll(CAPITAL_WORD)) {
-    const w = m[0].endsWith("'s") || m[0].endsWith('’s') ? m[0].slice(0, -2) : m[0];
-    const at = m.index ?? 0;
+  CAPITAL_WORD.lastIndex = 0;
+  for (let m = CAPITAL_WORD.exec(text); m !== null; m = CAPITAL_WORD.exec(text)) {
+    const word = m[0];
+    const w = word.endsWith("'s") || word.endsWith('’s') ? word.slice(0, -2) : word;
+    const at = m.index;
     // a lone capitalised word opening a sentence is most often just that ("Run the…"), unless it names a speaker ("Caroline: …")
     const capital = !NOT_NAMES.has(w.toLowerCase()) && !opensSentence(text, w, at);
     // a run continues only over the whitespace between two capitalised words
-    if (!capital || (run.length && !/^\s+$/u.test(text.slice(lastEnd, at)))) flush();
+    if (!capital || (run.length > 0 && !onlySpace(text, lastEnd, at))) endRun(text, out, run, runStart, lastEnd, max);
     if (capital) {
       if (run.length === 0) runStart = at;
       run.push(w);
     }
     lastEnd = at + w.length;
   }
-  flush();
+  endRun(text, out, run, runStart, lastEnd, max);
+}
+
+/** A run ends: its entities, unless it opens a line and ends at a label's colon ("Action Item: …", "Next Steps: …": it names no one, as one word does, opensSentence); `run` is emptied. */
+function endRun(text: string, out: Set<string>, run: string[], runStart: number, lastEnd: number, max: number): void {
+  if (run.length === 0) return;
+  if (!(run.length > 1 && text[lastEnd] === ':' && opensLine(text, runStart) && isLabel(run.join(' ')))) addRun(out, run, max);
+  run.length = 0;
+}
+
+/** Whether text[from, to) is whitespace and not empty. */
+function onlySpace(text: string, from: number, to: number): boolean {
+  if (to <= from) return false;
+  SPACE_RUN.lastIndex = from;
+  return SPACE_RUN.test(text) && SPACE_RUN.lastIndex === to;
 }
 
 /** Whether a word at `at` opens the text, a sentence or a line. */
