@@ -81,10 +81,11 @@ export class GraphProjection implements Projection {
 
   private put(item: Item): void {
     this.drop(item.key);
-    const ents = new Set(item.entities.map((e) => e.normalize('NFKC').toLowerCase()));
-    for (const e of extractEntities(item.layer === 'card' || item.layer === 'wiki' ? `${item.title}\n${item.text}` : item.text)) ents.add(e);
+    const named = extractEntities(item.layer === 'card' || item.layer === 'wiki' ? `${item.title}\n${item.text}` : item.text);
+    // most items were written with no entities: the extracted ones as they are (distinct already), no set and copy per item
+    const ents = item.entities.length === 0 ? named : [...new Set([...item.entities.map((e) => e.normalize('NFKC').toLowerCase()), ...named])];
     const plain = item.layer === 'memory' && !item.session_id ? 1 : 0;
-    const row: GraphItem = [item.ns, [...ents], `${item.layer}:${item.id}`, Date.parse(item.occurred_at) || 0, item.seq, plain];
+    const row: GraphItem = [item.ns, ents, `${item.layer}:${item.id}`, Date.parse(item.occurred_at) || 0, item.seq, plain];
     this.items.set(item.key, row);
     if (item.layer === 'card') this.refs.set(`${item.ns}\u0000${item.id}`, item.relations ?? []);
     if (this.index) this.indexItem(item.key, row);
