@@ -52,7 +52,8 @@ export class GraphProjection implements Projection {
   readonly name = 'graph';
   // 3: a label opening a line ("Note: …") is no speaker nor entity (src/text/entities.ts, memoryEntities)
   // 4: nor a label of several words ("Action Item: …")
-  readonly version = 4;
+  // 5: a speaker before a full-width colon; "Re:", "Fwd:", "HTTP:" are labels (src/text/turn-shape.ts)
+  readonly version = 5;
   readonly types: ReadonlySet<string> = FOLDED_TYPES;
   private readonly fold = new KnowledgeFold();
   private items = new Map<string, GraphItem>();

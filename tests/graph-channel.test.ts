@@ -10,7 +10,7 @@ import { openKioku } from '../src/kioku.js';
 import { DEFAULT_RECALL_CONFIG, recall } from '../src/recall/index.js';
 import { memoryEntities } from '../src/knowledge/fold.js';
 import { extractEntities } from '../src/text/entities.js';
-import { isLabel, repliesTo } from '../src/text/turn-shape.js';
+import { isLabel, prefixSpeaker, repliesTo } from '../src/text/turn-shape.js';
 import { DoubleJudge } from './doubles/judge.js';
 import { tempDir } from './helpers.js';
 import { given } from './projections/given.js';
@@ -211,6 +211,14 @@ describe('the plain-memory neighbour rule: a conversation, not a list of facts (
     // speakers stay speakers: names, titles, an agent's log
     for (const name of ['Caroline', 'Dr. Lee', 'Jon', 'User', 'Assistant', 'Maria Lopez']) expect(isLabel(name), name).toBe(false);
     expect(repliesTo('User: deploy it please.', 'Assistant: Deployed to staging.')).toBe(true);
+    // a mail's subject and a protocol's status line are labels too (defect: "Re:" and "HTTP:" read as speakers)
+    expect(repliesTo('Re: the rota for May.', 'HTTP: 502 on the login page.')).toBe(false);
+    for (const label of ['Re', 'Fwd', 'HTTP']) expect(isLabel(label), label).toBe(true);
+    // a speaker before a full-width colon is a speaker (defect: "Caroline：" named no one)
+    expect(prefixSpeaker('Caroline：我去了互助小组。')).toBe('Caroline');
+    expect(prefixSpeaker('Melanie： That sounds powerful.')).toBe('Melanie');
+    expect(repliesTo('Caroline：我去了互助小组。', 'Melanie：听起来很棒！')).toBe(true);
+    expect(prefixSpeaker('Caroline:no space after an ASCII colon')).toBeUndefined();
     // a labelled question is still asked: its answer replies to it
     expect(repliesTo('Question: who owns the rota?', 'Priya owns it.')).toBe(true);
   });

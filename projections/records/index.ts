@@ -260,7 +260,8 @@ export class RecordsProjection implements Projection {
   readonly name = 'records';
   // 2 (issue 33): forgotten entries keep no text (a version-1 snapshot may hold some: rebuilt)
   // 3: a session memory opening with a label ("Note: …") has no speaker entity (memoryEntities)
-  readonly version = 3;
+  // 4: a session memory's speaker before a full-width colon; "Re:", "HTTP:" name no one (src/text/turn-shape.ts)
+  readonly version = 4;
   /** it only folds knowledge */
   readonly types = FOLDED_TYPES;
   private readonly fold = new KnowledgeFold();

@@ -6,10 +6,11 @@
 
 /**
  * The speaker a conversation turn names in its own text: "Caroline: …", "Dr. Lee: …" — one to
- * three capitalised words before a colon at the very start.
+ * three capitalised words before a colon at the very start; a full-width colon too ("Caroline：…",
+ * as a CJK keyboard types it, with or without a space after).
  */
 export function prefixSpeaker(text: string): string | undefined {
-  const m = /^(\p{Lu}[\p{L}\p{N}.'’-]*(?: \p{Lu}[\p{L}\p{N}.'’-]*){0,2}):\s+\S/u.exec(text);
+  const m = /^(\p{Lu}[\p{L}\p{N}.'’-]*(?: \p{Lu}[\p{L}\p{N}.'’-]*){0,2})(?::\s+|：\s*)\S/u.exec(text);
   return m?.[1];
 }
 
@@ -37,6 +38,8 @@ const LABEL_WORDS: ReadonlySet<string> = new Set([
   'updates', 'status', 'progress', 'change', 'changes', 'changelog', 'release', 'incident', 'error', 'blocker', 'blockers',
   'priority', 'owner', 'action', 'actions', 'item', 'items', 'step', 'steps', 'task', 'tasks', 'todo', 'to-do', 'fixme', 'wip',
   'done', 'next', 'open', 'pending', 'resolved', 'key', 'info', 'log', 'meeting', 'event', 'date', 'time', 'location',
+  // a mail's subject and forwards, a protocol naming a status line ("Re: the rota", "HTTP: 502 on /login")
+  're', 'fw', 'fwd', 'http', 'https',
 ]);
 
 /** A "Name:" prefix that is a label word's (LABEL_WORDS), so names no one speaking. */
