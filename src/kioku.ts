@@ -516,7 +516,7 @@ export class LocalKioku implements Kioku {
   }
 
   async related(key: string, input: RelatedInput, access: Access = {}): Promise<RelatedAnswer> {
-    return relatedItems(this.store, key, input, access);
+    return relatedItems(this.store, key, input, access, (this.options.config ?? recallConfigFromEnv()).plain_session_gap_min);
   }
 
   async recordJobEvent(input: JobEventInput, access: Access = {}): Promise<{ seq: number; hash: string }> {

@@ -261,6 +261,13 @@ describe('the plain-memory neighbour rule: a conversation, not a list of facts (
       const facts = await recall(kioku.core, { query: 'Which database does staging use? approvals TTL rota', limit: 10 });
       expect(facts.records.length).toBeGreaterThan(0);
       for (const r of facts.records.filter((r) => /:f\d$/.test(r.evidence_key))) expect(r.why.lanes['neighbour'], r.evidence_key).toBeUndefined();
+      // get_related names a plain turn's neighbours before and after, as a session's (defect: a plain memory had none there)
+      const edges = (await kioku.related(key('c2'), {})).edges;
+      expect(edges.filter((e) => e.relation === 'before' || e.relation === 'after').map((e) => [e.relation, e.evidence_key])).toEqual([
+        ['before', key('c1')],
+        ['after', key('c3')],
+      ]);
+      expect((await kioku.related(key('f2'), {})).edges.filter((e) => e.relation === 'before' || e.relation === 'after')).toEqual([]);
     } finally {
       await kioku.close();
       dir.cleanup();

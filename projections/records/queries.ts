@@ -194,6 +194,8 @@ export function relatedOf(
   graph?: GraphProjection,
   /** the caller's audience: an item it may not see is no edge */
   visible?: (e: RecordEntry) => boolean,
+  /** the turns before and after an item (default: its session's; recall's sessionNeighbours adds a plain memory's neighbours in time) */
+  neighboursOf: (key: string) => { before?: string | undefined; after?: string | undefined } = (k) => records.turnNeighbours(k),
 ): RelatedAnswer {
   const e = records.get(key);
   if (!e) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
@@ -216,7 +218,7 @@ export function relatedOf(
     for (const id of e.relations ?? []) add(activeCard(records, ns, id), 'references');
     for (const id of records.relatedFrom(ns, e.id)) add(activeCard(records, ns, id), 'referenced_by');
   }
-  const { before, after } = records.turnNeighbours(key);
+  const { before, after } = neighboursOf(key);
   add(before ? records.get(before) : undefined, 'before');
   add(after ? records.get(after) : undefined, 'after');
   for (const entity of e.entities) for (const other of records.byEntityName(ns, entity)) add(other, 'shares_entity', entity);

@@ -8,7 +8,7 @@ import { KiokuError } from '../errors.js';
 import { evidenceKey, itemIdSchema, parseEvidenceKey } from '../knowledge/evidence.js';
 import { canSee, ownerMark } from '../knowledge/audience.js';
 import { parseInput } from '../knowledge/validate.js';
-import { parseTimeRange, type TimeRange } from '../recall/index.js';
+import { parseTimeRange, sessionNeighbours, type TimeRange } from '../recall/index.js';
 import { evidenceOf, queryItems, relatedOf, type EvidenceAnswer, type ItemsAnswer, type RelatedAnswer } from '../../projections/records/queries.js';
 import { listItems, type ListAnswer } from '../../projections/records/listing.js';
 import type { KiokuStore } from '../store.js';
@@ -52,13 +52,15 @@ export function findItems(store: KiokuStore, input: ItemsInput, access: Access, 
 }
 
 /** What an item is connected to, within what the caller may see; a hidden item is not found. */
-export function relatedItems(store: KiokuStore, ref: string, input: RelatedInput, access: Access): RelatedAnswer {
+export function relatedItems(store: KiokuStore, ref: string, input: RelatedInput, access: Access, plainGapMin: number): RelatedAnswer {
   const key = itemKey(ref, access);
   const { limit } = parseInput(wire.related, input, 'related');
   const ns = namespaceOf(keyNamespace(key), access);
   if (!visibleKey(store, key, ns, access)) throw new KiokuError('KIOKU_NOT_FOUND', `no item ${key}`);
   const views = store.projections.views;
-  return relatedOf(views.records, ns, key, Math.min(Math.max(limit ?? 20, 1), 100), views.graph, visibleIn(store, ns, access));
+  // a plain memory's neighbours in time are its before and after, as recall's windows read them (issue 35)
+  const neighbours = sessionNeighbours(views.records, views.graph, ns, plainGapMin);
+  return relatedOf(views.records, ns, key, Math.min(Math.max(limit ?? 20, 1), 100), views.graph, visibleIn(store, ns, access), neighbours);
 }
 
 /** One item by key, owner-marked; the fetch is recorded as a use (`actor` names who fetched it). */

@@ -32,7 +32,7 @@ export {
 } from './delivery.js';
 export { utteranceTerms, matchedTerms, matchText } from './terms.js';
 export { DEFAULT_RECALL_CONFIG, laneWeights, measurementConfig, type RecallConfig } from './config.js';
-export { neighbourBoosts, isQuestion, type NeighbourSource, type Neighbours } from './neighbours.js';
+export { neighbourBoosts, isQuestion, sessionNeighbours, type NeighbourSource, type Neighbours } from './neighbours.js';
 export { recallRequestSchema, recallOptionsSchema, type RecallRequest, type RecallOptions } from './request.js';
 export { EmbeddingCache } from './embedding-cache.js';
 export type { RecallPacket, PacketRecord, BackendDiagnostic, BackendStatus } from './packet.js';
