@@ -14,6 +14,8 @@ export const SCORE_SCALE = 1e6;
 /** The flag bits of a candidate. */
 export const RECALL_FLAG_BITS = { returned: 1, judged: 2, demoted: 4, meta: 8 } as const;
 export type RecallFlag = keyof typeof RECALL_FLAG_BITS;
+/** the flags in bit order, listed once (not an Object.keys per candidate: every recall written and read goes through here) */
+const RECALL_FLAGS = Object.keys(RECALL_FLAG_BITS) as RecallFlag[];
 
 const backendStatus = z.enum(['disabled', 'unavailable', 'empty', 'used', 'filtered', 'error', 'timeout', 'invalid_response']);
 const int = z.number().int();
@@ -85,7 +87,7 @@ export function compactRecall(input: {
     key_prefix: prefix,
     keys: candidates.map((c) => (prefix && c.evidence_key.startsWith(prefix) ? c.evidence_key.slice(prefix.length) : c.evidence_key)),
     scores: candidates.map((c) => scaled(c.score)),
-    flags: candidates.map((c) => (Object.keys(RECALL_FLAG_BITS) as RecallFlag[]).reduce((bits, f) => (c.flags[f] ? bits | RECALL_FLAG_BITS[f] : bits), 0)),
+    flags: candidates.map((c) => RECALL_FLAGS.reduce((bits, f) => (c.flags[f] ? bits | RECALL_FLAG_BITS[f] : bits), 0)),
     ...(Object.keys(lanes).length ? { lanes } : {}),
     ...(fingerprints.some((f) => f !== null) ? { fingerprints } : {}),
     ...(Object.keys(held).length ? { held } : {}),
@@ -116,7 +118,7 @@ export function recallCandidates(data: Pick<CompactRecall, 'key_prefix' | 'keys'
       evidence_key: key,
       layer: layerOf(key),
       score: unscaled(data.scores[i] ?? 0),
-      flags: Object.fromEntries((Object.keys(RECALL_FLAG_BITS) as RecallFlag[]).map((f) => [f, (bits & RECALL_FLAG_BITS[f]) !== 0])) as Record<RecallFlag, boolean>,
+      flags: Object.fromEntries(RECALL_FLAGS.map((f) => [f, (bits & RECALL_FLAG_BITS[f]) !== 0])) as Record<RecallFlag, boolean>,
       ...(fingerprint ? { fingerprint } : {}),
       lanes: {},
       ...(held ? { held } : {}),
@@ -163,7 +165,7 @@ export function upcastRecallV1(data: unknown): unknown {
         score: c.score,
         lanes: c.lanes ?? {},
         ...(c.fingerprint ? { fingerprint: c.fingerprint } : {}),
-        flags: Object.fromEntries((Object.keys(RECALL_FLAG_BITS) as RecallFlag[]).map((f) => [f, c.flags?.includes(f) ?? false])) as Record<RecallFlag, boolean>,
+        flags: Object.fromEntries(RECALL_FLAGS.map((f) => [f, c.flags?.includes(f) ?? false])) as Record<RecallFlag, boolean>,
       })),
       ...(backends ? { backends } : {}),
     }),
