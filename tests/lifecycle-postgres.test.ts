@@ -58,4 +58,27 @@ describe.runIf(PG_AVAILABLE)('the lifecycle job on a shared PostgreSQL store', (
       dir.cleanup();
     }
   }, 60_000);
+
+  it('a run by hand on each node at the same instant appends each transition once (the store-wide lock orders them)', async () => {
+    const url = await cluster.createDatabase('kioku_lifecycle_hand');
+    const dir = tempDir();
+    const open = async (name: string): Promise<LocalKioku> =>
+      openKioku({ data: join(dir.path, name), log: await PostgresEventLog.open({ url }), embedder: new HashedEmbedder(32) });
+    const a = await open('a');
+    const b = await open('b');
+    try {
+      await a.writeMemories({ memories: ['one', 'two', 'three'].map((id) => ({ id, kind: 'fact', text: `Fact ${id} about the harbour ferry.` })) });
+      // b sees the writes before it runs (it follows the table within a second)
+      for (let i = 0; i < 100 && (await b.lifecycleRun({ dry_run: true })).items < 3; i++) await sleep(50);
+      const runs = await Promise.all([a.lifecycleRun({}), b.lifecycleRun({})]);
+      expect(runs.map((r) => r.appended).sort()).toEqual([0, 3]);
+      let n = 0;
+      for await (const _r of a.log.read({ types: ['lifecycle.transitioned'] })) n += 1;
+      expect(n).toBe(3);
+    } finally {
+      await a.close();
+      await b.close();
+      dir.cleanup();
+    }
+  }, 60_000);
 });

@@ -110,6 +110,22 @@ describe('the lifecycle job', () => {
     }
   });
 
+  it('two runs at once take turns: each transition appended once (defect: both planned before either appended, every transition twice)', async () => {
+    const dir = tempDir();
+    const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32) });
+    try {
+      await kioku.writeMemories({ memories: Array.from({ length: 5 }, (_, i) => ({ id: `m${i}`, kind: 'fact', text: `Fact ${i} about the ferries.` })) });
+      const runs = await Promise.all([kioku.lifecycleRun({}), kioku.lifecycleRun({}), kioku.lifecycleRun({ dry_run: true })]);
+      expect(runs.map((r) => r.appended).sort()).toEqual([0, 0, 5]);
+      let appended = 0;
+      for await (const _r of kioku.log.read({ types: ['lifecycle.transitioned'] })) appended += 1;
+      expect(appended).toBe(5);
+    } finally {
+      await kioku.close();
+      dir.cleanup();
+    }
+  });
+
   it('runs on a timer inside the service, and stops with it', async () => {
     const dir = tempDir();
     const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32) });

@@ -104,29 +104,48 @@ export function planLifecycle(
   return { report, moves };
 }
 
-/** Plan, then (unless a dry run) append one `lifecycle.transitioned` per move, in batches. */
-export async function runLifecycle(
+/**
+ * Plan, then (unless a dry run) append one `lifecycle.transitioned` per move, in batches. Runs take
+ * turns: two at once (a `kioku lifecycle run` while the nightly job runs, or two nodes of a shared
+ * store) both planned before either appended, and every transition was appended twice.
+ */
+export function runLifecycle(
   store: { log: EventStore; projections: { views: Pick<Views, 'records' | 'access' | 'lifecycle'>; waitFor(seq: number): Promise<void> } },
   config: AgingConfig,
   options: { now: Date; ns?: string | undefined; dryRun: boolean; actor?: string; visible?: ((e: RecordEntry) => boolean) | undefined },
 ): Promise<LifecycleReport> {
-  // decide against projections caught up to the head: a use just appended must count
-  await store.projections.waitFor(store.log.head().seq);
-  const { report, moves } = planLifecycle(store.projections.views, config, options.now, options.ns, options.visible);
-  if (options.dryRun || moves.length === 0) return { ...report, dry_run: options.dryRun };
-  let appended = 0;
-  for (let i = 0; i < moves.length; i += BATCH) {
-    const batch = moves.slice(i, i + BATCH).map((m) => ({
-      type: 'lifecycle.transitioned' as const,
-      ns: m.ns,
-      actor: options.actor ?? 'lifecycle',
-      data: { evidence_key: m.evidence_key, from: m.from, to: m.to, reason: m.reason, confidence: Math.min(1, m.strength) },
-    }));
-    const done = await store.log.appendAll(batch);
-    appended += done.length;
-  }
-  await store.projections.waitFor(store.log.head().seq);
-  return { ...report, dry_run: false, appended };
+  return inTurn(store.log, async () => {
+    // decide against projections caught up to the head: a use (or an earlier run's transitions) just appended must count
+    await store.projections.waitFor(store.log.head().seq);
+    const { report, moves } = planLifecycle(store.projections.views, config, options.now, options.ns, options.visible);
+    if (options.dryRun || moves.length === 0) return { ...report, dry_run: options.dryRun };
+    let appended = 0;
+    for (let i = 0; i < moves.length; i += BATCH) {
+      const batch = moves.slice(i, i + BATCH).map((m) => ({
+        type: 'lifecycle.transitioned' as const,
+        ns: m.ns,
+        actor: options.actor ?? 'lifecycle',
+        data: { evidence_key: m.evidence_key, from: m.from, to: m.to, reason: m.reason, confidence: Math.min(1, m.strength) },
+      }));
+      const done = await store.log.appendAll(batch);
+      appended += done.length;
+    }
+    await store.projections.waitFor(store.log.head().seq);
+    return { ...report, dry_run: false, appended };
+  });
+}
+
+/** The run under way on each log (in this process); a shared store's lock (exclusive) orders runs across nodes too. */
+const underWay = new WeakMap<EventStore, Promise<unknown>>();
+
+function inTurn<T>(log: EventStore, task: () => Promise<T>): Promise<T> {
+  const locked = (): Promise<T> => (log.exclusive ? log.exclusive('lifecycle', task) : task());
+  const next = (underWay.get(log) ?? Promise.resolve()).then(locked, locked);
+  underWay.set(
+    log,
+    next.catch(() => undefined),
+  );
+  return next;
 }
 
 const BATCH = 500;
