@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, REPO, runCli, serveProcess, tempDir } from './helpers.js';
+import { CLI_ENTRY, freePort, REPO, runCli, serveProcess, tempDir } from './helpers.js';
 
 const data = tempDir('kioku-cli-output-');
 let service: ChildProcess;
@@ -55,7 +55,7 @@ describe('what the CLI prints', () => {
   it('serve prints one start-up line: URL, data dir, store, auth, head, embedder, pid', async () => {
     const dir = tempDir('kioku-startup-');
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'tools/kioku.ts'), 'serve', '--data', dir.path, '--port', String(port)], {
+    const child = spawn(process.execPath, [...CLI_ENTRY.installed, 'serve', '--data', dir.path, '--port', String(port)], {
       cwd: REPO,
       env: { PATH: process.env['PATH'] ?? '', HOME: dir.path, KIOKU_EMBEDDER: 'hash' },
       stdio: ['ignore', 'pipe', 'pipe'],

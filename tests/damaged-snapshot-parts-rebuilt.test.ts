@@ -8,7 +8,7 @@ import { cpSync, readFileSync, readdirSync, rmSync, truncateSync, statSync, writ
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store.js';
-import { REPO, freePort, runCli, tempDir } from './helpers.js';
+import { CLI_ENTRY, freePort, REPO, runCli, tempDir } from './helpers.js';
 
 interface Served {
   child: ChildProcess;
@@ -20,7 +20,7 @@ interface Served {
 /** `kioku serve` on `data` as a user starts it (no --log-requests), resolved once it prints its ready line. */
 function serve(data: string, port: number): Promise<Served> {
   return new Promise((resolveServed, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'tools/kioku.ts'), 'serve', '--data', data, '--port', String(port)], {
+    const child = spawn(process.execPath, [...CLI_ENTRY.installed, 'serve', '--data', data, '--port', String(port)], {
       cwd: REPO,
       env: { PATH: process.env['PATH'] ?? '', HOME: data, KIOKU_EMBEDDER: 'hash', KIOKU_AUTH_FILE: join(data, 'none.json') },
       stdio: ['ignore', 'ignore', 'pipe'],

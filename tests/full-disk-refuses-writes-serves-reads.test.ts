@@ -7,7 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, REPO, runCli, tempDir } from './helpers.js';
+import { CLI_ENTRY, freePort, REPO, runCli, tempDir } from './helpers.js';
 
 /** A 24 MiB tmpfs (root only; elsewhere the test says why it did not run). */
 function mountSmallDisk(at: string): boolean {
@@ -24,7 +24,7 @@ const children: ChildProcess[] = [];
 
 function serve(port: number): Promise<{ child: ChildProcess; stderr: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'tools/kioku.ts'), 'serve', '--data', data, '--port', String(port)], {
+    const child = spawn(process.execPath, [...CLI_ENTRY.installed, 'serve', '--data', data, '--port', String(port)], {
       cwd: REPO,
       env: { PATH: process.env['PATH'] ?? '', HOME: data, KIOKU_EMBEDDER: 'hash', KIOKU_AUTH_FILE: join(data, 'none.json') },
       stdio: ['ignore', 'ignore', 'pipe'],

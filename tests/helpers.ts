@@ -29,11 +29,10 @@ export interface CliResult {
   json: Record<string, unknown> | undefined;
 }
 
-/** Run the real CLI from source in a child process with a clean environment. */
 /**
- * How a test starts the CLI: from the sources through tsx, or as installed (bin/kioku.js → dist/,
- * which tests/global-setup.ts rebuilds when a source is newer) — the same code without tsx's
- * start-up, about 1.5 s of CPU less per process, for suites that start dozens of them.
+ * How a test starts the CLI: as installed (bin/kioku.js → dist/, which tests/global-setup.ts
+ * rebuilds when a source is newer; the default), or from the sources through tsx — the same code
+ * with tsx's start-up, about 1.5 s of CPU more per process (the suite starts a few hundred).
  */
 export const CLI_ENTRY = {
   sources: ['--import', 'tsx', join(REPO, 'tools/kioku.ts')],
@@ -41,7 +40,8 @@ export const CLI_ENTRY = {
 } as const;
 export type CliEntry = keyof typeof CLI_ENTRY;
 
-export function runCli(args: string[], env: Record<string, string> = {}, entry: CliEntry = 'sources'): Promise<CliResult> {
+/** Run the real CLI in a child process with a clean environment. */
+export function runCli(args: string[], env: Record<string, string> = {}, entry: CliEntry = 'installed'): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [...CLI_ENTRY[entry], ...args], {
       cwd: REPO,
@@ -114,7 +114,7 @@ export function serveProcess(
   port: number,
   extraArgs: string[] = [],
   env: Record<string, string> = {},
-  entry: CliEntry = 'sources',
+  entry: CliEntry = 'installed',
 ): Promise<ChildProcess> {
   return new Promise((resolveChild, reject) => {
     const child = spawn(

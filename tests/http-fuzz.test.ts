@@ -9,7 +9,7 @@ import { openLog } from '../src/log/index.js';
 import { fuzzAssets } from '../tools/fuzz/assets.js';
 import { fuzzCli } from '../tools/fuzz/cli.js';
 import { fuzzHttp } from '../tools/fuzz/http.js';
-import { REPO, runCli, tempDir } from './helpers.js';
+import { CLI_ENTRY, REPO, runCli, tempDir } from './helpers.js';
 import { startTestServer, type TestServer } from './server-helpers.js';
 
 let s: TestServer;
@@ -73,7 +73,7 @@ it('holds its properties over random arguments to the CLI commands that take inp
         await log.close();
       }
     };
-    const outcome = await fuzzCli(dir.path, { runs: Number(process.env['KIOKU_FUZZ_CLI_RUNS'] ?? 12), seed: 7, headOf });
+    const outcome = await fuzzCli(dir.path, { runs: Number(process.env['KIOKU_FUZZ_CLI_RUNS'] ?? 12), seed: 7, headOf, entry: CLI_ENTRY.installed });
     console.log(JSON.stringify({ cli_runs: outcome.runs, by_exit: outcome.by_exit }));
     expect(outcome.violations).toEqual([]);
   } finally {

@@ -14,7 +14,12 @@ export interface CliFuzzOutcome {
   violations: { rule: string; args: string[]; code: number | null; stderr: string }[];
 }
 
-export async function fuzzCli(dataDir: string, options: { runs: number; seed: number; headOf: () => Promise<number> }): Promise<CliFuzzOutcome> {
+/** `entry`: how to start the CLI (node arguments before the command); the sources through tsx unless given (the tests pass bin/kioku.js). */
+export async function fuzzCli(
+  dataDir: string,
+  options: { runs: number; seed: number; headOf: () => Promise<number>; entry?: readonly string[] },
+): Promise<CliFuzzOutcome> {
+  const entry = options.entry ?? ['--import', 'tsx', join(ROOT, 'tools/kioku.ts')];
   const outcome: CliFuzzOutcome = { runs: 0, by_exit: {}, violations: [] };
   const word = fc.oneof(
     fc.string({ maxLength: 12 }),
@@ -40,7 +45,7 @@ export async function fuzzCli(dataDir: string, options: { runs: number; seed: nu
   await fc.assert(
     fc.asyncProperty(args, async (a) => {
       const before = await options.headOf();
-      const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'tools/kioku.ts'), ...a, '--data', dataDir], {
+      const r = spawnSync(process.execPath, [...entry, ...a, '--data', dataDir], {
         cwd: ROOT,
         env: { PATH: process.env['PATH'] ?? '', HOME: dataDir, KIOKU_EMBEDDER: 'hash' },
         encoding: 'utf8',
