@@ -143,7 +143,8 @@ describe('load', () => {
     } finally {
       await s.stop();
     }
-  });
+    // 800 turns in process: 30.1 s in the clean-clone CI run (the default 30 s limit), more at load 12
+  }, 90_000);
 });
 
 describe('restart mid-load', () => {
