@@ -2,6 +2,8 @@
 // per-kind strength, candidate → active → archived by the seed's thresholds, tombstones skipped,
 // transitions appended (never on a dry run, never twice), archived items sinking but kept, a use
 // bringing one back — through the facade, the CLI and the serve timer.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HashedEmbedder } from '../src/embed/index.js';
 import { openKioku } from '../src/kioku.js';
@@ -153,6 +155,36 @@ describe('the lifecycle job', () => {
       let appended = 0;
       for await (const _r of kioku.log.read({ types: ['lifecycle.transitioned'] })) appended += 1;
       expect(appended).toBe(0);
+    } finally {
+      await kioku.close();
+      dir.cleanup();
+    }
+  });
+
+  it('resumes its rhythm from the last run kept in the data dir (defect: a service restarted more often than every interval never ran the job)', async () => {
+    const dir = tempDir();
+    const kioku = await openKioku({ data: dir.path, embedder: new HashedEmbedder(32) });
+    const lastRunFile = join(dir.path, 'lifecycle-last-run');
+    try {
+      await kioku.writeMemories({ memories: [{ id: 'm', kind: 'fact', text: 'Timers run the lifecycle.' }] });
+      // never ran here: the first run one interval (an hour) after start
+      const fresh = startLifecycleTimer(kioku.store, { everyHours: 1, lastRunFile });
+      await new Promise((r) => setTimeout(r, 300));
+      await fresh.stop();
+      expect(fresh.runs).toEqual([]);
+      expect(existsSync(lastRunFile)).toBe(false);
+      // the last run an hour and a minute ago: due at once, and the time of this run kept
+      writeFileSync(lastRunFile, new Date(Date.now() - 61 * 60_000).toISOString());
+      const resumed = startLifecycleTimer(kioku.store, { everyHours: 1, lastRunFile });
+      for (let i = 0; i < 100 && resumed.runs.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      await resumed.stop();
+      expect(resumed.runs[0]?.appended).toBe(1);
+      expect(Date.parse(readFileSync(lastRunFile, 'utf8').trim())).toBe(Date.parse(resumed.runs[0]?.at ?? ''));
+      // a run half an interval ago: not yet
+      const soon = startLifecycleTimer(kioku.store, { everyHours: 1, lastRunFile });
+      await new Promise((r) => setTimeout(r, 300));
+      await soon.stop();
+      expect(soon.runs).toEqual([]);
     } finally {
       await kioku.close();
       dir.cleanup();

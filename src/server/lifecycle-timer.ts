@@ -3,6 +3,10 @@
 // after start: a service started for a job (an eval, a backup) never appends transitions meant
 // for a library that lives for days. On a shared store (PostgreSQL) only the node holding the `lifecycle` role
 // runs it, as one node runs the embedding job, so two nodes never append the same transitions.
+// A service that ran the job before resumes its rhythm: the next run is due one interval after the
+// last one (`<data>/lifecycle-last-run`), else a service restarted more often than every 24 hours
+// (a laptop, KIOKU_IDLE_SHUTDOWN, a service the hook starts) never ran it at all.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { KiokuError } from '../errors.js';
 import { recallConfigFromEnv, type RecallConfig } from '../recall/config.js';
 import { runLifecycle, type LifecycleReport } from '../recall/lifecycle.js';
@@ -30,7 +34,14 @@ export interface LifecycleTimer {
 
 export function startLifecycleTimer(
   store: KiokuStore,
-  options: { everyHours: number; config?: RecallConfig; now?: () => Date; onError?: (err: unknown) => void },
+  options: {
+    everyHours: number;
+    config?: RecallConfig;
+    now?: () => Date;
+    onError?: (err: unknown) => void;
+    /** where the time of the last run is kept (absent: nothing kept, the first run one interval after start) */
+    lastRunFile?: string;
+  },
 ): LifecycleTimer {
   const runs: LifecycleReport[] = [];
   const everyMs = options.everyHours * 3_600_000;
@@ -44,6 +55,7 @@ export function startLifecycleTimer(
       const report = await runLifecycle(store, aging, { now: options.now?.() ?? new Date(), dryRun: false, actor: 'lifecycle' });
       runs.push(report);
       if (runs.length > 10) runs.shift();
+      if (options.lastRunFile) writeFileSync(options.lastRunFile, `${report.at}\n`);
     } catch (err) {
       if (!stopped) options.onError?.(err);
     }
@@ -58,7 +70,7 @@ export function startLifecycleTimer(
     }, step);
     timer.unref();
   };
-  schedule(everyMs);
+  schedule(firstDelay(everyMs, options.lastRunFile, (options.now?.() ?? new Date()).getTime()));
   return {
     runs,
     stop: async () => {
@@ -67,4 +79,15 @@ export function startLifecycleTimer(
       await running;
     },
   };
+}
+
+/** The first run: one interval after the last run kept in `file` (at once when that is past), else one interval from now. */
+function firstDelay(everyMs: number, file: string | undefined, now: number): number {
+  let last = NaN;
+  try {
+    if (file) last = Date.parse(readFileSync(file, 'utf8').trim());
+  } catch {
+    // never ran here: one interval from now
+  }
+  return Number.isFinite(last) && last <= now ? Math.max(0, last + everyMs - now) : everyMs;
 }

@@ -2,6 +2,7 @@
 // 503), catch the projections up, then serve. Shutdown: stop accepting, finish in-flight requests
 // and appends, snapshot, close the log. The library comes from the one assembly path
 // (src/store.ts beginStore → ready, the facade over it), or is handed in opened (openKioku).
+import { join } from 'node:path';
 import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { resolvePaths, type KiokuPaths } from '../config.js';
@@ -196,7 +197,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     state.knowledge = kioku.knowledge;
     state.kioku = kioku;
     state.ready = true;
-    lifecycle = startLifecycleTimer(kioku.store, { everyHours, onError: (err) => process.stderr.write(`kioku: lifecycle job failed: ${String(err)}\n`) });
+    lifecycle = startLifecycleTimer(kioku.store, {
+      everyHours,
+      lastRunFile: join(paths.dataDir, 'lifecycle-last-run'),
+      onError: (err) => process.stderr.write(`kioku: lifecycle job failed: ${String(err)}\n`),
+    });
     // uploads a namespace purge renamed aside and did not finish deleting (the service died meanwhile): purged, so gone now
     const uploads = kioku.knowledge.assets.uploadsDir;
     if (uploads) removePurgedUploads(uploads).catch((err: unknown) => process.stderr.write(`kioku: deleting purged uploads failed: ${String(err)}\n`));
