@@ -4,7 +4,7 @@
 // (src/embed/chunk.ts, src/embed/use-lite.ts), a stop abandons the call in flight, and a query
 // goes before the indexer's queued work.
 import type { ChildProcess } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkText } from '../src/embed/index.js';
 import { boundForUseLite } from '../src/embed/use-lite.js';
 import { freePort, serveProcess, tempDir } from './helpers.js';
@@ -59,90 +59,88 @@ describe('what a model sees of one item', () => {
 });
 
 describe('huge memories and the bundled model', () => {
+  // one library and service for both tests (one model load fewer); the second stops and restarts it
+  let dir: ReturnType<typeof tempDir>;
+  let port: number;
+  let child: ChildProcess;
+  beforeAll(async () => {
+    dir = tempDir();
+    port = await freePort();
+    child = await serve(dir.path, port);
+  }, 60_000);
+  afterAll(async () => {
+    if (child) await stopAndTime(child);
+    dir?.cleanup();
+  });
+
   it('embeds a 95,000-character one-word memory within seconds', async () => {
-    const dir = tempDir();
-    const port = await freePort();
-    const child = await serve(dir.path, port);
-    try {
-      // the model loads once first, so the figure below is the huge word's alone
-      const warm = await call(port, 'POST', '/v1/memories', {
-        memories: [{ id: 'warm', kind: 'fact', text: 'the model is loaded' }],
-        wait_for_vectors: 60_000,
-      });
-      expect(warm.body['vectors']).toEqual({ waiting: 0, timed_out: false });
-      const started = performance.now();
-      const w = await call(port, 'POST', '/v1/memories', { memories: [{ id: 'huge', kind: 'fact', text: oneWord(95_000, 1) }], wait_for_vectors: 30_000 });
-      const ms = Math.round(performance.now() - started);
-      process.stderr.write(`embedding-bounded-work: one 95,000-character word written and embedded in ${ms} ms\n`);
-      expect(w.status).toBe(200);
-      expect(w.body['vectors']).toEqual({ waiting: 0, timed_out: false });
-      expect(ms).toBeLessThan(15_000);
-    } finally {
-      await stopAndTime(child);
-      dir.cleanup();
-    }
+    // the model loads once first, so the figure below is the huge word's alone
+    const warm = await call(port, 'POST', '/v1/memories', {
+      memories: [{ id: 'warm', kind: 'fact', text: 'the model is loaded' }],
+      wait_for_vectors: 60_000,
+    });
+    expect(warm.body['vectors']).toEqual({ waiting: 0, timed_out: false });
+    const started = performance.now();
+    const w = await call(port, 'POST', '/v1/memories', { memories: [{ id: 'huge', kind: 'fact', text: oneWord(95_000, 1) }], wait_for_vectors: 30_000 });
+    const ms = Math.round(performance.now() - started);
+    process.stderr.write(`embedding-bounded-work: one 95,000-character word written and embedded in ${ms} ms\n`);
+    expect(w.status).toBe(200);
+    expect(w.body['vectors']).toEqual({ waiting: 0, timed_out: false });
+    expect(ms).toBeLessThan(15_000);
   }, 120_000);
 
   it('stops within 5 s of SIGTERM while embedding huge memories, keeps every acknowledged write, and answers recall meanwhile', async () => {
-    const dir = tempDir();
-    const port = await freePort();
-    let child = await serve(dir.path, port);
-    try {
-      // one memory with a vector, so the dense lane has something to find during the job
-      const first = { id: 'rollback', kind: 'fact', text: 'We roll the release back with scripts/rollback.sh.' };
-      expect((await call(port, 'POST', '/v1/memories', { memories: [first], wait_for_vectors: 60_000 })).body['vectors']).toEqual({
-        waiting: 0,
-        timed_out: false,
-      });
-      // 1.9 MB of one-word memories and 1.9 MB of long prose (8 chunks of ~2,000 characters each): minutes of model work before the bound
-      const words = Array.from({ length: 20 }, (_, i) => ({ id: `word-${i}`, kind: 'fact', text: oneWord(95_000, i) }));
-      const long = Array.from({ length: 20 }, (_, i) => ({ id: `prose-${i}`, kind: 'fact', text: prose(95_000, i) }));
-      expect((await call(port, 'POST', '/v1/memories', { memories: long })).status).toBe(200);
-      expect((await call(port, 'POST', '/v1/memories', { memories: words })).status).toBe(200);
-      const acked = [first, ...long, ...words].map((m) => m.id);
+    // one memory with a vector, so the dense lane has something to find during the job
+    const first = { id: 'rollback', kind: 'fact', text: 'We roll the release back with scripts/rollback.sh.' };
+    expect((await call(port, 'POST', '/v1/memories', { memories: [first], wait_for_vectors: 60_000 })).body['vectors']).toEqual({
+      waiting: 0,
+      timed_out: false,
+    });
+    // 1.9 MB of one-word memories and 1.9 MB of long prose (8 chunks of ~2,000 characters each): minutes of model work before the bound
+    const words = Array.from({ length: 20 }, (_, i) => ({ id: `word-${i}`, kind: 'fact', text: oneWord(95_000, i) }));
+    const long = Array.from({ length: 20 }, (_, i) => ({ id: `prose-${i}`, kind: 'fact', text: prose(95_000, i) }));
+    expect((await call(port, 'POST', '/v1/memories', { memories: long })).status).toBe(200);
+    expect((await call(port, 'POST', '/v1/memories', { memories: words })).status).toBe(200);
+    const acked = [first, ...long, ...words].map((m) => m.id);
 
-      const deadline = Date.now() + 30_000;
-      let status = await call(port, 'GET', '/v1/ingest/status');
-      while (!(status.body['indexing'] as { running: boolean }).running && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-        status = await call(port, 'GET', '/v1/ingest/status');
-      }
-      expect((status.body['indexing'] as { running: boolean }).running).toBe(true);
-      await new Promise((r) => setTimeout(r, 2_000)); // the model is loaded and busy with the documents
-
-      // a query goes before the queued document work: the dense lane answers within its 3 s budget
-      const started = performance.now();
-      const recall = await call(port, 'POST', '/v1/recall', { query: 'how did we roll the release back?' });
-      const recallMs = Math.round(performance.now() - started);
-      expect(recall.status).toBe(200);
-      const vector = (recall.body['backends'] as Record<string, { status: string }>)['vector'];
-      process.stderr.write(`embedding-bounded-work: recall during the job ${recallMs} ms, vector lane ${vector?.status}\n`);
-      expect(vector?.status).toBe('used');
-      expect((await call(port, 'GET', '/v1/ingest/status')).body['indexing']).toMatchObject({ running: true });
-
-      // a write that waits for its vectors is in flight at SIGTERM: it is answered (acknowledged, vectors still waiting), not waited out
-      const late = call(port, 'POST', '/v1/memories', {
-        memories: [{ id: 'late', kind: 'fact', text: 'written just before the stop' }],
-        wait_for_vectors: 60_000,
-      });
-      await new Promise((r) => setTimeout(r, 500));
-      const stop = await stopAndTime(child);
-      const lateAnswer = await late;
-      expect(lateAnswer.status).toBe(200);
-      expect(lateAnswer.body['vectors']).toMatchObject({ timed_out: true });
-      acked.push('late');
-      process.stderr.write(`embedding-bounded-work: SIGTERM while embedding → exit ${stop.code} in ${Math.round(stop.ms)} ms\n`);
-      expect(stop.code).toBe(0);
-      expect(stop.ms).toBeLessThan(5_000);
-
-      // every acknowledged write is there after a restart
-      child = await serve(dir.path, port);
-      const items = await call(port, 'POST', '/v1/items/query', { layers: ['memory'], limit: 100 });
-      const ids = new Set((items.body['items'] as { id: string }[]).map((i) => i.id));
-      expect(acked.filter((id) => !ids.has(id))).toEqual([]);
-    } finally {
-      await stopAndTime(child);
-      dir.cleanup();
+    const deadline = Date.now() + 30_000;
+    let status = await call(port, 'GET', '/v1/ingest/status');
+    while (!(status.body['indexing'] as { running: boolean }).running && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = await call(port, 'GET', '/v1/ingest/status');
     }
+    expect((status.body['indexing'] as { running: boolean }).running).toBe(true);
+    await new Promise((r) => setTimeout(r, 2_000)); // the model is loaded and busy with the documents
+
+    // a query goes before the queued document work: the dense lane answers within its 3 s budget
+    const started = performance.now();
+    const recall = await call(port, 'POST', '/v1/recall', { query: 'how did we roll the release back?' });
+    const recallMs = Math.round(performance.now() - started);
+    expect(recall.status).toBe(200);
+    const vector = (recall.body['backends'] as Record<string, { status: string }>)['vector'];
+    process.stderr.write(`embedding-bounded-work: recall during the job ${recallMs} ms, vector lane ${vector?.status}\n`);
+    expect(vector?.status).toBe('used');
+    expect((await call(port, 'GET', '/v1/ingest/status')).body['indexing']).toMatchObject({ running: true });
+
+    // a write that waits for its vectors is in flight at SIGTERM: it is answered (acknowledged, vectors still waiting), not waited out
+    const late = call(port, 'POST', '/v1/memories', {
+      memories: [{ id: 'late', kind: 'fact', text: 'written just before the stop' }],
+      wait_for_vectors: 60_000,
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    const stop = await stopAndTime(child);
+    const lateAnswer = await late;
+    expect(lateAnswer.status).toBe(200);
+    expect(lateAnswer.body['vectors']).toMatchObject({ timed_out: true });
+    acked.push('late');
+    process.stderr.write(`embedding-bounded-work: SIGTERM while embedding → exit ${stop.code} in ${Math.round(stop.ms)} ms\n`);
+    expect(stop.code).toBe(0);
+    expect(stop.ms).toBeLessThan(5_000);
+
+    // every acknowledged write is there after a restart
+    child = await serve(dir.path, port);
+    const items = await call(port, 'POST', '/v1/items/query', { layers: ['memory'], limit: 100 });
+    const ids = new Set((items.body['items'] as { id: string }[]).map((i) => i.id));
+    expect(acked.filter((id) => !ids.has(id))).toEqual([]);
   }, 180_000);
 });
