@@ -106,6 +106,11 @@ describe('the lifecycle job', () => {
       }
       expect((await kioku.lifecycleRun({})).by_transition).toEqual({});
       expect(kioku.projections.views.lifecycle.get('private', 'ev1:private:memory:trip')?.state).toBe('archived');
+      // the item's usage says so: archived since the run, looked up, never used
+      const usage = await kioku.usage('ev1:private:memory:trip');
+      expect(usage.lifecycle).toMatchObject({ state: 'archived', since: expect.any(String) });
+      expect(usage.access).toMatchObject({ delivered: 0, fetched: 0, last_used: null });
+      expect(usage.access.looked_up).toBeGreaterThanOrEqual(3);
     } finally {
       await kioku.close();
       dir.cleanup();

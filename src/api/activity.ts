@@ -140,8 +140,10 @@ export interface UsageAnswer {
   usage: { considered: number; judged: number; relevant: number; returned: number };
   /** judged decisively and never useful: recall demotes it */
   demoted: boolean;
-  /** delivered, looked up (returned by a recall), fetched by key, and when last */
-  access: { delivered: number; looked_up: number; fetched: number; last: string | null };
+  /** delivered, looked up (returned by a recall), fetched by key; when last accessed, and when last used (delivered or fetched) */
+  access: { delivered: number; looked_up: number; fetched: number; last: string | null; last_used: string | null };
+  /** the lifecycle state the job last moved it to (candidate until it first ran over it), and when; archived sinks in recall until a use */
+  lifecycle: { state: string; since: string | null };
 }
 
 /** How one item has been used (its namespace settled by the facade). */
@@ -149,10 +151,18 @@ export function itemUsage(store: KiokuStore, ns: string, key: string): UsageAnsw
   const views = store.projections.views;
   const usage = views.usage.get(ns, key);
   const access = views.access.get(ns, key);
+  const life = views.lifecycle.get(ns, key);
   return {
     evidence_key: key,
     usage: { considered: usage?.considered ?? 0, judged: usage?.judged ?? 0, relevant: usage?.relevant ?? 0, returned: usage?.returned ?? 0 },
     demoted: views.usage.demoted(ns, key),
-    access: { delivered: access?.delivered ?? 0, looked_up: access?.looked_up ?? 0, fetched: access?.fetched ?? 0, last: access ? new Date(access.last).toISOString() : null },
+    access: {
+      delivered: access?.delivered ?? 0,
+      looked_up: access?.looked_up ?? 0,
+      fetched: access?.fetched ?? 0,
+      last: access ? new Date(access.last).toISOString() : null,
+      last_used: access?.last_used ? new Date(access.last_used).toISOString() : null,
+    },
+    lifecycle: { state: life?.state ?? 'candidate', since: life ? new Date(life.at).toISOString() : null },
   };
 }

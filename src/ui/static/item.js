@@ -38,7 +38,9 @@ function usage(u) {
     ['delivered', num(u.access.delivered)],
     ['looked up', num(u.access.looked_up)],
     ['fetched by key', num(u.access.fetched)],
-    ['last used', u.access.last ? when(u.access.last) : 'never'],
+    ['last accessed', u.access.last ? when(u.access.last) : 'never'],
+    ['last used (delivered or fetched)', u.access.last_used ? when(u.access.last_used) : 'never'],
+    ['lifecycle', u.lifecycle ? u.lifecycle.state + (u.lifecycle.since ? ` since ${when(u.lifecycle.since)}` : '') : 'candidate'],
   ];
   return [u.demoted ? h('p', { class: 'warn' }, 'Demoted: judged decisively and never useful.') : null, table(null, ['counter', { label: 'value', num: true }], rows)];
 }
