@@ -20,6 +20,7 @@ describe('recall switches from the environment', () => {
       ['KIOKU_GRAPH_WEIGHT', '0,3'],
       ['KIOKU_GRAPH_WEIGHT', '-1'],
       ['KIOKU_PLAIN_SESSION_GAP_MIN', 'thirty'],
+      ['KIOKU_FEEDBACK_TERMS', 'high'],
     ] as const)
       expect(() => recallConfigFromEnv({ [name]: value }), `${name}=${value}`).toThrow(expect.objectContaining({ code: 'KIOKU_USAGE', message: expect.stringContaining(name) }));
   });

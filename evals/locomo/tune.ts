@@ -1,4 +1,4 @@
-// npm run eval:locomo:tune -- --library DIR [--family graph|gap|entity|turn|plain|all] [--json]
+// npm run eval:locomo:tune -- --library DIR [--family graph|gap|entity|turn|plain|feedback|feedback_terms|lanes|budget|all] [--depth N] [--json]
 // Tuning on the LoCoMo development split with leave-one-conversation-out (issue 35): a library
 // written and embedded by `npm run eval:locomo -- --reuse-library [--plain]` (the front-door
 // write shape, kept under the OS temp dir) is asked every question read-only in process, once per
@@ -22,6 +22,8 @@ const { values } = parseArgs({
     data: { type: 'string' },
     // print the default's missed gold turns of these categories (their rank within 50, or absent): what the misses share with the question
     misses: { type: 'string' },
+    // score recall within this many records instead of R@10 (what a re-rank could reach: --depth 50)
+    depth: { type: 'string', default: '10' },
   },
 });
 const file = resolve(values.data ?? resolve(import.meta.dirname, '../../../shared/evals/locomo/locomo-dev.json'));
@@ -31,6 +33,7 @@ if (!values.library || !existsSync(resolve(values.library, 'log'))) {
   process.exit(2);
 }
 
+const depth = Number(values.depth);
 const base = measurementConfig(DEFAULT_RECALL_CONFIG);
 const withWeight = (lane: string, w: number): RecallConfig => ({ ...base, channel_weights: { ...base.channel_weights, [lane]: w } });
 /** The candidate configurations of each family, the default first. */
@@ -49,6 +52,30 @@ const FAMILIES: Record<string, Record<string, RecallConfig>> = {
     [[base.turn_prior.plain_lines ?? false, base.turn_prior.length_weight, base.turn_prior.speaker_weight], ...[false, true].flatMap((on) => [0.2, 0.4].flatMap((l) => [0, 0.3, 0.5].map((sp) => [on, l, sp])))]
       .map(([on, l, sp]) => [`plain lines ${on ? 'on' : 'off'} len ${l} spk ${sp}`, { ...base, turn_prior: { ...base.turn_prior, plain_lines: on as boolean, length_weight: l as number, speaker_weight: sp as number } }]),
   ),
+  // pseudo-relevance feedback (src/recall/feedback.ts): a second dense query, the query with the mean of the first pass's best candidates
+  feedback: Object.fromEntries(
+    [[0, 0, base.feedback.docs, base.feedback.query_share], ...[0.2, 0.4].flatMap((w) => [0, 0.3].flatMap((ww) => [3, 5, 10].flatMap((d) => [0.3, 0.6].map((sh) => [w, ww, d, sh]))))]
+      .map(([w, ww, d, sh]) => [
+        `feedback ${w}/${ww} docs ${d} share ${sh}`,
+        { ...base, channel_weights: { ...base.channel_weights, feedback: w as number, feedback_window: ww as number }, feedback: { ...base.feedback, docs: d as number, query_share: sh as number } },
+      ]),
+  ),
+  // the keyword side of the feedback: the best candidates' telling words added to the question
+  feedback_terms: Object.fromEntries(
+    [[0, base.feedback.docs, base.feedback.terms], ...[0.2, 0.4, 0.6].flatMap((w) => [3, 5, 10].flatMap((d) => [5, 10, 20].map((m) => [w, d, m])))].map(([w, d, m]) => [
+      `feedback terms ${w} docs ${d} terms ${m}`,
+      { ...base, channel_weights: { ...base.channel_weights, feedback_terms: w as number }, feedback: { ...base.feedback, docs: d as number, terms: m as number } },
+    ]),
+  ),
+  // the lane weights again, with the turn prior in place
+  lanes: Object.fromEntries(
+    [[1, 0.4, 0.6], ...[0.7, 1].flatMap((k) => [0.4, 0.6, 0.8].flatMap((v) => [0.4, 0.6, 0.8].map((w) => [k, v, w])))].map(([k, v, w]) => [
+      `lanes kw ${k} vec ${v} win ${w}`,
+      { ...base, channel_weights: { ...base.channel_weights, keyword: k as number, vector: v as number, window: w as number } },
+    ]),
+  ),
+  // candidates each lane returns (min-max fusion normalises over them: more candidates also change every lane's scale)
+  budget: Object.fromEntries([50, 100, 200].map((k) => [`lane budget ${k}`, { ...base, lane_budget: k }])),
 };
 const family = values.family === 'all' ? Object.assign({}, ...Object.values(FAMILIES)) : FAMILIES[values.family];
 if (!family) {
@@ -67,13 +94,9 @@ const results: Record<string, number[]> = {};
 for (const [name, config] of Object.entries(family as Record<string, RecallConfig>)) {
   const r: number[] = [];
   for (const q of questions) {
-    const packet = await recall({ ...core, config }, { query: q.question, namespace: q.ns, limit: 10 }, { readOnly: true });
-    r.push(
-      score(
-        packet.records.map((x) => x.id),
-        q.gold,
-      ).r10,
-    );
+    const packet = await recall({ ...core, config }, { query: q.question, namespace: q.ns, limit: depth }, { readOnly: true });
+    const ids = packet.records.map((x) => x.id);
+    r.push(depth === 10 ? score(ids, q.gold).r10 : q.gold.filter((g) => ids.includes(g)).length / new Set(q.gold).size);
   }
   results[name] = r;
   process.stderr.write(`  ${name}: R@10 ${mean(r, () => true)}\n`);
@@ -137,6 +160,8 @@ const report = {
   eval: 'locomo-tune',
   library: values.library,
   family: values.family,
+  // recall within this many records (10: R@10)
+  depth,
   questions: questions.length,
   configurations: Object.fromEntries(
     Object.entries(results).map(([name, r]) => [

@@ -78,6 +78,8 @@ export interface RecallConfig {
   aging: AgingConfig;
   /** the graph channel's walk (src/recall/channels/graph.ts); its lanes' weight is channel_weights.graph */
   graph: GraphConfig;
+  /** pseudo-relevance feedback from the first pass's best candidates (src/recall/feedback.ts); its lanes' weights are channel_weights.feedback / feedback_window / feedback_terms (absent = 0 = off) */
+  feedback: FeedbackConfig;
 }
 
 export interface GraphConfig {
@@ -90,6 +92,20 @@ export interface GraphConfig {
   /** edge weights of hop 2 (before dividing by the 2 hops) */
   weights: { supersede: number; reference: number; session: number };
 }
+
+/** The feedback query's settings (config.feedback, src/recall/feedback.ts). */
+export interface FeedbackConfig {
+  /** how many of the first pass's best fused candidates are read */
+  docs: number;
+  /** the query vector's share of the feedback query (Rocchio α; the candidates' mean gets 1 − share) */
+  query_share: number;
+  /** how many of their words expand the keyword query (lane feedback_terms) */
+  terms: number;
+}
+
+// off by default (no feedback weight in channel_weights): LoCoMo dev in process, terms lane 0.4 R@10 0.7853 → 0.7911 but
+// leave-one-conversation-out 0.7850; the dense lanes lose (0.7849 at best); evals/README.md, issue 35
+export const DEFAULT_FEEDBACK: FeedbackConfig = { docs: 3, query_share: 0.3, terms: 10 };
 
 /** seed 004: score 1/hops, depth 2 */
 export const DEFAULT_GRAPH: GraphConfig = { frontier: 20, max_share: 0.05, max_df: 200, weights: { supersede: 1, reference: 0.8, session: 0.5 } };
@@ -130,6 +146,7 @@ export const DEFAULT_RECALL_CONFIG: RecallConfig = {
   delivery: DEFAULT_DELIVERY_RULES,
   aging: DEFAULT_AGING,
   graph: DEFAULT_GRAPH,
+  feedback: DEFAULT_FEEDBACK,
 };
 
 /** The weight of lane `<channel>:<query kind>`. */
@@ -165,6 +182,9 @@ export function recallConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Recal
   // KIOKU_GRAPH_WEIGHT: the graph channel's lane weight (0 = off), for measuring it through the front door
   const graph = envAmount(env, 'KIOKU_GRAPH_WEIGHT', 'a lane weight, 0 for off');
   if (graph !== undefined) config = { ...config, channel_weights: { ...config.channel_weights, graph } };
+  // KIOKU_FEEDBACK_TERMS: the pseudo-relevance feedback terms lane's weight (0 = off), for measuring it through the front door
+  const feedback = envAmount(env, 'KIOKU_FEEDBACK_TERMS', 'a lane weight, 0 for off');
+  if (feedback !== undefined) config = { ...config, channel_weights: { ...config.channel_weights, feedback_terms: feedback } };
   return config;
 }
 

@@ -8,6 +8,7 @@ import type { EmbeddedQueries } from '../dense.js';
 import type { LaneHit } from '../fusion.js';
 import type { BackendDiagnostic } from '../packet.js';
 import type { RecallPlan } from './plan.js';
+import { feedbackLanes } from '../feedback.js';
 
 export interface ChannelResults {
   lists: Map<string, LaneHit[]>;
@@ -48,6 +49,11 @@ export async function runChannels(
   out.warnings.push(...embedded.warnings);
   for (const o of pending) take(o);
   for (const channel of CHANNELS) if (channel.dense) take(channel.run({ core, config, plan, embedded, exclude, audience }));
+  // pseudo-relevance feedback: lanes from the first pass's best candidates (feedback.ts; off unless weighed)
+  const t1 = performance.now();
+  const feedback = feedbackLanes(core, config, plan, out.lists, embedded, exclude);
+  for (const [name, hits] of feedback) out.lists.set(name, hits);
+  if (feedback.length) out.timings['feedback_ms'] = round(performance.now() - t1);
   return out;
 }
 
