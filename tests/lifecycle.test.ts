@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { HashedEmbedder } from '../src/embed/index.js';
 import { openKioku } from '../src/kioku.js';
 import { DEFAULT_AGING, nextState, strength } from '../src/recall/index.js';
-import { startLifecycleTimer } from '../src/server/lifecycle-timer.js';
+import { lifecycleEveryFromEnv, startLifecycleTimer } from '../src/server/lifecycle-timer.js';
 import { DoubleJudge } from './doubles/judge.js';
 import { runCli, tempDir } from './helpers.js';
 
@@ -146,6 +146,15 @@ describe('the lifecycle job', () => {
       await kioku.close();
       dir.cleanup();
     }
+  });
+
+  it('KIOKU_LIFECYCLE_EVERY_H: hours, 0 for off, at least a minute (defect: 1e-7 ran the job back to back)', () => {
+    expect(lifecycleEveryFromEnv(undefined)).toBe(24);
+    expect(lifecycleEveryFromEnv('0')).toBe(0);
+    expect(lifecycleEveryFromEnv('0.5')).toBe(0.5);
+    expect(lifecycleEveryFromEnv('0.0167')).toBe(0.0167);
+    for (const bad of ['1e-7', '0.001', '-1', 'daily', 'Infinity'])
+      expect(() => lifecycleEveryFromEnv(bad), bad).toThrow(expect.objectContaining({ code: 'KIOKU_USAGE', message: expect.stringContaining('KIOKU_LIFECYCLE_EVERY_H') }));
   });
 
   it('an interval longer than setTimeout takes (24.8 days) waits it out (defect: KIOKU_LIFECYCLE_EVERY_H=720 ran the job every millisecond)', async () => {

@@ -16,12 +16,17 @@ export const DEFAULT_LIFECYCLE_EVERY_H = 24;
 /** setTimeout's longest delay */
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** KIOKU_LIFECYCLE_EVERY_H: hours between runs (fractions allowed), 0 = off. */
+/** The shortest interval KIOKU_LIFECYCLE_EVERY_H takes: one minute (a smaller one ran the job back to back). */
+export const MIN_LIFECYCLE_EVERY_H = 1 / 60;
+
+/** KIOKU_LIFECYCLE_EVERY_H: hours between runs (fractions allowed, at least a minute), 0 = off. */
 export function lifecycleEveryFromEnv(raw: string | undefined): number {
   if (raw === undefined || raw === '') return DEFAULT_LIFECYCLE_EVERY_H;
   const h = Number(raw);
-  if (!Number.isFinite(h) || h < 0)
-    throw new KiokuError('KIOKU_USAGE', `KIOKU_LIFECYCLE_EVERY_H must be a number of hours, 0 for off (got "${raw}")`, { details: { field: 'KIOKU_LIFECYCLE_EVERY_H' } });
+  if (!Number.isFinite(h) || h < 0 || (h > 0 && h < MIN_LIFECYCLE_EVERY_H))
+    throw new KiokuError('KIOKU_USAGE', `KIOKU_LIFECYCLE_EVERY_H must be a number of hours, at least 0.0167 (a minute), 0 for off (got "${raw}")`, {
+      details: { field: 'KIOKU_LIFECYCLE_EVERY_H' },
+    });
   return h;
 }
 
