@@ -81,6 +81,15 @@ describe('kioku mcp over stdio', () => {
       edges: [{ evidence_key: 'ev1:private:memory:db-new', relation: 'superseded_by' }],
     });
 
+    // the parity below compares two recalls: the embedding job settled first, so the vector lane
+    // does not gain records between them (flaky on a loaded machine: 1 record by MCP, 4 by HTTP)
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const st = (await (await fetch(`${run?.url}/v1/ingest/status`)).json()) as { indexing: { running: boolean; pending: number } };
+      if (st.indexing.pending === 0 && !st.indexing.running) break;
+      if (Date.now() > deadline) throw new Error('the embedding job did not settle in 60 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const recalled = await call(client, 'recall', { message: 'how do I roll back the billing service?' });
     expect(recalled.isError).toBeFalsy();
     const keys = ((recalled.structuredContent?.['records'] as { evidence_key: string }[]) ?? []).map((r) => r.evidence_key);
