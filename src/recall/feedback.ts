@@ -6,6 +6,7 @@
 // channel_weights.feedback / feedback_window / feedback_terms; absent = 0 = off, and then no second
 // search is made. Off by default: on LoCoMo dev none gains out of sample (evals/README.md, issue 35).
 import type { Embedder } from '../embed/index.js';
+import { canSee, type OrgCaller } from '../knowledge/audience.js';
 import { searchableText } from '../knowledge/item.js';
 import { queryTokens, tokenize } from '../text/index.js';
 import { laneWeights, type RecallConfig } from './config.js';
@@ -25,12 +26,21 @@ export function feedbackLanes(
   lists: ReadonlyMap<string, LaneHit[]>,
   embedded: EmbeddedQueries,
   exclude: ReadonlySet<string>,
+  /** the caller's audience: feedback starts only from items it may see, as the graph walk does (issue 34) */
+  audience?: OrgCaller,
 ): [string, LaneHit[]][] {
   const textWeight = config.channel_weights['feedback'] ?? 0;
   const windowWeight = config.channel_weights['feedback_window'] ?? 0;
   const termsWeight = config.channel_weights['feedback_terms'] ?? 0;
   if (textWeight <= 0 && windowWeight <= 0 && termsWeight <= 0) return [];
-  const top = fuse(config.fusion, lists, laneWeights(config, lists.keys()), config.rrf_k).slice(0, config.feedback.docs);
+  // another member's private memory would otherwise lend its words and vector to the second query
+  const sees = (key: string): boolean => {
+    const e = core.projections.views.records.get(key);
+    return e !== undefined && canSee(e, audience);
+  };
+  const top = fuse(config.fusion, lists, laneWeights(config, lists.keys()), config.rrf_k)
+    .filter((f) => sees(f.key))
+    .slice(0, config.feedback.docs);
   const lanes: [string, LaneHit[]][] = [];
   if (termsWeight > 0) lanes.push(...termLanes(core, config, plan, top.map((f) => f.key), exclude));
   if ((textWeight <= 0 && windowWeight <= 0) || !embedded.vectors?.size || !core.embedder) return lanes;

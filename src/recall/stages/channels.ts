@@ -51,7 +51,7 @@ export async function runChannels(
   for (const channel of CHANNELS) if (channel.dense) take(channel.run({ core, config, plan, embedded, exclude, audience }));
   // pseudo-relevance feedback: lanes from the first pass's best candidates (feedback.ts; off unless weighed)
   const t1 = performance.now();
-  const feedback = feedbackLanes(core, config, plan, out.lists, embedded, exclude);
+  const feedback = feedbackLanes(core, config, plan, out.lists, embedded, exclude, audience);
   for (const [name, hits] of feedback) out.lists.set(name, hits);
   if (feedback.length) out.timings['feedback_ms'] = round(performance.now() - t1);
   return out;
